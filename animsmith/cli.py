@@ -1,0 +1,129 @@
+"""The ``animsmith`` command line: a thin click group over the core.
+
+Each command lives in ``animsmith/commands/<name>.py`` and is imported only
+when it runs, so ``animsmith --help`` starts without numpy or scipy.
+Commands parse, call the core, render and choose the exit code; nothing below
+them prints or exits.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import click
+
+from animsmith import __version__
+
+# name -> (module:attribute, one-line help shown by `animsmith --help`)
+COMMANDS = {
+    "lint": ("animsmith.commands.lint:lint_cmd", "Judge clips and declared groups against the TOML contract."),
+    "measure": ("animsmith.commands.measure:measure_cmd", "Numbers without judgement: speed, stride anchor, amplitude."),
+    "inspect": ("animsmith.commands.inspect:inspect_cmd", "Show the rig profile, resolved roles, bone tree and clips."),
+    "checks": ("animsmith.commands.checks:checks_cmd", "List the checks, or explain one."),
+    "transform": ("animsmith.commands.transform:transform_cmd", "Rewrite a clip safely (gait anchoring), or refuse."),
+    "collection": ("animsmith.commands.collection:collection_grp", "Operations on a declared group of clips."),
+    "report": ("animsmith.commands.report:report_cmd", "Write one self-contained interactive HTML report."),
+    "merge-results": ("animsmith.commands.merge:merge_cmd", "Combine sharded JSON lint results into one."),
+    "sim": ("animsmith.commands.sim:sim_grp", "Procedural gait simulator: bake, validate, catalog, ring."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx):
+        return list(COMMANDS)
+
+    def get_command(self, ctx, name):
+        entry = COMMANDS.get(name)
+        if entry is None:
+            return None
+        module_name, attr = entry[0].split(":")
+        module = importlib.import_module(module_name)
+        return getattr(module, attr)
+
+    def format_commands(self, ctx, formatter):
+        rows = [(name, help_text) for name, (_, help_text) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="TOML contract (default: ./animsmith.toml when present, else built-in defaults).",
+)
+@click.version_option(__version__, prog_name="animsmith")
+@click.pass_context
+def cli(ctx: click.Context, config_path):
+    """AnimSmith: will these animation clips behave in a game runtime?
+
+    Lints GLB/glTF skeletal clips against a TOML contract; above all, checks
+    that a directional blend ring (run forward/back/left/right) shares one
+    stride phase so blends do not skate the feet.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["config_path"] = config_path
+
+
+def main(argv=None) -> None:
+    """Console entry point: one-line errors and exit 2, never a traceback."""
+    from animsmith.errors import AnimsmithError
+
+    try:
+        rv = cli.main(args=argv, prog_name="animsmith", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("animsmith: aborted", err=True)
+        sys.exit(2)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2 if exc.exit_code not in (0, 1) else exc.exit_code)
+    except AnimsmithError as exc:
+        click.echo(f"animsmith: {exc.message}", err=True)
+        sys.exit(2)
+    except BrokenPipeError:
+        # Reader went away (e.g. `| head`); keep the decided exit status quiet.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        sys.exit(0)
+    except KeyboardInterrupt:
+        click.echo("animsmith: interrupted", err=True)
+        sys.exit(2)
+    except MemoryError:
+        click.echo("animsmith: out of memory", err=True)
+        sys.exit(2)
+    except Exception as exc:  # noqa: BLE001 - last line of defence
+        if os.environ.get("ANIMSMITH_DEBUG"):
+            raise
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        click.echo(f"animsmith: internal error: {type(exc).__name__}: {reason}", err=True)
+        sys.exit(2)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def config_option(f):
+    """Per-command ``--config`` (same meaning as the group option; this one wins)."""
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="TOML contract (overrides the global --config).",
+    )(f)
+
+
+def effective_config_path(ctx: click.Context, local_path):
+    """The command's --config, else the group's --config, else None."""
+    if local_path:
+        return local_path
+    root = ctx.find_root()
+    return (root.obj or {}).get("config_path")

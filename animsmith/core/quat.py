@@ -1,0 +1,120 @@
+"""Quaternion helpers, (x, y, z, w) order, vectorised over leading axes.
+
+All functions accept ``(..., 4)`` arrays and return float64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+def normalize(q: np.ndarray) -> np.ndarray:
+    """q / |q|; zero-length quaternions become the identity."""
+    q = np.asarray(q, dtype=np.float64)
+    n = np.linalg.norm(q, axis=-1, keepdims=True)
+    out = np.where(n > 0, q / np.where(n > 0, n, 1.0), IDENTITY)
+    return out
+
+
+def multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product a·b (apply b first, then a)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    ax, ay, az, aw = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bx, by, bz, bw = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    return np.stack(
+        [
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ],
+        axis=-1,
+    )
+
+
+def conjugate(q: np.ndarray) -> np.ndarray:
+    """(−x, −y, −z, w): the inverse of a unit quaternion."""
+    q = np.asarray(q, dtype=np.float64)
+    return np.concatenate([-q[..., :3], q[..., 3:]], axis=-1)
+
+
+def rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate vectors v (..., 3) by unit quaternions q (..., 4)."""
+    q = np.asarray(q, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    u = q[..., :3]
+    w = q[..., 3:4]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+def from_axis_angle(axis: np.ndarray, angle_rad: np.ndarray) -> np.ndarray:
+    """Unit quaternion rotating by ``angle_rad`` about ``axis`` (normalised)."""
+    axis = np.asarray(axis, dtype=np.float64)
+    angle = np.asarray(angle_rad, dtype=np.float64)
+    axis = axis / np.linalg.norm(axis, axis=-1, keepdims=True)
+    half = 0.5 * angle
+    s = np.sin(half)[..., None]
+    return np.concatenate([axis * s, np.cos(half)[..., None]], axis=-1)
+
+
+def angle_between_rad(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Shortest rotation angle between orientations a and b (sign-invariant).
+
+    angle = 2·atan2(|(a⁻¹b).xyz|, |(a⁻¹b).w|).
+    """
+    d = multiply(conjugate(normalize(a)), normalize(b))
+    return 2.0 * np.arctan2(np.linalg.norm(d[..., :3], axis=-1), np.abs(d[..., 3]))
+
+
+def slerp(q0: np.ndarray, q1: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Shortest-path spherical interpolation, as glTF LINEAR rotations need.
+
+    q1 is negated where dot(q0, q1) < 0; both are normalised; near-parallel
+    pairs (|dot| > 0.9995) fall back to a normalised lerp. ``u`` broadcasts
+    against the leading axes.
+    """
+    q0 = normalize(q0)
+    q1 = normalize(q1)
+    u = np.asarray(u, dtype=np.float64)[..., None]
+    dot = np.sum(q0 * q1, axis=-1, keepdims=True)
+    q1 = np.where(dot < 0.0, -q1, q1)
+    dot = np.abs(dot)
+    near = dot > 0.9995
+    theta = np.arccos(np.clip(dot, -1.0, 1.0))
+    sin_t = np.sin(theta)
+    safe = np.where(near, 1.0, sin_t)
+    w0 = np.where(near, 1.0 - u, np.sin((1.0 - u) * theta) / safe)
+    w1 = np.where(near, u, np.sin(u * theta) / safe)
+    out = w0 * q0 + w1 * q1
+    return normalize(out)
+
+
+def to_matrix(q: np.ndarray) -> np.ndarray:
+    """(..., 4) -> (..., 3, 3) rotation matrices (unit quaternion formula)."""
+    from animsmith.model import quat_to_matrix
+
+    return quat_to_matrix(q)
+
+
+def from_matrix(m: np.ndarray) -> np.ndarray:
+    """(..., 3, 3) rotation matrices -> (..., 4) unit quaternions, w ≥ 0."""
+    m = np.asarray(m, dtype=np.float64)
+    m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
+    tr = m00 + m11 + m22
+    cand = np.stack(
+        [
+            np.stack([m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0], m[..., 1, 0] - m[..., 0, 1], 1 + tr], -1),
+            np.stack([1 + m00 - m11 - m22, m[..., 0, 1] + m[..., 1, 0], m[..., 0, 2] + m[..., 2, 0], m[..., 2, 1] - m[..., 1, 2]], -1),
+            np.stack([m[..., 0, 1] + m[..., 1, 0], 1 - m00 + m11 - m22, m[..., 1, 2] + m[..., 2, 1], m[..., 0, 2] - m[..., 2, 0]], -1),
+            np.stack([m[..., 0, 2] + m[..., 2, 0], m[..., 1, 2] + m[..., 2, 1], 1 - m00 - m11 + m22, m[..., 1, 0] - m[..., 0, 1]], -1),
+        ],
+        axis=-2,
+    )
+    pick = np.argmax(np.stack([tr, m00, m11, m22], -1), axis=-1)
+    q = np.take_along_axis(cand, pick[..., None, None], axis=-2)[..., 0, :]
+    q = normalize(q)
+    return np.where(q[..., 3:4] < 0, -q, q)

@@ -1,0 +1,80 @@
+"""The two kinds of failure the core may raise.
+
+* :class:`AnimsmithError` — operator error (unreadable or malformed file, bad
+  config, bad flag). Its message is one line; the CLI prints
+  ``animsmith: <message>`` on stderr and exits 2.
+* :class:`Refusal` — a transform that cannot be proven safe. It is a property of
+  the asset, not an operator error: the CLI reports it and exits 1.
+
+Nothing below the CLI prints or exits; it raises one of these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+class AnimsmithError(Exception):
+    """An operator error with a one-line reason, optionally naming a file."""
+
+    def __init__(self, reason: str, path: Optional[str] = None):
+        self.reason = _one_line(reason)
+        self.path = None if path is None else str(path)
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        return f"{self.path}: {self.reason}" if self.path else self.reason
+
+    def with_path(self, path: str) -> "AnimsmithError":
+        """Return the same error naming ``path`` (keeps an existing path)."""
+        if self.path is None:
+            self.path = str(path)
+            self.args = (self.message,)
+        return self
+
+
+class LoadError(AnimsmithError):
+    """A glTF/GLB file could not be read safely (corrupt, truncated, hostile)."""
+
+
+class ConfigError(AnimsmithError):
+    """The TOML contract is unreadable or invalid."""
+
+
+@dataclass
+class Refusal(Exception):
+    """A transform refused: the rewrite cannot be proven safe.
+
+    ``code`` is stable and documented; ``message`` names the clip, the bone and
+    the measured value against the limit, and ends with what to do instead.
+    """
+
+    code: str
+    message: str
+    clip: Optional[str] = None
+    bone: Optional[str] = None
+    measured: Any = None
+    limit: Any = None
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        Exception.__init__(self, self.message)
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.message
+
+    def to_json(self) -> dict:
+        return {
+            "code": self.code,
+            "clip": self.clip,
+            "bone": self.bone,
+            "measured": self.measured,
+            "limit": self.limit,
+            "message": self.message,
+        }

@@ -1,0 +1,181 @@
+"""Asset -> GLB bytes, through pygltflib's writer (deterministic output).
+
+Used by the simulator (baking clips), by tests that need files, and by
+transforms that build new files. Byte-preserving edits of an *existing* file
+live in ``io.patch`` instead.
+
+Layout written:
+* one node per bone, in skeleton order (node index = bone index), TRS from the
+  rest pose (``matrix`` for bones flagged ``has_matrix``);
+* one scene holding the root bones;
+* one skin over the joint bones, with inverse bind matrices from the rest pose;
+* one animation per clip; identical key-time arrays share one input accessor;
+  outputs are float32 (CUBICSPLINE outputs interleave in-tangent, value,
+  out-tangent per key as glTF 2.0 requires); ``Clip.extras`` -> animation
+  ``extras``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Dict, List
+
+import numpy as np
+
+from animsmith.model import Asset
+
+GENERATOR = "animsmith"
+
+_FLOAT = 5126
+
+
+def _model_rest_matrices(asset: Asset) -> np.ndarray:
+    sk = asset.skeleton
+    out = np.empty((sk.bone_count, 4, 4))
+    for b in range(sk.bone_count):
+        p = sk.parents[b]
+        out[b] = sk.rest_matrix[b] if p < 0 else out[p] @ sk.rest_matrix[b]
+    return out
+
+
+def asset_to_glb(asset: Asset, *, skin: bool = True) -> bytes:
+    """Serialise ``asset`` (skeleton + clips) to GLB bytes."""
+    import pygltflib as g
+
+    sk = asset.skeleton
+    blob = bytearray()
+    views: List[g.BufferView] = []
+    accessors: List[g.Accessor] = []
+
+    def add_accessor(arr: np.ndarray, type_: str, minmax: bool = False) -> int:
+        data = np.ascontiguousarray(arr, dtype=np.float32)
+        while len(blob) % 4:
+            blob.append(0)
+        offset = len(blob)
+        raw = data.tobytes()
+        blob.extend(raw)
+        views.append(g.BufferView(buffer=0, byteOffset=offset, byteLength=len(raw)))
+        count = int(data.shape[0])
+        acc = g.Accessor(bufferView=len(views) - 1, componentType=_FLOAT, count=count, type=type_)
+        if minmax:
+            flat = data.reshape(count, -1)
+            acc.min = [float(x) for x in flat.min(axis=0)]
+            acc.max = [float(x) for x in flat.max(axis=0)]
+        accessors.append(acc)
+        return len(accessors) - 1
+
+    nodes = []
+    for b in range(sk.bone_count):
+        node = g.Node(name=sk.names[b])
+        kids = [int(c) for c in np.nonzero(sk.parents == b)[0]]
+        if kids:
+            node.children = kids
+        if bool(sk.has_matrix[b]):
+            node.matrix = [float(x) for x in sk.rest_matrix[b].T.reshape(-1)]
+        else:
+            t = sk.rest_translation[b]
+            r = sk.rest_rotation[b]
+            s = sk.rest_scale[b]
+            if np.any(t != 0):
+                node.translation = [float(x) for x in t]
+            if np.any(r != np.array([0.0, 0.0, 0.0, 1.0])):
+                node.rotation = [float(x) for x in r]
+            if np.any(s != 1):
+                node.scale = [float(x) for x in s]
+        nodes.append(node)
+
+    roots = [int(b) for b in np.nonzero(sk.parents < 0)[0]]
+    skins = []
+    joints = [int(b) for b in np.nonzero(sk.is_joint)[0]]
+    if skin and joints:
+        model = _model_rest_matrices(asset)
+        inv = np.linalg.inv(model[joints])
+        # glTF stores matrices column-major.
+        ibm = add_accessor(np.transpose(inv, (0, 2, 1)).reshape(len(joints), 16), "MAT4")
+        skins.append(g.Skin(joints=joints, inverseBindMatrices=ibm, skeleton=roots[0] if len(roots) == 1 else None))
+
+    animations = []
+    for clip in asset.clips:
+        time_cache: Dict[bytes, int] = {}
+        samplers = []
+        channels = []
+        for ch in clip.channels:
+            times = np.ascontiguousarray(ch.times, dtype=np.float32)
+            key = times.tobytes()
+            if key not in time_cache:
+                time_cache[key] = add_accessor(times, "SCALAR", minmax=True)
+            type_ = "VEC4" if ch.path == "rotation" else "VEC3"
+            if ch.interpolation == "CUBICSPLINE":
+                stacked = np.stack([ch.in_tangents, ch.values, ch.out_tangents], axis=1)
+                out = stacked.reshape(-1, ch.width)
+            else:
+                out = ch.values
+            out_acc = add_accessor(out, type_)
+            samplers.append(
+                g.AnimationSampler(input=time_cache[key], output=out_acc, interpolation=ch.interpolation)
+            )
+            channels.append(
+                g.AnimationChannel(
+                    sampler=len(samplers) - 1,
+                    target=g.AnimationChannelTarget(node=int(ch.bone), path=ch.path),
+                )
+            )
+        anim = g.Animation(name=clip.name, samplers=samplers, channels=channels)
+        if clip.extras is not None:
+            anim.extras = clip.extras
+        animations.append(anim)
+
+    while len(blob) % 4:
+        blob.append(0)
+    gltf = g.GLTF2(
+        asset=g.Asset(version="2.0", generator=GENERATOR),
+        scene=0,
+        scenes=[g.Scene(nodes=roots)],
+        nodes=nodes,
+        skins=skins,
+        animations=animations,
+        accessors=accessors,
+        bufferViews=views,
+        buffers=[g.Buffer(byteLength=len(blob))] if blob else [],
+    )
+    if asset.extras is not None:
+        gltf.asset.extras = asset.extras
+    gltf.set_binary_blob(bytes(blob))
+    return b"".join(gltf.save_to_bytes())
+
+
+def publish_bytes(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: temp file beside it, fsync, rename.
+
+    A reader never sees a half-written file; on any failure the temp file is
+    removed and an existing ``path`` keeps its bytes.
+    """
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".animsmith-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
+def write_glb(asset: Asset, path: str, *, skin: bool = True) -> None:
+    """Serialise ``asset`` and publish it atomically at ``path``."""
+    publish_bytes(path, asset_to_glb(asset, skin=skin))

@@ -1,0 +1,40 @@
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+DATA = os.path.join(HERE, "data")
+
+
+@pytest.fixture
+def data_dir():
+    return DATA
+
+
+def oracles_dir():
+    """Folder with the three.js / glTF-validator oracles installed, or None.
+
+    CI (`.ci/run`) installs them into tests/out/oracles and exports
+    ANIMSMITH_ORACLES; locally, point ANIMSMITH_ORACLES at a copy of
+    ../shared/oracles where `npm ci` has run.
+    """
+    import shutil
+
+    if shutil.which("node") is None:
+        return None
+    for cand in (os.environ.get("ANIMSMITH_ORACLES"), os.path.join(HERE, "out", "oracles")):
+        if cand and os.path.isdir(os.path.join(cand, "node_modules", "three")):
+            return cand
+    return None
+
+
+@pytest.fixture
+def oracles():
+    d = oracles_dir()
+    if d is None:
+        pytest.skip("three.js / gltf-validator oracles not installed (node + npm ci)")
+    return d
