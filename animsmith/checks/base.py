@@ -1,0 +1,59 @@
+"""What a check module declares, and the contexts it is given.
+
+A check is one module in ``animsmith/checks/`` (the registry discovers them):
+
+    \"\"\"User documentation of the check (first line = one-line summary).\"\"\"
+    from animsmith.checks.base import Option
+
+    ID = "loop-seam"                 # stable id, used in config and output
+    SEVERITY = "error"               # default severity: error | warning | note
+    SCOPE = "clip"                   # "clip" (run once per clip) or "group"
+    NEEDS = ("roles: hips + a foot", "config: [clips.*] loop = true")
+    CONFIG = {                       # [checks.<ID>] keys beyond enabled/severity
+        "max_ratio": Option(1.5, "number", "Fail when the seam ratio exceeds this.", minimum=0.0),
+    }
+
+    def check(ctx):                  # pure generator: yields Finding / CoverageGap
+        ...
+        yield ctx.finding("message", measured=..., expected=...)
+        yield ctx.gap("code", "why it could not be evaluated", scope="...")
+
+The registry, ``animsmith checks``, ``docs/checks.md`` and config validation
+all derive from these declarations, so nothing is written twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+from animsmith.results import CoverageGap, Finding
+
+
+@dataclass(frozen=True)
+class Option:
+    """One config key of a check: default, type, meaning and range.
+
+    ``type`` is one of ``"number"``, ``"integer"``, ``"bool"``, ``"string"``,
+    ``"list"``. ``minimum``/``maximum`` are inclusive bounds for numbers.
+    """
+
+    default: Any
+    type: str
+    doc: str
+    minimum: Optional[float] = None
+    maximum: Optional[float] = None
+    choices: Optional[Sequence[str]] = None
+
+
+class CheckContextBase:
+    """Shared helpers to build findings and gaps for one check."""
+
+    check_id: str = ""
+    severity: str = "error"
+
+    def finding(self, message: str, *, severity: Optional[str] = None, **fields: Any) -> Finding:
+        return Finding(check_id=self.check_id, severity=severity or self.severity, message=message, **fields)
+
+    def gap(self, code: str, message: str, *, scope: Optional[str] = None, subjects: Sequence[str] = ()) -> CoverageGap:
+        return CoverageGap(check_id=self.check_id, code=code, message=message, scope=scope, subjects=list(subjects))
