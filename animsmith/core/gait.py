@@ -1,0 +1,272 @@
+"""Gait metrics on a pose grid: stride anchor, L−R amplitude, cycles, seam ratio.
+
+Notation: the grid has N samples; the last sample of a judged grid is the wrap
+duplicate of sample 0, so one cycle is C = N − 1 samples (i = 0..N−2). With
+exactly N == 3 samples all three are used (C = 3): dropping one would leave a
+two-sample "cycle" whose first harmonic has no sine part. N < 3 -> no gait.
+
+* **L−R signal** ``s(i)`` (metres) = mean over resolved left foot/toe bones of
+  (bone model Y − hips model Y) minus the same mean over the right side.
+  Using the difference cancels common-mode pelvis bob.
+* **Stride anchor** (``gait_phase``, cycles in [0, 1)): with
+  ``re = Σ s(k)·cos(2πkh/C)``, ``im = Σ s(k)·sin(2πkh/C)`` (DFT bin h),
+  ``phase = (atan2(im, re)/2π + 0.5) mod 1`` — the trough of the harmonic's
+  best-fit sinusoid. ``s ∝ +sin`` gives 0.75; entering the gait a quarter
+  cycle later gives 0.50.
+* **Cycles**: the dominant harmonic k of s (largest |DFT bin k|², k =
+  1..C//2). When k > 1 the clip holds k strides and ``gait_phase`` is the
+  anchor of harmonic k, expressed as a fraction of ONE stride (the troughs
+  fall at clip times t/T = (phase + m)/k, m = 0..k−1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+LEFT_ROLES = ("left_foot", "left_toe")
+RIGHT_ROLES = ("right_foot", "right_toe")
+FOOT_ROLES = LEFT_ROLES + RIGHT_ROLES
+
+#: a signal whose peak-to-peak swing is below this fraction of the mean
+#: hips-to-foot distance is float noise (no foot-height swing).
+NOISE_AMPLITUDE_FRACTION = 1e-6
+#: the dominant harmonic must hold at least this share of the signal's AC
+#: power for the motion to count as periodic foot alternation.
+MIN_DOMINANT_POWER_FRACTION = 0.3
+
+MIN_STRIDE_STEP_M = 0.02
+
+
+def cycle_length(frame_count: int) -> int:
+    """Samples in one cycle: N − 1 (last sample = wrap duplicate); N when N == 3; 0 when N < 3."""
+    if frame_count < 3:
+        return 0
+    return 3 if frame_count == 3 else frame_count - 1
+
+
+def _side_bones(roles, side_roles: Sequence[str]) -> List[int]:
+    return [roles.get(r) for r in side_roles if roles.has(r)]
+
+
+def _hips_reason(roles) -> Optional[str]:
+    if not roles.has("hips"):
+        return "hips role not resolved"
+    return None
+
+
+def lr_signal_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
+    """(s (C,), None) or (None, reason). See the module docstring for s(i)."""
+    n = grid.frame_count
+    if n < 3:
+        return None, f"clip has {n} grid sample(s); gait metrics need at least 3"
+    reason = _hips_reason(roles)
+    if reason:
+        return None, reason
+    left = _side_bones(roles, LEFT_ROLES)
+    right = _side_bones(roles, RIGHT_ROLES)
+    if not left and not right:
+        return None, "no foot or toe role resolved"
+    if not left or not right:
+        missing = "left" if not left else "right"
+        return None, f"one-sided foot roles: no {missing} foot/toe role resolved (needs both sides)"
+    c = cycle_length(n)
+    pos = grid.model_position_m
+    hips_y = pos[:c, roles.get("hips"), 1]
+    hl = pos[:c, left, 1].mean(axis=1) - hips_y
+    hr = pos[:c, right, 1].mean(axis=1) - hips_y
+    s = hl - hr
+    if not np.all(np.isfinite(s)):
+        return None, "non-finite foot or hips positions"
+    return s.astype(np.float64), None
+
+
+def _dft_bin(signal: np.ndarray, harmonic: int) -> Tuple[float, float]:
+    s = np.asarray(signal, dtype=np.float64)
+    c = s.shape[0]
+    ang = 2.0 * np.pi * np.arange(c) * harmonic / c
+    return float(np.sum(s * np.cos(ang))), float(np.sum(s * np.sin(ang)))
+
+
+def stride_anchor_cycles(signal, harmonic: int = 1) -> float:
+    """``(atan2(im, re)/2π + 0.5) mod 1`` of DFT bin ``harmonic`` of ``signal``.
+
+    For ``harmonic`` h > 1 the value is the trough of harmonic h as a fraction
+    of ONE stride (a stride being C/h samples): troughs occur at clip
+    fractions (phase + m)/h.
+    """
+    re, im = _dft_bin(signal, harmonic)
+    phase = (math.atan2(im, re) / (2.0 * math.pi) + 0.5) % 1.0
+    return 0.0 if phase >= 1.0 else phase
+
+
+def harmonic_power(signal) -> np.ndarray:
+    """|DFT bin k|² for k = 0..C//2 (index = harmonic)."""
+    s = np.asarray(signal, dtype=np.float64)
+    return np.abs(np.fft.rfft(s)) ** 2
+
+
+@dataclass
+class GaitMetrics:
+    """Gait measurements of one clip (a None value has a ``*_unavailable`` reason)."""
+
+    gait_phase: Optional[float] = None
+    gait_phase_unavailable: Optional[str] = None
+    lr_amplitude_m: Optional[float] = None
+    lr_amplitude_m_unavailable: Optional[str] = None
+    cycles: Optional[int] = None
+    cycles_note: Optional[str] = None
+    signal_m: Optional[np.ndarray] = None
+    bilateral: bool = False
+    cycles_unavailable: Optional[str] = None
+    dominant_power_fraction: Optional[float] = None
+
+
+def _leg_scale_m(grid, roles) -> float:
+    """Mean hips-to-foot distance over the clip (scale for the noise floor)."""
+    feet = _side_bones(roles, FOOT_ROLES)
+    pos = grid.model_position_m
+    rel = pos[:, feet, :] - pos[:, roles.get("hips"), None, :]
+    d = np.linalg.norm(rel, axis=-1)
+    d = d[np.isfinite(d)]
+    return float(d.mean()) if d.size else 0.0
+
+
+def gait_metrics(grid, roles) -> GaitMetrics:
+    """Stride anchor, L−R amplitude and cycles of one clip (module docstring).
+
+    No phase (with the reason) when: fewer than 3 samples, hips or a side
+    missing, amplitude exactly 0 or below ``NOISE_AMPLITUDE_FRACTION`` × the
+    mean hips-to-foot distance (float noise), or no periodic alternation (the
+    dominant harmonic holds less than ``MIN_DOMINANT_POWER_FRACTION`` of the
+    AC power of s).
+    """
+    s, reason = lr_signal_m(grid, roles)
+    bilateral = bool(_side_bones(roles, LEFT_ROLES)) and bool(_side_bones(roles, RIGHT_ROLES))
+    if s is None:
+        return GaitMetrics(
+            gait_phase_unavailable=reason,
+            lr_amplitude_m_unavailable=reason,
+            cycles_unavailable=reason,
+            bilateral=bilateral,
+        )
+    amplitude = float(np.max(s) - np.min(s))
+    g = GaitMetrics(lr_amplitude_m=amplitude, signal_m=s, bilateral=True)
+    floor = NOISE_AMPLITUDE_FRACTION * _leg_scale_m(grid, roles)
+    if amplitude == 0.0 or amplitude <= floor:
+        why = "no foot-height swing: left−right height difference is constant"
+        g.gait_phase_unavailable = why
+        g.cycles_unavailable = why
+        return g
+    power = harmonic_power(s)
+    ac = power[1:]
+    total = float(ac.sum())
+    if ac.size == 0 or total <= 0.0:
+        why = "no periodic foot alternation: the signal has no varying harmonic"
+        g.gait_phase_unavailable = g.cycles_unavailable = why
+        return g
+    k = int(np.argmax(ac)) + 1
+    frac = float(ac[k - 1] / total)
+    g.dominant_power_fraction = frac
+    if frac < MIN_DOMINANT_POWER_FRACTION:
+        why = (
+            f"no periodic foot alternation: the strongest harmonic ({k}) holds only "
+            f"{frac:.0%} of the left−right signal power (needs {MIN_DOMINANT_POWER_FRACTION:.0%})"
+        )
+        g.gait_phase_unavailable = g.cycles_unavailable = why
+        return g
+    g.cycles = k
+    g.gait_phase = stride_anchor_cycles(s, harmonic=k)
+    if k > 1:
+        g.cycles_note = (
+            f"clip holds {k} strides; gait_phase is the anchor of harmonic {k} "
+            "as a fraction of one stride"
+        )
+    return g
+
+
+# --------------------------------------------------------------------------
+# Circular statistics
+# --------------------------------------------------------------------------
+
+
+def circular_mean_cycles(phases) -> float:
+    """Circular mean of phases in cycles: atan2(Σ sin 2πp, Σ cos 2πp)/2π mod 1."""
+    p = np.asarray(list(phases), dtype=np.float64) * 2.0 * np.pi
+    mu = math.atan2(float(np.sum(np.sin(p))), float(np.sum(np.cos(p))))
+    m = (mu / (2.0 * np.pi)) % 1.0
+    return 0.0 if m >= 1.0 else m
+
+
+def circular_spread_cycles(phases) -> float:
+    """Max circular distance (cycles, in [0, 0.5]) of any phase from the circular mean.
+
+    μ = atan2(Σ sin 2πp, Σ cos 2πp); d = |2πp − μ| mod 2π, folded to ≤ π;
+    spread = max d / 2π. An exact antiphase pair [0.25, 0.75] gives 0.25.
+    """
+    p = np.asarray(list(phases), dtype=np.float64) * 2.0 * np.pi
+    if p.size == 0:
+        return 0.0
+    mu = math.atan2(float(np.sum(np.sin(p))), float(np.sum(np.cos(p))))
+    d = np.abs(p - mu) % (2.0 * np.pi)
+    d = np.where(d > np.pi, 2.0 * np.pi - d, d)
+    return float(np.max(d) / (2.0 * np.pi))
+
+
+def circular_distance_cycles(a: float, b: float) -> float:
+    """Shortest distance between two phases on the unit circle, in cycles ([0, 0.5])."""
+    d = abs(float(a) - float(b)) % 1.0
+    return min(d, 1.0 - d)
+
+
+# --------------------------------------------------------------------------
+# Loop seam
+# --------------------------------------------------------------------------
+
+
+def _feet_rel_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
+    reason = _hips_reason(roles)
+    if reason:
+        return None, reason
+    feet = _side_bones(roles, FOOT_ROLES)
+    if not feet:
+        return None, "no foot or toe role resolved"
+    pos = grid.model_position_m
+    rel = pos[:, feet, :] - pos[:, roles.get("hips"), None, :]
+    if not np.all(np.isfinite(rel)):
+        return None, "non-finite foot or hips positions"
+    return rel, None
+
+
+def loop_seam_ratio(grid, roles, min_stride_step_m: float = MIN_STRIDE_STEP_M) -> Tuple[Optional[float], Optional[str]]:
+    """Wrap step over the larger neighbouring step of feet relative to hips.
+
+    D(i, j) = max over resolved feet/toes of |rel_i − rel_j| (rel = bone −
+    hips, model space); ratio = D(N−1, 0) / max(D(1, 0), D(N−1, N−2)).
+    ≈ 0 for an inclusive cycle (last = first), ≈ 1 for an open cycle, ≫ 1 for
+    a popped seam. None with a reason when the neighbour step < the floor.
+    """
+    n = grid.frame_count
+    if n < 3:
+        return None, f"clip has {n} grid sample(s); the loop seam needs at least 3"
+    rel, reason = _feet_rel_m(grid, roles)
+    if rel is None:
+        return None, reason
+
+    def d(i: int, j: int) -> float:
+        return float(np.max(np.linalg.norm(rel[i] - rel[j], axis=-1)))
+
+    seam = d(n - 1, 0)
+    neighbour = max(d(1, 0), d(n - 1, n - 2))
+    if not (neighbour > 0.0) or neighbour < min_stride_step_m:
+        return None, (
+            f"no usable stride step: largest neighbouring foot step {neighbour:.4g} m "
+            f"is below the {min_stride_step_m:g} m floor"
+        )
+    ratio = seam / neighbour
+    if not math.isfinite(ratio):
+        return None, "non-finite seam ratio"
+    return ratio, None

@@ -1,0 +1,513 @@
+"""Rig roles: which bone is the hips, the left foot, ... across naming conventions.
+
+``resolve_roles(skeleton, profile="auto", overrides=None) -> RoleMap``.
+
+How a bone name is read
+-----------------------
+1. Namespaces are stripped: the part after the last ``:`` (``Char1:Hips`` ->
+   ``Hips``, ``mixamorig7:LeftFoot`` -> ``LeftFoot``) and after the last ``|``.
+2. A Blender/Rigify layer prefix ``DEF-`` / ``ORG-`` / ``MCH-`` is set aside
+   and ranks the match (DEF- deform bones are preferred, then no prefix, then
+   ORG-, then MCH-).
+
+Conventions (``RoleMap.conventions`` names the one that matched each role)
+--------------------------------------------------------------------------
+* ``mixamo``: ``Hips``, ``Spine``, ``Head``, ``LeftFoot``, ``LeftToeBase``,
+  ``LeftHand`` (+ Right*), any ``mixamorigN:`` namespace or none; no root.
+* ``ue-mannequin``: ``root``, ``pelvis``, ``spine_01``, ``head``, ``foot_l``,
+  ``ball_l``, ``hand_l`` (+ ``_r``).
+* ``humanoid`` (Unity / VRM): ``Hips``, ``Spine``, ``Head``, ``LeftFoot``,
+  ``LeftToes``, ``LeftHand``; VRoid ``J_Bip_C_Hips``, ``J_Bip_L_Foot``,
+  ``J_Bip_L_ToeBase``...
+* ``rigify`` (Blender): ``root``, ``hips``/``pelvis``, ``spine``, ``head``,
+  ``foot``/``toe``/``hand`` with a side suffix ``.L``/``.R``, ``_L``, ``.l``,
+  ``-L``, ``.Left``...; base words compare case-insensitively (a case-exact
+  match ranks higher).
+* ``biped`` (3ds Max): ``<base> Pelvis``, ``<base> Spine``, ``<base> Head``,
+  ``<base> L Foot``, ``<base> L Toe0``, ``<base> L Hand``; root = the bone
+  named ``<base>`` itself (``Bip01``).
+* ``generic`` (last resort): the name split into words (camelCase, ``_``,
+  ``.``, ``-``; digits dropped), e.g. ``b_LeftFoot01_017`` -> left + foot.
+  Names carrying IK/pole/target/control/end/twist/roll/helper words never match.
+  When several bones match one role and they all lie on one parent chain (Fox:
+  ``b_LeftFoot01`` -> ``b_LeftFoot02``) the one nearest the root is taken.
+
+Resolution
+----------
+* Ranking of candidates for one role within one convention: joint bones
+  before non-joint nodes (non-joint nodes are never hips/feet/toes/hands/
+  spine/head when the skeleton has joints; they may be ``root``), then the
+  layer prefix rank, then a case-exact name. **Two candidates that rank
+  equally are never guessed**: the role is unresolved with a reason naming
+  both.
+* ``profile="auto"``: every convention is resolved; conventions with fewer
+  than 2 roles are discarded; ``generic`` competes only when no named
+  convention qualifies; the winner has the most resolved roles, then the
+  most "signature" bones (names only that convention uses, e.g. ``LeftUpLeg``
+  for mixamo, ``LeftUpperLeg`` for humanoid) plus namespace evidence
+  (``mixamorig``), then the fixed order mixamo, ue-mannequin, humanoid,
+  rigify, biped, generic. A role the winner did not resolve is filled from
+  the other conventions when they propose exactly one bone; different bones
+  -> unresolved naming them. When another convention scores equally with the
+  winner but maps a role to a different bone, that role is unresolved.
+* A named profile (``"mixamo"``, ``"ue-mannequin"``, ``"humanoid"``,
+  ``"rigify"``, ``"biped"``, ``"generic"``; aliases ``ue``, ``unity``,
+  ``vrm``, ``blender``, ``3dsmax``) resolves that convention only;
+  ``"none"``/``"custom"`` resolves nothing but the overrides. Any other name ->
+  ``ValueError``.
+* ``overrides`` ``{role: exact bone name}`` win role by role (convention
+  ``"override"``); an unknown role -> ``ValueError``; a bone name that does
+  not exist -> that role unresolved with the reason.
+
+Profile label: the winning convention (``mixamo``...), ``custom`` when only
+overrides resolved roles, ``<profile>+custom`` when both contributed,
+``unknown`` when nothing resolved.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+ROLES = (
+    "root",
+    "hips",
+    "spine",
+    "head",
+    "left_foot",
+    "right_foot",
+    "left_toe",
+    "right_toe",
+    "left_hand",
+    "right_hand",
+)
+
+CONVENTIONS = ("mixamo", "ue-mannequin", "humanoid", "rigify", "biped", "generic")
+
+PROFILE_ALIASES = {
+    "auto": "auto",
+    "mixamo": "mixamo",
+    "ue-mannequin": "ue-mannequin",
+    "ue": "ue-mannequin",
+    "unreal": "ue-mannequin",
+    "humanoid": "humanoid",
+    "unity": "humanoid",
+    "vrm": "humanoid",
+    "rigify": "rigify",
+    "blender": "rigify",
+    "biped": "biped",
+    "3dsmax": "biped",
+    "generic": "generic",
+    "none": "none",
+    "custom": "none",
+}
+
+_LAYER_RANK = {"DEF": 3, "": 2, "ORG": 1, "MCH": 0}
+
+
+@dataclass
+class RoleMap:
+    """Resolved roles of one skeleton.
+
+    Attributes:
+        profile: label (``mixamo``, ``ue-mannequin``, ``humanoid``, ``rigify``,
+            ``biped``, ``generic``, ``custom``, ``<p>+custom``, ``unknown``).
+        bones: {role: bone index} for resolved roles.
+        names: {role: bone name}.
+        conventions: {role: convention that matched, or ``"override"``}.
+        unresolved: {role: reason} for every role in ROLES not resolved.
+    """
+
+    profile: str = "unknown"
+    bones: Dict[str, int] = field(default_factory=dict)
+    names: Dict[str, str] = field(default_factory=dict)
+    conventions: Dict[str, str] = field(default_factory=dict)
+    unresolved: Dict[str, str] = field(default_factory=dict)
+
+    def get(self, role: str) -> Optional[int]:
+        return self.bones.get(role)
+
+    def has(self, role: str) -> bool:
+        return role in self.bones
+
+    def to_json(self) -> dict:
+        return {
+            "profile": self.profile,
+            "roles": {r: self.names[r] for r in ROLES if r in self.names},
+            "conventions": {r: self.conventions[r] for r in ROLES if r in self.conventions},
+            "unresolved": {r: self.unresolved[r] for r in ROLES if r in self.unresolved},
+        }
+
+
+# --------------------------------------------------------------------------
+# Reading names
+# --------------------------------------------------------------------------
+
+
+def split_name(name: str) -> Tuple[str, str, str]:
+    """``name`` -> (namespace, layer prefix, stem): ``"c:DEF-foot.L"`` -> ("c", "DEF", "foot.L")."""
+    ns = ""
+    stem = name
+    for sep in (":", "|"):
+        if sep in stem:
+            head, stem = stem.rsplit(sep, 1)
+            ns = (ns + sep + head) if ns else head
+    m = re.match(r"^(DEF|ORG|MCH)[-_.](.+)$", stem)
+    if m:
+        return ns, m.group(1), m.group(2)
+    return ns, "", stem
+
+
+_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_GENERIC_STOP = {
+    "ik", "fk", "pole", "target", "tgt", "ctrl", "control", "ctl", "end", "twist", "roll",
+    "helper", "aux", "nub", "tip", "null", "rev", "reverse", "ref", "offset", "locator", "loc",
+    "grip", "prop", "weapon", "mch", "org", "socket", "effector", "goal", "constraint",
+}
+_GENERIC_PART = {
+    "hip": "hips", "hips": "hips", "pelvis": "hips",
+    "foot": "foot", "feet": "foot", "ankle": "foot",
+    "toe": "toe", "toes": "toe", "toebase": "toe", "ball": "toe",
+    "hand": "hand", "wrist": "hand",
+    "head": "head",
+    "spine": "spine",
+    "root": "root",
+}
+
+
+def name_words(stem: str) -> List[str]:
+    """Lower-case words of a name, digits dropped: ``b_LeftFoot01_017`` -> [b, left, foot]."""
+    words: List[str] = []
+    for chunk in re.split(r"[^A-Za-z0-9]+", stem):
+        for w in _WORD_RE.findall(chunk):
+            if not w.isdigit():
+                words.append(w.lower())
+    return words
+
+
+# --------------------------------------------------------------------------
+# Conventions: stem -> [(role, case_exact)]
+# --------------------------------------------------------------------------
+
+_SIDES = (("left", "Left", "L"), ("right", "Right", "R"))
+
+
+def _exact_table(table: Mapping[str, Sequence[str]]) -> Callable[[str, str], List[Tuple[str, bool]]]:
+    lookup: Dict[str, List[str]] = {}
+    for role, names in table.items():
+        for n in names:
+            lookup.setdefault(n, []).append(role)
+    lower: Dict[str, List[str]] = {}
+    for n, roles in lookup.items():
+        lower.setdefault(n.lower(), []).extend(roles)
+
+    def match(ns: str, stem: str) -> List[Tuple[str, bool]]:
+        if stem in lookup:
+            return [(r, True) for r in lookup[stem]]
+        return []
+
+    return match
+
+
+_MIXAMO = _exact_table(
+    {
+        "hips": ["Hips"], "spine": ["Spine"], "head": ["Head"],
+        "left_foot": ["LeftFoot"], "right_foot": ["RightFoot"],
+        "left_toe": ["LeftToeBase"], "right_toe": ["RightToeBase"],
+        "left_hand": ["LeftHand"], "right_hand": ["RightHand"],
+    }
+)
+_UE = _exact_table(
+    {
+        "root": ["root"], "hips": ["pelvis"], "spine": ["spine_01"], "head": ["head"],
+        "left_foot": ["foot_l"], "right_foot": ["foot_r"],
+        "left_toe": ["ball_l"], "right_toe": ["ball_r"],
+        "left_hand": ["hand_l"], "right_hand": ["hand_r"],
+    }
+)
+_HUMANOID = _exact_table(
+    {
+        "hips": ["Hips", "J_Bip_C_Hips"], "spine": ["Spine", "J_Bip_C_Spine"],
+        "head": ["Head", "J_Bip_C_Head"],
+        "left_foot": ["LeftFoot", "J_Bip_L_Foot"], "right_foot": ["RightFoot", "J_Bip_R_Foot"],
+        "left_toe": ["LeftToes", "J_Bip_L_ToeBase"], "right_toe": ["RightToes", "J_Bip_R_ToeBase"],
+        "left_hand": ["LeftHand", "J_Bip_L_Hand"], "right_hand": ["RightHand", "J_Bip_R_Hand"],
+    }
+)
+
+_RIGIFY_SIDED = re.compile(r"^(foot|toe|hand)(?:[._-]?)(L|R|Left|Right)$", re.IGNORECASE)
+_RIGIFY_CENTRE = {"root": "root", "hips": "hips", "pelvis": "hips", "spine": "spine", "head": "head"}
+
+
+def _rigify(ns: str, stem: str) -> List[Tuple[str, bool]]:
+    low = stem.lower()
+    if low in _RIGIFY_CENTRE:
+        return [(_RIGIFY_CENTRE[low], stem == low)]
+    m = _RIGIFY_SIDED.match(stem)
+    if not m:
+        return []
+    base, side = m.group(1), m.group(2)
+    # a separator is required for the short L/R form ("footl" is not a side suffix)
+    if len(side) == 1 and len(stem) == len(base) + 1:
+        return []
+    side_word = "left" if side.lower().startswith("l") else "right"
+    role = f"{side_word}_{base.lower()}"
+    exact = base == base.lower() and side in ("L", "R") and stem[len(base)] == "."
+    return [(role, exact)]
+
+
+_BIPED_RE = re.compile(r"^(?P<base>\S+?) (?P<part>Pelvis|Spine|Head|L Foot|R Foot|L Toe0|R Toe0|L Hand|R Hand)$")
+_BIPED_PART = {
+    "Pelvis": "hips", "Spine": "spine", "Head": "head",
+    "L Foot": "left_foot", "R Foot": "right_foot", "L Toe0": "left_toe", "R Toe0": "right_toe",
+    "L Hand": "left_hand", "R Hand": "right_hand",
+}
+
+
+def _biped_parts(stem: str) -> Optional[Tuple[str, str]]:
+    m = _BIPED_RE.match(stem)
+    if not m:
+        return None
+    return m.group("base"), _BIPED_PART[m.group("part")]
+
+
+def _generic(ns: str, stem: str) -> List[Tuple[str, bool]]:
+    words = name_words(stem)
+    if not words or any(w in _GENERIC_STOP for w in words):
+        return []
+    parts = [_GENERIC_PART[w] for w in words if w in _GENERIC_PART]
+    if len(parts) != 1:
+        return []
+    part = parts[0]
+    sides = {("left" if w in ("left", "l", "lf", "lft") else "right") for w in words if w in ("left", "l", "lf", "lft", "right", "r", "rt", "rgt")}
+    if part in ("foot", "toe", "hand"):
+        if len(sides) != 1:
+            return []
+        return [(f"{sides.pop()}_{part}", False)]
+    if sides:
+        return []
+    return [(part, False)]
+
+
+_SIGNATURES = {
+    "mixamo": {"LeftUpLeg", "RightUpLeg", "LeftArm", "Spine1", "Spine2", "LeftForeArm", "LeftToe_End", "LeftToeBase"},
+    "ue-mannequin": {"thigh_l", "calf_l", "spine_02", "clavicle_l", "ball_l", "pelvis"},
+    "humanoid": {"LeftUpperLeg", "LeftLowerLeg", "LeftUpperArm", "UpperChest", "Chest", "LeftToes", "J_Bip_L_UpperLeg"},
+    "rigify": {"thigh.L", "shin.L", "upper_arm.L", "forearm.L", "spine.001"},
+    "biped": set(),
+    "generic": set(),
+}
+
+
+# --------------------------------------------------------------------------
+# Resolution
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class _Outcome:
+    bones: Dict[str, int] = field(default_factory=dict)
+    ambiguous: Dict[str, str] = field(default_factory=dict)
+    evidence: float = 0.0
+
+
+def _candidates(skeleton, convention: str, parsed) -> Dict[str, List[Tuple[tuple, int]]]:
+    """{role: [(rank tuple, bone)]} of every bone matching ``convention``."""
+    any_joint = bool(getattr(skeleton, "is_joint", None) is not None and skeleton.is_joint.any())
+    out: Dict[str, List[Tuple[tuple, int]]] = {}
+    biped_roots: Dict[str, List[int]] = {}
+    for b, (ns, layer, stem) in enumerate(parsed):
+        if convention == "mixamo":
+            matches = _MIXAMO(ns, stem)
+        elif convention == "ue-mannequin":
+            matches = _UE(ns, stem)
+        elif convention == "humanoid":
+            matches = _HUMANOID(ns, stem)
+        elif convention == "rigify":
+            matches = _rigify(ns, stem)
+        elif convention == "biped":
+            bp = _biped_parts(stem)
+            matches = [] if bp is None else [(bp[1], True)]
+            if bp is not None:
+                biped_roots.setdefault(bp[0], [])
+        else:
+            matches = _generic(ns, stem)
+        joint = bool(skeleton.is_joint[b]) if any_joint else True
+        for role, exact in matches:
+            if any_joint and not joint and role != "root":
+                continue
+            rank = (int(joint), _LAYER_RANK.get(layer, 0), int(exact))
+            out.setdefault(role, []).append((rank, b))
+    if convention == "biped" and biped_roots:
+        for b, (ns, layer, stem) in enumerate(parsed):
+            if stem in biped_roots:
+                joint = bool(skeleton.is_joint[b]) if any_joint else True
+                out.setdefault("root", []).append(((int(joint), 2, 1), b))
+    return out
+
+
+def _on_one_chain(skeleton, bones: Sequence[int]) -> Optional[int]:
+    """The bone nearest the root when all ``bones`` lie on one parent chain, else None."""
+    ordered = sorted(bones, key=lambda b: int(skeleton.depth[b]))
+    for upper, lower in zip(ordered, ordered[1:]):
+        p = int(skeleton.parents[lower])
+        while p >= 0 and p != upper:
+            p = int(skeleton.parents[p])
+        if p != upper:
+            return None
+    return ordered[0]
+
+
+def _resolve_convention(skeleton, convention: str, parsed) -> _Outcome:
+    out = _Outcome()
+    cands = _candidates(skeleton, convention, parsed)
+    names = skeleton.names
+    for role, lst in cands.items():
+        best = max(r for r, _ in lst)
+        top = sorted({b for r, b in lst if r == best})
+        if len(top) == 1:
+            out.bones[role] = top[0]
+            continue
+        if convention == "generic":
+            chain = _on_one_chain(skeleton, top)
+            if chain is not None:
+                out.bones[role] = chain
+                continue
+        shown = " and ".join(repr(names[b]) for b in top[:3]) + (" ..." if len(top) > 3 else "")
+        out.ambiguous[role] = f"two equally good {convention} candidates: {shown}"
+    # evidence for breaking ties between conventions with equal role counts
+    sig = _SIGNATURES.get(convention, set())
+    stems = {stem for _, _, stem in parsed}
+    out.evidence = float(len(sig & stems))
+    if convention == "mixamo":
+        out.evidence += 2.0 * sum(1 for ns, _, _ in parsed if ns.lower().startswith("mixamorig"))
+    return out
+
+
+def _normalise_profile(profile: Optional[str]) -> str:
+    key = "auto" if profile is None else str(profile).strip().lower()
+    if key not in PROFILE_ALIASES:
+        raise ValueError(
+            f"unknown rig profile {profile!r} (expected one of: "
+            + ", ".join(sorted(set(PROFILE_ALIASES)))
+            + ")"
+        )
+    return PROFILE_ALIASES[key]
+
+
+def _bone_by_exact_name(skeleton, name: str) -> Optional[int]:
+    hits = [b for b, n in enumerate(skeleton.names) if n == name]
+    if not hits:
+        return None
+    joints = [b for b in hits if bool(skeleton.is_joint[b])]
+    return (joints or hits)[0]
+
+
+def validate_overrides(overrides: Optional[Mapping[str, str]]) -> Dict[str, str]:
+    """Check override keys are roles and values strings; ValueError otherwise."""
+    if not overrides:
+        return {}
+    clean: Dict[str, str] = {}
+    for role, name in dict(overrides).items():
+        if role not in ROLES:
+            raise ValueError(f"unknown role {role!r} in [rig.roles] (roles: {', '.join(ROLES)})")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"[rig.roles] {role} must be a non-empty bone name string")
+        clean[role] = name
+    return clean
+
+
+def resolve_roles(skeleton, profile: Optional[str] = "auto", overrides: Optional[Mapping[str, str]] = None) -> RoleMap:
+    """Resolve ROLES on ``skeleton`` (see the module docstring for every rule)."""
+    prof = _normalise_profile(profile)
+    ovr = validate_overrides(overrides)
+    parsed = [split_name(str(n)) for n in skeleton.names]
+    names = skeleton.names
+
+    bones: Dict[str, int] = {}
+    conv: Dict[str, str] = {}
+    unresolved: Dict[str, str] = {}
+    label = ""
+
+    if prof not in ("none",):
+        order = CONVENTIONS if prof == "auto" else (prof,)
+        outcomes = {c: _resolve_convention(skeleton, c, parsed) for c in order}
+        if prof == "auto":
+            ranked = sorted(
+                (
+                    (len(o.bones), o.evidence, -CONVENTIONS.index(c), c)
+                    for c, o in outcomes.items()
+                    if len(o.bones) >= 2 and c != "generic"
+                ),
+                reverse=True,
+            )
+            if not ranked and len(outcomes["generic"].bones) >= 2:
+                ranked = [(len(outcomes["generic"].bones), 0.0, 0, "generic")]
+        else:
+            ranked = [(len(outcomes[prof].bones), 0.0, 0, prof)]
+        if ranked and ranked[0][0] > 0:
+            winner = ranked[0][3]
+            label = winner
+            w = outcomes[winner]
+            equals = [r[3] for r in ranked[1:] if r[0] == ranked[0][0] and r[1] == ranked[0][1]]
+            for role in ROLES:
+                if role in w.bones:
+                    b = w.bones[role]
+                    rivals = sorted({outcomes[c].bones[role] for c in equals if role in outcomes[c].bones} - {b})
+                    if rivals:
+                        shown = " and ".join(repr(names[x]) for x in [b] + rivals)
+                        unresolved[role] = f"two equally good candidates: {shown}"
+                        continue
+                    bones[role], conv[role] = b, winner
+                elif role in w.ambiguous:
+                    unresolved[role] = w.ambiguous[role]
+                elif prof == "auto":
+                    proposals: Dict[int, str] = {}
+                    for c in CONVENTIONS:
+                        o = outcomes[c]
+                        if c != winner and role in o.bones:
+                            proposals.setdefault(o.bones[role], c)
+                    if len(proposals) == 1:
+                        (b, c), = proposals.items()
+                        bones[role], conv[role] = b, c
+                    elif len(proposals) > 1:
+                        shown = " and ".join(f"{names[b]!r} ({c})" for b, c in proposals.items())
+                        unresolved[role] = f"two equally good candidates: {shown}"
+        elif prof != "auto" and outcomes[prof].ambiguous:
+            label = prof
+            unresolved.update(outcomes[prof].ambiguous)
+
+    custom = False
+    for role, name in ovr.items():
+        b = _bone_by_exact_name(skeleton, name)
+        if b is None:
+            bones.pop(role, None)
+            conv.pop(role, None)
+            unresolved[role] = f"[rig.roles] {role} = {name!r}: no bone with that exact name"
+            continue
+        bones[role], conv[role] = b, "override"
+        unresolved.pop(role, None)
+        custom = True
+
+    for role in ROLES:
+        if role not in bones and role not in unresolved:
+            where = f"the {label} profile" if label else (f"the {prof} profile" if prof not in ("auto", "none") else "any known naming convention")
+            unresolved[role] = f"no bone matches {role} in {where}; map it in [rig.roles]"
+
+    used_profile = bool(label) and any(c != "override" for c in conv.values())
+    if used_profile and custom:
+        final = f"{label}+custom"
+    elif used_profile:
+        final = label
+    elif custom:
+        final = "custom"
+    else:
+        final = "unknown"
+    return RoleMap(
+        profile=final,
+        bones={r: bones[r] for r in ROLES if r in bones},
+        names={r: str(names[bones[r]]) for r in ROLES if r in bones},
+        conventions={r: conv[r] for r in ROLES if r in conv},
+        unresolved={r: unresolved[r] for r in ROLES if r in unresolved},
+    )

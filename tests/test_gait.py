@@ -1,0 +1,215 @@
+"""Gait metrics on hand-built pose grids with analytic foot heights.
+
+Every expectation is derived from the formula (a +sin L−R signal has its
+trough at 3/4 of the cycle), never copied from our own output.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from animsmith.core.gait import (
+    circular_distance_cycles,
+    circular_mean_cycles,
+    circular_spread_cycles,
+    cycle_length,
+    gait_metrics,
+    loop_seam_ratio,
+    lr_signal_m,
+    stride_anchor_cycles,
+)
+from animsmith.core.roles import RoleMap
+from animsmith.model import PoseGrid
+
+HIPS, LF, RF, LT, RT = 0, 1, 2, 3, 4
+ALL_ROLES = {"hips": HIPS, "left_foot": LF, "right_foot": RF, "left_toe": LT, "right_toe": RT}
+
+
+def make_grid(positions, times=None):
+    """PoseGrid holding only model positions (identity rotations)."""
+    p = np.asarray(positions, dtype=float)
+    n, b = p.shape[:2]
+    t = np.linspace(0.0, 1.0, n) if times is None else np.asarray(times, float)
+    rot = np.zeros((n, b, 4))
+    rot[..., 3] = 1.0
+    return PoseGrid(
+        times_s=t,
+        local_translation=p.copy(),
+        local_rotation=rot.copy(),
+        local_scale=np.ones((n, b, 3)),
+        model_matrix=np.tile(np.eye(4), (n, b, 1, 1)),
+        model_position_m=p,
+        model_rotation=rot,
+        duration_s=float(t[-1]),
+    )
+
+
+def roles_of(mapping):
+    return RoleMap(profile="test", bones=dict(mapping), names={r: r for r in mapping})
+
+
+def biped_positions(frames=31, amp=0.05, offset=0.0, cycles=1, hips_bob=0.0, toes=False):
+    """Hips at y = 1 (+ bob), feet at -0.9 + h relative, h_L = amp·sin(2π(c·u + offset)), h_R = −h_L."""
+    u = np.linspace(0.0, 1.0, frames)
+    h = amp * np.sin(2 * np.pi * (cycles * u + offset))
+    hips_y = 1.0 + hips_bob * np.sin(4 * np.pi * u)
+    nb = 5 if toes else 3
+    p = np.zeros((frames, nb, 3))
+    p[:, HIPS, 1] = hips_y
+    p[:, LF] = np.stack([np.full(frames, 0.1), hips_y - 0.9 + h, np.zeros(frames)], 1)
+    p[:, RF] = np.stack([np.full(frames, -0.1), hips_y - 0.9 - h, np.zeros(frames)], 1)
+    if toes:
+        p[:, LT] = p[:, LF] + [0, -0.05, 0.1]
+        p[:, RT] = p[:, RF] + [0, -0.05, 0.1]
+    return p
+
+
+BIPED_ROLES = {"hips": HIPS, "left_foot": LF, "right_foot": RF}
+
+
+def test_cycle_length_excludes_wrap_duplicate_except_n3():
+    assert cycle_length(31) == 30
+    assert cycle_length(4) == 3
+    assert cycle_length(3) == 3
+    assert cycle_length(2) == 0
+
+
+def test_sin_signal_anchor_is_three_quarters():
+    c = 40
+    s = np.sin(2 * np.pi * np.arange(c) / c)
+    assert stride_anchor_cycles(s) == pytest.approx(0.75, abs=1e-12)
+    # cos peaks at 0 -> trough at 0.5
+    assert stride_anchor_cycles(np.cos(2 * np.pi * np.arange(c) / c)) == pytest.approx(0.5, abs=1e-12)
+    # negated (left/right swapped) -> 0.25
+    assert stride_anchor_cycles(-s) == pytest.approx(0.25, abs=1e-12)
+
+
+def test_anchor_stays_in_unit_interval_near_wrap():
+    c = 30
+    # trough exactly at 0: -cos -> peak at 0.5 -> trough at 0 (not 1.0)
+    v = stride_anchor_cycles(-np.cos(2 * np.pi * np.arange(c) / c))
+    assert 0.0 <= v < 1.0
+    assert circular_distance_cycles(v, 0.0) < 1e-12
+
+
+def test_biped_offsets_give_known_anchors():
+    roles = roles_of(BIPED_ROLES)
+    g = gait_metrics(make_grid(biped_positions(offset=0.0)), roles)
+    assert g.gait_phase == pytest.approx(0.75, abs=1e-9)
+    assert g.cycles == 1 and g.cycles_note is None
+    # L−R = 2A sin, sampled at k/30: peaks at k = 7, 8 (sin 84°) and troughs at 22, 23
+    assert g.lr_amplitude_m == pytest.approx(2 * 0.1 * math.sin(2 * math.pi * 7 / 30), abs=1e-12)
+    g2 = gait_metrics(make_grid(biped_positions(offset=0.25)), roles)
+    assert g2.gait_phase == pytest.approx(0.50, abs=1e-9)
+    # general offset δ moves the anchor by −δ
+    g3 = gait_metrics(make_grid(biped_positions(offset=0.2)), roles)
+    assert g3.gait_phase == pytest.approx(0.55, abs=1e-9)
+
+
+def test_common_mode_hips_bob_cancels_and_toes_average_in():
+    roles = roles_of(ALL_ROLES)
+    g = gait_metrics(make_grid(biped_positions(offset=0.1, hips_bob=0.03, toes=True)), roles)
+    assert g.gait_phase == pytest.approx(0.65, abs=1e-9)
+
+
+def test_signal_uses_samples_zero_to_n_minus_two():
+    p = biped_positions(frames=11)
+    p[-1, LF, 1] += 5.0  # a wild last sample must not matter (wrap duplicate)
+    s, why = lr_signal_m(make_grid(p), roles_of(BIPED_ROLES))
+    assert why is None and s.shape == (10,)
+    expected = 2 * 0.05 * np.sin(2 * np.pi * np.arange(10) / 10)
+    assert np.allclose(s, expected, atol=1e-12)
+
+
+def test_three_samples_use_all_three():
+    u = np.arange(3) / 3.0
+    h = 0.05 * np.sin(2 * np.pi * u)
+    p = np.zeros((3, 3, 3))
+    p[:, HIPS, 1] = 1.0
+    p[:, LF, 1] = 0.1 + h
+    p[:, RF, 1] = 0.1 - h
+    s, _ = lr_signal_m(make_grid(p), roles_of(BIPED_ROLES))
+    assert s.shape == (3,)
+    assert stride_anchor_cycles(s) == pytest.approx(0.75, abs=1e-12)
+
+
+def test_two_strides_report_cycles_two_and_per_stride_phase():
+    roles = roles_of(BIPED_ROLES)
+    g = gait_metrics(make_grid(biped_positions(frames=61, cycles=2)), roles)
+    assert g.cycles == 2
+    assert g.gait_phase == pytest.approx(0.75, abs=1e-9)
+    assert "2 strides" in g.cycles_note
+    g2 = gait_metrics(make_grid(biped_positions(frames=61, cycles=2, offset=0.25)), roles)
+    assert g2.cycles == 2 and g2.gait_phase == pytest.approx(0.5, abs=1e-9)
+
+
+def test_one_sided_roles_have_reason_not_phase():
+    g = gait_metrics(make_grid(biped_positions()), roles_of({"hips": HIPS, "left_foot": LF}))
+    assert g.gait_phase is None and g.lr_amplitude_m is None
+    assert "one-sided" in g.gait_phase_unavailable and "right" in g.gait_phase_unavailable
+    assert g.bilateral is False
+
+
+def test_missing_hips_and_short_clip_reasons():
+    g = gait_metrics(make_grid(biped_positions()), roles_of({"left_foot": LF, "right_foot": RF}))
+    assert g.gait_phase is None and "hips" in g.gait_phase_unavailable
+    g2 = gait_metrics(make_grid(biped_positions(frames=2)), roles_of(BIPED_ROLES))
+    assert g2.gait_phase is None and "at least 3" in g2.gait_phase_unavailable
+
+
+def test_zero_amplitude_has_reason():
+    g = gait_metrics(make_grid(biped_positions(amp=0.0)), roles_of(BIPED_ROLES))
+    assert g.lr_amplitude_m == 0.0
+    assert g.gait_phase is None
+    assert "no foot-height swing" in g.gait_phase_unavailable
+
+
+def test_noise_only_is_not_periodic():
+    rng = np.random.default_rng(7)
+    p = biped_positions(frames=121, amp=0.0)
+    p[:, LF, 1] += rng.normal(0, 0.01, 121)
+    g = gait_metrics(make_grid(p), roles_of(BIPED_ROLES))
+    assert g.lr_amplitude_m > 0
+    assert g.gait_phase is None
+    assert "no periodic foot alternation" in g.gait_phase_unavailable
+
+
+def test_circular_statistics_reference_values():
+    assert circular_spread_cycles([0.75, 0.75, 0.50, 0.75]) == pytest.approx(0.1988, abs=5e-5)
+    assert circular_spread_cycles([0.98, 0.02]) == pytest.approx(0.02, abs=1e-12)
+    assert circular_spread_cycles([0.25, 0.75]) == pytest.approx(0.25, abs=1e-12)
+    assert circular_mean_cycles([0.98, 0.02]) == pytest.approx(0.0, abs=1e-12) or circular_mean_cycles(
+        [0.98, 0.02]
+    ) == pytest.approx(1.0, abs=1e-12)
+    # atan2(-3, -1) / 2π mod 1
+    assert circular_mean_cycles([0.75, 0.75, 0.50, 0.75]) == pytest.approx(
+        (math.atan2(-3, -1) / (2 * math.pi)) % 1.0, abs=1e-12
+    )
+
+
+def test_loop_seam_ratio_inclusive_open_and_popped():
+    roles = roles_of(BIPED_ROLES)
+    # inclusive cycle: last sample repeats the first -> ratio 0
+    r, why = loop_seam_ratio(make_grid(biped_positions(frames=31, amp=0.1)), roles)
+    assert why is None and r == pytest.approx(0.0, abs=1e-9)
+    # open cycle: samples 0..29 of a 30-sample cycle; the wrap 29 -> 0 is the
+    # same chord as 0 -> 1 (|h(-1/30) - h(0)| = |h(1/30) - h(0)|) -> ratio 1
+    p = biped_positions(frames=31, amp=0.1)[:-1]
+    r2, _ = loop_seam_ratio(make_grid(p), roles)
+    assert r2 == pytest.approx(1.0, rel=1e-9)
+    # popped seam: the left foot drifts 0.02 m forward per sample, so the wrap
+    # (30 steps of drift, feet heights equal) jumps 0.6 m
+    p3 = biped_positions(frames=31, amp=0.1)
+    p3[:, LF, 2] += 0.02 * np.arange(31)
+    r3, _ = loop_seam_ratio(make_grid(p3), roles)
+    dy = 0.1 * math.sin(2 * math.pi / 30)  # |h(1) - h(0)| = |h(30) - h(29)|
+    assert r3 == pytest.approx(0.6 / math.hypot(0.02, dy), rel=1e-9)
+    assert r3 > 10
+
+
+def test_loop_seam_ratio_floor_gives_reason():
+    r, why = loop_seam_ratio(make_grid(biped_positions(frames=31, amp=0.001)), roles_of(BIPED_ROLES))
+    assert r is None and "floor" in why
+    r2, why2 = loop_seam_ratio(make_grid(biped_positions(frames=31, amp=0.001)), roles_of(BIPED_ROLES), min_stride_step_m=1e-6)
+    assert r2 == pytest.approx(0.0, abs=1e-9) and why2 is None
