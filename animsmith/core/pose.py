@@ -1,0 +1,252 @@
+"""Local poses and forward kinematics over frames x bones (vectorised numpy).
+
+* Local pose: every bone starts from its rest TRS; each channel overwrites its
+  component with the sampled value (absolute local values, not offsets); when
+  two channels target the same (bone, path) the later one in the clip wins.
+* Forward kinematics, parents first: model matrix = parent model matrix x
+  local T·R·S (a root uses its own local matrix). Every glTF node is a bone, so
+  non-joint ancestors (an ``Armature`` scaled 0.01, a Z-up matrix) move their
+  children. A node authored with ``matrix`` whose pose is its rest pose uses
+  that exact matrix (shear included).
+* Model rotation = product of the local rotations along the chain (parent x
+  child), independent of scale, unit length with w >= 0.
+* Model position = translation column of the model matrix.
+
+Channels are sampled in groups that share one key-time array, interpolation
+and component width (one search / gather / blend per group), and FK runs one
+batched 4x4 matmul per depth level of the hierarchy.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from animsmith.core.sampling import normalize_quat, sample_stacked
+from animsmith.model import PATH_WIDTH, Clip, PoseGrid, Skeleton, quat_to_matrix
+
+# --------------------------------------------------------------------------
+# Times
+# --------------------------------------------------------------------------
+
+
+def grid_times_s(clip: Clip) -> np.ndarray:
+    """Judged grid: t_i = duration·i/(N−1), i = 0..N−1, N = max(2, largest key count).
+
+    The last sample is exactly ``clip.duration_s``.
+    """
+    n = max(2, clip.max_key_count)
+    duration = float(clip.duration_s)
+    t = duration * np.arange(n, dtype=np.float64) / (n - 1)
+    t[-1] = duration
+    return t
+
+
+# --------------------------------------------------------------------------
+# Local pose
+# --------------------------------------------------------------------------
+
+
+def _winning_channels(skeleton: Skeleton, clip: Clip) -> List:
+    """Channels that decide a (bone, path): the last one in clip order; invalid targets dropped."""
+    bones = skeleton.bone_count
+    win: Dict[Tuple[int, str], object] = {}
+    for ch in clip.channels:
+        if ch.path not in PATH_WIDTH or not (0 <= ch.bone < bones) or ch.key_count == 0:
+            continue
+        win[(ch.bone, ch.path)] = ch
+    return list(win.values())
+
+
+def _channel_groups(channels) -> List[List]:
+    """Group channels by (interpolation, width, key-time bytes) for batched sampling."""
+    groups: Dict[tuple, List] = {}
+    by_id: Dict[int, bytes] = {}
+    for ch in channels:
+        tid = id(ch.times)
+        key_bytes = by_id.get(tid)
+        if key_bytes is None:
+            key_bytes = np.asarray(ch.times, dtype=np.float32).tobytes()
+            by_id[tid] = key_bytes
+        rot = ch.path == "rotation"
+        k = (ch.interpolation, rot, key_bytes)
+        groups.setdefault(k, []).append(ch)
+    return list(groups.values())
+
+
+def _sample_group(group: List, times_s: np.ndarray) -> np.ndarray:
+    """(T, n, C) samples for channels sharing key times and interpolation."""
+    first = group[0]
+    cubic = first.interpolation == "CUBICSPLINE"
+    if len(group) == 1:
+        values = first.values[:, None, :]
+    else:
+        values = np.stack([ch.values for ch in group], axis=1)
+    it = ot = None
+    if cubic:
+        zeros = np.zeros(first.values.shape, dtype=np.float32)
+        it = np.stack([zeros if ch.in_tangents is None else ch.in_tangents for ch in group], axis=1)
+        ot = np.stack([zeros if ch.out_tangents is None else ch.out_tangents for ch in group], axis=1)
+    return sample_stacked(
+        first.times, values, first.interpolation, first.path == "rotation", times_s, it, ot
+    )
+
+
+def _local_pose_and_animated(skeleton: Skeleton, clip: Clip, times_s: np.ndarray):
+    n = times_s.shape[0]
+    b = skeleton.bone_count
+    t = np.empty((n, b, 3))
+    t[:] = skeleton.rest_translation
+    r = np.empty((n, b, 4))
+    r[:] = normalize_quat(np.asarray(skeleton.rest_rotation, dtype=np.float64))
+    s = np.empty((n, b, 3))
+    s[:] = skeleton.rest_scale
+    animated = np.zeros(b, dtype=bool)
+    targets = {"translation": t, "rotation": r, "scale": s}
+    for group in _channel_groups(_winning_channels(skeleton, clip)):
+        out = _sample_group(group, times_s)
+        bones = np.fromiter((ch.bone for ch in group), dtype=np.intp, count=len(group))
+        animated[bones] = True
+        if group[0].path == "rotation":
+            r[:, bones] = out
+            continue
+        paths = [ch.path for ch in group]
+        if all(p == paths[0] for p in paths):
+            targets[paths[0]][:, bones] = out
+        else:
+            is_t = np.fromiter((p == "translation" for p in paths), dtype=bool, count=len(paths))
+            t[:, bones[is_t]] = out[:, is_t]
+            s[:, bones[~is_t]] = out[:, ~is_t]
+    return t, r, s, animated
+
+
+def local_pose(skeleton: Skeleton, clip: Clip, times_s) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Local (translation (N,B,3), rotation (N,B,4), scale (N,B,3)) at ``times_s``.
+
+    Rest TRS, overwritten per (bone, path) by the last channel targeting it.
+    """
+    times_s = np.asarray(times_s, dtype=np.float64).reshape(-1)
+    t, r, s, _ = _local_pose_and_animated(skeleton, clip, times_s)
+    return t, r, s
+
+
+# --------------------------------------------------------------------------
+# Forward kinematics
+# --------------------------------------------------------------------------
+
+_LEVELS: "weakref.WeakKeyDictionary[Skeleton, tuple]" = weakref.WeakKeyDictionary()
+
+
+def _levels(skeleton: Skeleton) -> List[Tuple[np.ndarray, np.ndarray]]:
+    """[(bones, their parents)] per depth >= 1, cached per skeleton (checked against parents)."""
+    parents = np.asarray(skeleton.parents, dtype=np.intp)
+    cached = _LEVELS.get(skeleton)
+    if cached is not None and np.array_equal(cached[0], parents):
+        return cached[1]
+    depth = np.zeros(parents.shape[0], dtype=np.intp)
+    for i, p in enumerate(parents):
+        if p >= 0:
+            depth[i] = depth[p] + 1
+    levels = []
+    for d in range(1, int(depth.max(initial=0)) + 1):
+        idx = np.nonzero(depth == d)[0]
+        levels.append((idx, parents[idx]))
+    _LEVELS[skeleton] = (parents.copy(), levels)
+    return levels
+
+
+def _rest_pose_bones(skeleton: Skeleton, t, r, s) -> np.ndarray:
+    """(B,) bool: bones authored with ``matrix`` whose TRS equals the rest TRS at every frame."""
+    hm = np.asarray(skeleton.has_matrix, dtype=bool)
+    out = np.zeros(hm.shape[0], dtype=bool)
+    for b in np.nonzero(hm)[0]:
+        out[b] = (
+            np.array_equal(t[:, b], np.broadcast_to(skeleton.rest_translation[b], t[:, b].shape))
+            and np.array_equal(s[:, b], np.broadcast_to(skeleton.rest_scale[b], s[:, b].shape))
+            and np.allclose(
+                np.abs(np.einsum("ni,i->n", normalize_quat(r[:, b]), normalize_quat(np.asarray(skeleton.rest_rotation[b], float)))),
+                1.0,
+                rtol=0,
+                atol=1e-12,
+            )
+        )
+    return out
+
+
+def _compose(skeleton: Skeleton, t, r, s, use_rest_matrix: np.ndarray) -> np.ndarray:
+    """(N, B, 2, 4, 4): [..., 0] model matrices, [..., 1] model rotation matrices."""
+    n, b = t.shape[0], t.shape[1]
+    rot = quat_to_matrix(normalize_quat(np.asarray(r, dtype=np.float64)))
+    local = np.zeros((n, b, 2, 4, 4))
+    local[:, :, 0, :3, :3] = rot * np.asarray(s, dtype=np.float64)[..., None, :]
+    local[:, :, 0, :3, 3] = t
+    local[:, :, 0, 3, 3] = 1.0
+    local[:, :, 1, :3, :3] = rot
+    local[:, :, 1, 3, 3] = 1.0
+    fixed = np.nonzero(use_rest_matrix)[0]
+    if fixed.size:
+        local[:, fixed, 0] = np.asarray(skeleton.rest_matrix, dtype=np.float64)[fixed]
+    model = local  # roots keep their local matrices; deeper levels are overwritten in order
+    for idx, par in _levels(skeleton):
+        model[:, idx] = np.matmul(model[:, par], local[:, idx])
+    return model
+
+
+def forward_kinematics(
+    skeleton: Skeleton,
+    t: np.ndarray,
+    r: np.ndarray,
+    s: np.ndarray,
+    *,
+    use_rest_matrix: Optional[np.ndarray] = None,
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Local TRS (N,B,·) -> (model_matrix (N,B,4,4), model_position_m (N,B,3), model_rotation (N,B,4)).
+
+    model_matrix[b] = model_matrix[parent] · T·R·S (roots: T·R·S);
+    model_rotation[b] = model_rotation[parent] · r[b], normalised, w >= 0.
+    ``use_rest_matrix`` (B,) bool selects bones whose local matrix is the exact
+    ``skeleton.rest_matrix``; by default those authored with ``matrix`` whose
+    given TRS equals their rest TRS at every frame.
+    """
+    from animsmith.core.quat import from_matrix
+
+    t = np.asarray(t, dtype=np.float64)
+    r = np.asarray(r, dtype=np.float64)
+    s = np.asarray(s, dtype=np.float64)
+    if use_rest_matrix is None:
+        use_rest_matrix = _rest_pose_bones(skeleton, t, r, s)
+    both = _compose(skeleton, t, r, s, np.asarray(use_rest_matrix, dtype=bool))
+    matrix = both[:, :, 0]
+    position = np.ascontiguousarray(matrix[..., :3, 3])
+    rotation = from_matrix(both[:, :, 1, :3, :3])
+    return matrix, position, rotation
+
+
+# --------------------------------------------------------------------------
+# Pose grids
+# --------------------------------------------------------------------------
+
+
+def sample_pose(skeleton: Skeleton, clip: Clip, times_s) -> PoseGrid:
+    """Sample ``clip`` at arbitrary ``times_s`` and run forward kinematics."""
+    times_s = np.asarray(times_s, dtype=np.float64).reshape(-1)
+    t, r, s, animated = _local_pose_and_animated(skeleton, clip, times_s)
+    fixed = np.asarray(skeleton.has_matrix, dtype=bool) & ~animated
+    matrix, position, rotation = forward_kinematics(skeleton, t, r, s, use_rest_matrix=fixed)
+    return PoseGrid(
+        times_s=times_s,
+        local_translation=t,
+        local_rotation=r,
+        local_scale=s,
+        model_matrix=matrix,
+        model_position_m=position,
+        model_rotation=rotation,
+        duration_s=float(clip.duration_s),
+    )
+
+
+def pose_grid(skeleton: Skeleton, clip: Clip) -> PoseGrid:
+    """The judged grid of ``clip``: :func:`sample_pose` at :func:`grid_times_s`."""
+    return sample_pose(skeleton, clip, grid_times_s(clip))
