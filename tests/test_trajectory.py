@@ -1,0 +1,149 @@
+"""Root speed, heading, yaw and loop continuity on hand-built pose grids."""
+
+import math
+
+import numpy as np
+import pytest
+
+from animsmith.core import quat
+from animsmith.core.roles import RoleMap
+from animsmith.core.trajectory import loop_continuity, root_speed, travel_bone, yaw_accumulation_deg
+from animsmith.model import PoseGrid
+
+
+def grid_of(positions, rotations=None, times=None):
+    p = np.asarray(positions, float)
+    n, b = p.shape[:2]
+    t = np.linspace(0.0, 1.0, n) if times is None else np.asarray(times, float)
+    if rotations is None:
+        rotations = np.zeros((n, b, 4))
+        rotations[..., 3] = 1.0
+    r = np.asarray(rotations, float)
+    return PoseGrid(
+        times_s=t,
+        local_translation=p,
+        local_rotation=r,
+        local_scale=np.ones((n, b, 3)),
+        model_matrix=np.tile(np.eye(4), (n, b, 1, 1)),
+        model_position_m=p,
+        model_rotation=r,
+        duration_s=float(t[-1]),
+    )
+
+
+ROOT_HIPS = RoleMap(profile="t", bones={"root": 0, "hips": 1}, names={"root": "Root", "hips": "Hips"})
+HIPS_ONLY = RoleMap(profile="t", bones={"hips": 1}, names={"hips": "Hips"})
+
+
+def straight_line(velocity, n=31, duration=1.5):
+    t = np.linspace(0, duration, n)
+    p = np.zeros((n, 2, 3))
+    p[:, 0] = np.outer(t, velocity)
+    p[:, 1] = p[:, 0] + [0, 1.0, 0]
+    return grid_of(p, times=t)
+
+
+def test_travel_bone_prefers_root_then_hips():
+    assert travel_bone(ROOT_HIPS) == (0, "root")
+    assert travel_bone(HIPS_ONLY) == (1, "hips_fallback")
+    bone, why = travel_bone(RoleMap())
+    assert bone is None and "root" in why
+
+
+def test_root_moving_plus_x_at_2mps_heads_90():
+    s = root_speed(straight_line([2.0, 0.0, 0.0]), ROOT_HIPS)
+    assert s.speed_mps == pytest.approx(2.0)
+    assert s.heading_deg == pytest.approx(90.0)
+    assert s.distance_m == pytest.approx(3.0)
+    assert s.duration_s == pytest.approx(1.5)
+    assert s.travel_bone == "Root" and s.source_role == "root"
+
+
+@pytest.mark.parametrize(
+    "vel,heading",
+    [([0, 0, 1.0], 0.0), ([-1.0, 0, 0], -90.0), ([0, 0, -1.0], 180.0), ([1.0, 0, 1.0], 45.0)],
+)
+def test_heading_convention(vel, heading):
+    s = root_speed(straight_line(vel), ROOT_HIPS)
+    assert s.heading_deg == pytest.approx(heading)
+    assert s.speed_mps == pytest.approx(math.hypot(vel[0], vel[2]))
+
+
+def test_vertical_motion_is_not_speed_and_in_place_has_no_heading():
+    s = root_speed(straight_line([0, 3.0, 0]), HIPS_ONLY)
+    assert s.speed_mps == 0.0 and s.source_role == "hips_fallback"
+    assert s.heading_deg is None and "in place" in s.heading_deg_unavailable
+
+
+def test_no_travel_bone_reason():
+    s = root_speed(straight_line([1, 0, 0]), RoleMap())
+    assert s.speed_mps is None and "root" in s.speed_mps_unavailable
+
+
+def yaw_grid(angles_deg, axis=(0, 1, 0)):
+    a = np.radians(np.asarray(angles_deg, float))
+    q = quat.from_axis_angle(np.tile(axis, (len(a), 1)), a)[:, None, :]
+    return grid_of(np.zeros((len(a), 1, 3)), q)
+
+
+def test_yaw_counts_full_turns():
+    # a bone spinning 2 full turns about +Y in 10° steps
+    g = yaw_grid(np.arange(0, 721, 10))
+    yaw, why = yaw_accumulation_deg(g, 0)
+    assert why is None and yaw == pytest.approx(720.0)
+    g2 = yaw_grid(np.linspace(0, -30, 7))
+    assert yaw_accumulation_deg(g2, 0)[0] == pytest.approx(-30.0)
+
+
+def test_yaw_uses_y_axis_when_bone_lies_down():
+    # a Z-up style bone: rotated -90° about X, so local +Z points down (-Y)... its +Y
+    # axis is horizontal along +Z; then turning about model Y by 40°
+    base = quat.from_axis_angle(np.array([1.0, 0, 0]), np.radians(90.0))
+    turns = quat.from_axis_angle(np.tile([0, 1.0, 0], (5, 1)), np.radians(np.linspace(0, 40, 5)))
+    q = quat.multiply(turns, np.broadcast_to(base, turns.shape))[:, None, :]
+    yaw, why = yaw_accumulation_deg(grid_of(np.zeros((5, 1, 3)), q), 0)
+    assert why is None and yaw == pytest.approx(40.0)
+
+
+def test_yaw_refuses_when_projection_is_lost():
+    # the bone pitches so every axis... here: tilt local +Z from horizontal to vertical
+    a = np.radians(np.linspace(0, 90, 4))
+    q = quat.from_axis_angle(np.tile([1.0, 0, 0], (4, 1)), -a)[:, None, :]
+    yaw, why = yaw_accumulation_deg(grid_of(np.zeros((4, 1, 3)), q), 0)
+    assert yaw is None and "horizontal projection" in why
+
+
+def test_loop_continuity_reference_example():
+    # bone 0: C0 gap 0.01 m along X; bone 1: angular velocity +20°/s about X on the
+    # way out and +20°/s about Y on the way in -> |Δω| = 20√2 °/s
+    n = 5
+    t = np.linspace(0, 1, n)  # dt = 0.25
+    p = np.zeros((n, 2, 3))
+    p[-1, 0, 0] = 0.01
+    r = np.zeros((n, 2, 4))
+    r[..., 3] = 1.0
+    step = np.radians(20.0 * 0.25)
+    r[1, 1] = quat.from_axis_angle(np.array([1.0, 0, 0]), step)
+    r[-2, 1] = quat.from_axis_angle(np.array([0, 1.0, 0]), -step)
+    lc = loop_continuity(grid_of(p, r, t))
+    assert lc.unavailable is None
+    assert lc.position_delta_m[0] == pytest.approx(0.01)
+    # velocity out 0, in = 0.01 / 0.25 = 0.04 m/s
+    assert lc.seam_velocity_delta_mps[0] == pytest.approx(0.04)
+    assert lc.rotation_delta_deg[1] == pytest.approx(0.0, abs=1e-9)
+    assert lc.seam_angular_velocity_delta_degps[1] == pytest.approx(20.0 * math.sqrt(2), rel=1e-9)
+    assert lc.worst("position_delta_m") == (0, pytest.approx(0.01))
+
+
+def test_rotation_delta_is_shortest_path():
+    n = 4
+    r = np.zeros((n, 1, 4))
+    r[..., 3] = 1.0
+    r[-1, 0] = quat.from_axis_angle(np.array([0, 0, 1.0]), np.radians(350.0))
+    lc = loop_continuity(grid_of(np.zeros((n, 1, 3)), r))
+    assert lc.rotation_delta_deg[0] == pytest.approx(10.0)
+
+
+def test_loop_continuity_needs_three_samples():
+    lc = loop_continuity(grid_of(np.zeros((2, 1, 3))))
+    assert lc.position_delta_m is None and "at least 3" in lc.unavailable
