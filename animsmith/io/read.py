@@ -1,0 +1,816 @@
+"""Read ``.glb`` / ``.gltf`` files into an :class:`~animsmith.model.Asset`.
+
+The read path never goes through pygltflib's decoder: the GLB container is
+split by :mod:`animsmith.io.glb`, the JSON is parsed with orjson when it is
+importable (else :func:`json.loads`), and accessors are decoded as numpy views
+on the buffer bytes. Every index, length, offset, stride and count is checked
+with Python integers *before* anything is allocated.
+
+Public API::
+
+    load_asset(path, *, strict=True) -> Asset
+    load_asset_bytes(data, path, *, base_dir=None, strict=True) -> Asset
+
+Every failure raises :class:`~animsmith.errors.LoadError` with a one-line
+reason naming the file.
+
+Resource rules (hostile input):
+
+* decoded data: the accessors a file makes us decode may hold at most
+  ``max(16 Mi, 64 x input bytes)`` components in total (input bytes = the file
+  plus its external buffers); zero-filled and sparse accessors without a
+  buffer view count like any other. A 1 KB file therefore never decodes more
+  than 16 Mi floats (64 MB) and in practice stays far below because every
+  accessor backed by a buffer view is bounded by that view's real length.
+* external buffers (``.gltf``): relative child paths only; at most 64 MiB per
+  file and 256 MiB in total; ``data:`` URIs are decoded in place.
+
+Key times: ``strict=True`` rejects non-finite or non-increasing key times;
+``strict=False`` keeps them (``lint`` reports them as findings). Non-finite
+values are always kept.
+
+Decoded arrays may be read-only views on the file's bytes; an accessor used by
+several samplers decodes once and every channel gets the same array object.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from animsmith.errors import LoadError
+from animsmith.io.glb import is_glb, split_glb
+from animsmith.model import INTERPOLATIONS, PATH_WIDTH, Asset, Channel, Clip, Skeleton, trs_matrices
+
+try:  # optional accelerator
+    import orjson as _orjson
+
+    _loads = _orjson.loads
+except ImportError:  # pragma: no cover - depends on the environment
+    import json as _json
+
+    def _loads(data: bytes) -> Any:
+        return _json.loads(data.decode("utf-8"))
+
+
+DECODE_FLOOR_COMPONENTS = 16 * 1024 * 1024
+DECODE_COMPONENTS_PER_INPUT_BYTE = 64
+EXTERNAL_MAX_BYTES = 64 * 1024 * 1024
+EXTERNAL_TOTAL_MAX_BYTES = 256 * 1024 * 1024
+MAX_BYTE_STRIDE = 252
+
+EXTENSIONS = (".glb", ".gltf")
+UNSUPPORTED_REQUIRED = ("EXT_meshopt_compression", "KHR_meshopt_compression")
+
+COMPONENT_DTYPE = {
+    5120: np.dtype("i1"),
+    5121: np.dtype("u1"),
+    5122: np.dtype("<i2"),
+    5123: np.dtype("<u2"),
+    5125: np.dtype("<u4"),
+    5126: np.dtype("<f4"),
+}
+COMPONENT_NAME = {
+    5120: "BYTE",
+    5121: "UNSIGNED_BYTE",
+    5122: "SHORT",
+    5123: "UNSIGNED_SHORT",
+    5125: "UNSIGNED_INT",
+    5126: "FLOAT",
+}
+# glTF 2.0 normalized-integer rule: signed max(c / (2^(b-1) - 1), -1),
+# unsigned c / (2^b - 1).
+NORMALIZE_DIVISOR = {5120: 127.0, 5121: 255.0, 5122: 32767.0, 5123: 65535.0}
+SIGNED = (5120, 5122)
+TYPE_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
+SPARSE_INDEX_TYPES = (5121, 5123, 5125)
+FLOAT = 5126
+
+_IDENTITY_Q = (0.0, 0.0, 0.0, 1.0)
+_ESCAPE = re.compile(r"%(..)?", re.S)
+_BAD_ESCAPES = {"2f", "5c", "2e", "00"}
+
+
+# --------------------------------------------------------------------------
+# Public API
+# --------------------------------------------------------------------------
+
+
+def load_asset(path: Any, *, strict: bool = True) -> Asset:
+    """Read the file at ``path`` (``.glb``/``.gltf``; GLB sniffed by magic)."""
+    p = os.fspath(path)
+    try:
+        st = os.stat(p)
+    except OSError as exc:
+        raise LoadError(f"cannot read file: {exc.strerror or exc}", p) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise LoadError("is a directory, not a .glb/.gltf file", p)
+    if not stat.S_ISREG(st.st_mode):
+        raise LoadError("not a regular file", p)
+    try:
+        with open(p, "rb") as fh:
+            if os.path.splitext(p)[1].lower() not in EXTENSIONS and fh.read(4) != b"glTF":
+                raise LoadError("unsupported input (expected .glb or .gltf)", p)
+            fh.seek(0)
+            data = fh.read()
+    except OSError as exc:
+        raise LoadError(f"cannot read file: {exc.strerror or exc}", p) from None
+    return load_asset_bytes(data, p, strict=strict)
+
+
+def load_asset_bytes(
+    data: bytes, path: Any, *, base_dir: Optional[str] = None, strict: bool = True
+) -> Asset:
+    """Parse ``data`` (the bytes of the file ``path``) into an :class:`Asset`.
+
+    ``base_dir`` is where external ``.bin`` files are looked up (default: the
+    folder of ``path``).
+    """
+    p = os.fspath(path)
+    try:
+        return _load(bytes(data), p, base_dir, strict)
+    except LoadError as exc:
+        raise exc.with_path(p)
+    except RecursionError:
+        raise LoadError("glTF JSON is nested too deeply", p) from None
+    except MemoryError:
+        raise LoadError("out of memory while decoding", p) from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+        # Last line of defence: malformed input must never become a traceback.
+        reason = " ".join(str(exc).split())[:200]
+        raise LoadError(f"malformed glTF ({type(exc).__name__}: {reason})", p) from None
+
+
+# --------------------------------------------------------------------------
+# Small validators (each raises LoadError with a one-line reason)
+# --------------------------------------------------------------------------
+
+
+def _show(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _index(v: Any, n: int, what: str) -> int:
+    """``v`` as an index in [0, n): a JSON integer (not bool/float)."""
+    if type(v) is not int:
+        if v is None:
+            raise LoadError(f"{what} is missing")
+        raise LoadError(f"{what} must be an integer index, got {_show(v)}")
+    if v < 0 or v >= n:
+        raise LoadError(f"{what} {v} out of range ({n} available)")
+    return v
+
+
+def _uint(v: Any, what: str, default: Optional[int] = None, minimum: int = 0) -> int:
+    if v is None and default is not None:
+        return default
+    if type(v) is not int:
+        if v is None:
+            raise LoadError(f"{what} is missing")
+        raise LoadError(f"{what} must be an integer, got {_show(v)}")
+    if v < minimum:
+        raise LoadError(f"{what} must be >= {minimum}, got {v}")
+    return v
+
+
+def _obj(v: Any, what: str) -> dict:
+    if type(v) is not dict:
+        raise LoadError(f"{what} must be a JSON object, got {_show(v)}")
+    return v
+
+
+def _array(d: dict, key: str, what: str) -> list:
+    v = d.get(key)
+    if v is None:
+        return []
+    if type(v) is not list:
+        raise LoadError(f"{what} must be a JSON array, got {_show(v)}")
+    return v
+
+
+def _name(v: Any, fallback: str, what: str) -> str:
+    if v is None or v == "":
+        return fallback
+    if type(v) is not str:
+        raise LoadError(f"{what} name must be a string, got {_show(v)}")
+    return v
+
+
+def _numbers(v: Any, n: int, what: str) -> list:
+    if type(v) is not list or len(v) != n or not all(type(x) is float or type(x) is int for x in v):
+        raise LoadError(f"{what} must be an array of {n} numbers, got {_show(v)}")
+    return v
+
+
+# --------------------------------------------------------------------------
+# Container, JSON, buffers
+# --------------------------------------------------------------------------
+
+
+def _parse_json(raw: bytes) -> dict:
+    if raw[:3] == b"\xef\xbb\xbf":
+        raw = raw[3:]
+    raw = raw.rstrip(b" \t\r\n\x00")
+    try:
+        doc = _loads(raw)
+    except RecursionError:
+        raise LoadError("glTF JSON is nested too deeply") from None
+    except ValueError as exc:  # orjson.JSONDecodeError, json.JSONDecodeError, UnicodeDecodeError
+        reason = " ".join(str(exc).split())[:160]
+        raise LoadError(f"glTF JSON is invalid: {reason}") from None
+    if type(doc) is not dict:
+        raise LoadError(f"glTF JSON must be an object, got {type(doc).__name__}")
+    return doc
+
+
+def _check_header(doc: dict) -> None:
+    asset = doc.get("asset")
+    if type(asset) is dict:
+        version = asset.get("version")
+        if type(version) is str and version.startswith("1."):
+            raise LoadError(f"glTF {version} is not supported (expected 2.0)")
+    for ext in _array(doc, "extensionsRequired", "extensionsRequired"):
+        if ext in UNSUPPORTED_REQUIRED:
+            raise LoadError(f"required extension {ext} is not supported")
+
+
+def _safe_relative_path(uri: str, what: str) -> str:
+    """A relative child path from a URI reference, or LoadError.
+
+    Refused: absolute paths, schemes/drive letters, backslashes, ``..``
+    segments, percent-encoded separators/dots/NUL and malformed escapes.
+    """
+    from urllib.parse import unquote
+
+    if not uri:
+        raise LoadError(f"{what}: empty uri")
+    first = uri.split("/", 1)[0]
+    if uri.startswith("/") or ":" in first:
+        raise LoadError(f"{what}: unsafe external resource {_show(uri)} (absolute path or URI scheme)")
+    if "\\" in uri or "\x00" in uri:
+        raise LoadError(f"{what}: unsafe external resource {_show(uri)} (backslash or NUL)")
+    for m in _ESCAPE.finditer(uri):
+        code = m.group(1)
+        if code is None or not all(c in "0123456789abcdefABCDEF" for c in code):
+            raise LoadError(f"{what}: malformed percent escape in uri {_show(uri)}")
+        if code.lower() in _BAD_ESCAPES:
+            raise LoadError(f"{what}: unsafe external resource {_show(uri)} (encoded separator, dot or NUL)")
+    rel = unquote(uri)
+    parts = rel.split("/")
+    if any(part == ".." for part in parts):
+        raise LoadError(f"{what}: unsafe external resource {_show(uri)} (escapes the file's folder)")
+    return os.path.join(*[p for p in parts if p not in ("", ".")] or ["."])
+
+
+class _Budget:
+    """Running count of decoded components against the per-file cap."""
+
+    def __init__(self, input_bytes: int):
+        self.cap = max(DECODE_FLOOR_COMPONENTS, DECODE_COMPONENTS_PER_INPUT_BYTE * input_bytes)
+        self.used = 0
+        self.external_bytes = 0
+
+    def spend(self, components: int, what: str) -> None:
+        self.used += components
+        if self.used > self.cap:
+            raise LoadError(
+                f"{what}: decoding would exceed {self.cap} components "
+                f"(cap max(16Mi, 64 x file size)); accessor counts are implausible"
+            )
+
+
+def _read_external(uri: str, base_dir: str, what: str, budget: _Budget) -> bytes:
+    rel = _safe_relative_path(uri, what)
+    root = os.path.realpath(base_dir)
+    full = os.path.realpath(os.path.join(root, rel))
+    if full != root and not full.startswith(root.rstrip(os.sep) + os.sep):
+        raise LoadError(f"{what}: unsafe external resource {_show(uri)} (escapes the file's folder)")
+    try:
+        st = os.stat(full)
+    except OSError:
+        raise LoadError(f"{what}: external resource {_show(uri)} is unavailable") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise LoadError(f"{what}: external resource {_show(uri)} is not a regular file")
+    if st.st_size > EXTERNAL_MAX_BYTES:
+        raise LoadError(f"{what}: external resource {_show(uri)} exceeds {EXTERNAL_MAX_BYTES} bytes")
+    try:
+        with open(full, "rb") as fh:
+            data = fh.read(EXTERNAL_MAX_BYTES + 1)
+    except OSError as exc:
+        raise LoadError(f"{what}: cannot read external resource {_show(uri)}: {exc.strerror or exc}") from None
+    if len(data) > EXTERNAL_MAX_BYTES:
+        raise LoadError(f"{what}: external resource {_show(uri)} exceeds {EXTERNAL_MAX_BYTES} bytes")
+    budget.external_bytes += len(data)
+    if budget.external_bytes > EXTERNAL_TOTAL_MAX_BYTES:
+        raise LoadError(f"external resources exceed {EXTERNAL_TOTAL_MAX_BYTES} bytes in total")
+    return data
+
+
+def _data_uri(uri: str, what: str) -> bytes:
+    import binascii
+    from urllib.parse import unquote_to_bytes
+
+    head, sep, payload = uri.partition(",")
+    if not sep:
+        raise LoadError(f"{what}: malformed data URI (no comma)")
+    if head.endswith(";base64"):
+        try:
+            return binascii.a2b_base64(payload.encode("ascii"), strict_mode=True)
+        except (binascii.Error, ValueError, UnicodeEncodeError):
+            raise LoadError(f"{what}: data URI is not valid base64") from None
+    return unquote_to_bytes(payload)
+
+
+def _load_buffers(
+    doc: dict, bin_chunk: Optional[bytes], container: str, base_dir: str, budget: _Budget
+) -> Tuple[List[Optional[bytes]], List[int]]:
+    """Return (bytes or None per buffer, declared byteLength per buffer)."""
+    datas: List[Optional[bytes]] = []
+    lengths: List[int] = []
+    for j, buf in enumerate(_array(doc, "buffers", "buffers")):
+        what = f"buffer {j}"
+        buf = _obj(buf, what)
+        declared = _uint(buf.get("byteLength"), f"{what} byteLength")
+        uri = buf.get("uri")
+        if uri is None:
+            data = bin_chunk if (container == "glb" and j == 0) else None
+        elif type(uri) is not str:
+            raise LoadError(f"{what} uri must be a string, got {_show(uri)}")
+        elif uri.startswith("data:"):
+            data = _data_uri(uri, what)
+        else:
+            data = _read_external(uri, base_dir, what, budget)
+        if data is not None and len(data) < declared:
+            raise LoadError(f"{what} declares {declared} bytes but holds {len(data)}")
+        datas.append(data)
+        lengths.append(declared)
+    return datas, lengths
+
+
+# --------------------------------------------------------------------------
+# Skeleton
+# --------------------------------------------------------------------------
+
+
+def _decompose(m: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(k,4,4) affine -> translation, rotation (x,y,z,w), scale.
+
+    scale = column norms of the 3x3 block (x negated when det < 0);
+    rotation = quaternion of the block with scale divided out (identity when a
+    scale is 0). Shear is lost here; ``rest_matrix`` keeps it.
+    """
+    from animsmith.core.quat import from_matrix
+
+    t = m[:, :3, 3].copy()
+    basis = m[:, :3, :3]
+    s = np.linalg.norm(basis, axis=1)
+    s[np.linalg.det(basis) < 0, 0] *= -1.0
+    zero = np.any(s == 0, axis=1) | ~np.all(np.isfinite(basis), axis=(1, 2))
+    safe = np.where(s == 0, 1.0, s)
+    q = from_matrix(basis / safe[:, None, :])
+    q[zero] = _IDENTITY_Q
+    return t, q, s
+
+
+def _build_skeleton(doc: dict) -> Skeleton:
+    nodes = _array(doc, "nodes", "nodes")
+    n = len(nodes)
+    parent = [-1] * n
+    kids: List[Optional[list]] = [None] * n
+    names: List[str] = []
+    trans: List[Any] = []
+    rots: List[Any] = []
+    scales: List[Any] = []
+    matrices: Dict[int, list] = {}
+    for i, node in enumerate(nodes):
+        if type(node) is not dict:
+            raise LoadError(f"node {i} must be a JSON object, got {_show(node)}")
+        children = node.get("children")
+        if children is not None:
+            if type(children) is not list:
+                raise LoadError(f"node {i} children must be a JSON array, got {_show(children)}")
+            for c in children:
+                c = _index(c, n, f"node {i} child")
+                if c == i:
+                    raise LoadError(f"node {i} lists itself as a child (cycle)")
+                p = parent[c]
+                if p == i:
+                    raise LoadError(f"node {i} lists child {c} twice")
+                if p != -1:
+                    raise LoadError(
+                        f"node {c} is a child of nodes {p} and {i}; glTF requires a forest (one parent per node)"
+                    )
+                parent[c] = i
+            kids[i] = children
+        names.append(_name(node.get("name"), f"node{i}", f"node {i}"))
+        mat = node.get("matrix")
+        if mat is not None:
+            matrices[i] = _numbers(mat, 16, f"node {i} matrix")
+        t = node.get("translation")
+        r = node.get("rotation")
+        s = node.get("scale")
+        trans.append((0.0, 0.0, 0.0) if t is None else _numbers(t, 3, f"node {i} translation"))
+        rots.append(_IDENTITY_Q if r is None else _numbers(r, 4, f"node {i} rotation"))
+        scales.append((1.0, 1.0, 1.0) if s is None else _numbers(s, 3, f"node {i} scale"))
+
+    # Depth-first pre-order from the roots (file order), children as declared.
+    order: List[int] = []
+    stack = [i for i in range(n - 1, -1, -1) if parent[i] == -1]
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        c = kids[i]
+        if c:
+            stack.extend(reversed(c))
+    if len(order) != n:
+        seen = set(order)
+        lost = next(i for i in range(n) if i not in seen)
+        raise LoadError(f"node {lost} is unreachable from any root; the node graph contains a cycle")
+
+    order_a = np.asarray(order, dtype=np.int64)
+    bone_of = np.empty(n, dtype=np.int64)
+    bone_of[order_a] = np.arange(n)
+    parent_a = np.asarray(parent, dtype=np.int64)[order_a] if n else np.zeros(0, np.int64)
+    parents = np.where(parent_a >= 0, bone_of[np.maximum(parent_a, 0)] if n else parent_a, -1)
+
+    t = np.asarray(trans, dtype=np.float64).reshape(n, 3)[order_a]
+    r = np.asarray(rots, dtype=np.float64).reshape(n, 4)[order_a]
+    s = np.asarray(scales, dtype=np.float64).reshape(n, 3)[order_a]
+    m = trs_matrices(t, r, s)
+    has_matrix = np.zeros(n, dtype=bool)
+    if matrices:
+        nodes_m = sorted(matrices)
+        bones_m = bone_of[nodes_m]
+        # glTF matrices are column-major: reshape gives the transpose.
+        mm = np.asarray([matrices[i] for i in nodes_m], dtype=np.float64).reshape(-1, 4, 4).transpose(0, 2, 1)
+        m[bones_m] = mm
+        t[bones_m], r[bones_m], s[bones_m] = _decompose(mm)
+        has_matrix[bones_m] = True
+
+    joint_node = np.zeros(n, dtype=bool)
+    for k, skin in enumerate(_array(doc, "skins", "skins")):
+        skin = _obj(skin, f"skin {k}")
+        for j in _array(skin, "joints", f"skin {k} joints"):
+            joint_node[_index(j, n, f"skin {k} joint")] = True
+
+    return Skeleton(
+        names=[names[i] for i in order],
+        node_indices=order_a,
+        parents=parents.astype(np.int64),
+        rest_translation=t,
+        rest_rotation=r,
+        rest_scale=s,
+        rest_matrix=m,
+        has_matrix=has_matrix,
+        is_joint=joint_node[order_a],
+        in_scene=_in_scene(doc, n, order_a, parents),
+        _bone_of_node={int(node): b for b, node in enumerate(order)},
+    )
+
+
+def _in_scene(doc: dict, n: int, order: np.ndarray, parents: np.ndarray) -> np.ndarray:
+    """(B,) bool: reachable from the default scene (``scene`` or 0); all True without scenes."""
+    scenes = _array(doc, "scenes", "scenes")
+    if not scenes:
+        return np.ones(n, dtype=bool)
+    default = doc.get("scene")
+    k = 0 if default is None else _index(default, len(scenes), "scene")
+    scene = _obj(scenes[k], f"scene {k}")
+    listed = np.zeros(n, dtype=bool)
+    for node in _array(scene, "nodes", f"scene {k} nodes"):
+        listed[_index(node, n, f"scene {k} node")] = True
+    flags = listed[order]
+    out = np.zeros(n, dtype=bool)
+    for b in range(n):
+        p = parents[b]
+        out[b] = flags[b] or (p >= 0 and out[p])
+    return out
+
+
+# --------------------------------------------------------------------------
+# Accessors
+# --------------------------------------------------------------------------
+
+
+class _Accessors:
+    """Bounds-checked, cached accessor decoding for one file."""
+
+    def __init__(self, doc: dict, buffers: List[Optional[bytes]], lengths: List[int], budget: _Budget):
+        self.accessors = _array(doc, "accessors", "accessors")
+        self.views = _array(doc, "bufferViews", "bufferViews")
+        self.buffers = buffers
+        self.lengths = lengths
+        self.budget = budget
+        self.meta_cache: Dict[int, Tuple[int, str, int, bool]] = {}
+        self.cache: Dict[int, np.ndarray] = {}
+
+    def meta(self, ai: int) -> Tuple[int, str, int, bool]:
+        """(componentType, type, count, normalized) of accessor ``ai``, validated."""
+        got = self.meta_cache.get(ai)
+        if got is not None:
+            return got
+        what = f"accessor {ai}"
+        acc = _obj(self.accessors[ai], what)
+        ctype = acc.get("componentType")
+        if type(ctype) is not int or ctype not in COMPONENT_DTYPE:
+            raise LoadError(f"{what}: unknown componentType {_show(ctype)}")
+        atype = acc.get("type")
+        if type(atype) is not str or atype not in TYPE_WIDTH:
+            raise LoadError(f"{what}: unknown type {_show(atype)}")
+        count = _uint(acc.get("count"), f"{what} count", minimum=1)
+        normalized = acc.get("normalized", False)
+        if type(normalized) is not bool:
+            raise LoadError(f"{what}: normalized must be true or false, got {_show(normalized)}")
+        got = (ctype, atype, count, normalized)
+        self.meta_cache[ai] = got
+        return got
+
+    def _view_array(
+        self, bv: Any, byte_offset: Any, count: int, width: int, ctype: int, what: str, packed: bool = False
+    ) -> np.ndarray:
+        """(count, width) array of ``ctype`` read from buffer view ``bv`` (no copy)."""
+        bv = _index(bv, len(self.views), f"{what} bufferView")
+        view = _obj(self.views[bv], f"bufferView {bv}")
+        bi = _index(view.get("buffer"), len(self.buffers), f"bufferView {bv} buffer")
+        v_off = _uint(view.get("byteOffset"), f"bufferView {bv} byteOffset", default=0)
+        v_len = _uint(view.get("byteLength"), f"bufferView {bv} byteLength", minimum=1)
+        data = self.buffers[bi]
+        if data is None:
+            raise LoadError(f"buffer {bi} has no data (no uri and no GLB BIN chunk)")
+        if v_off + v_len > self.lengths[bi]:
+            raise LoadError(
+                f"bufferView {bv} (bytes {v_off}..{v_off + v_len}) runs past buffer {bi} ({self.lengths[bi]} bytes)"
+            )
+        dtype = COMPONENT_DTYPE[ctype]
+        elem = width * dtype.itemsize
+        a_off = _uint(byte_offset, f"{what} byteOffset", default=0)
+        stride = None if packed else view.get("byteStride")
+        if stride is None:
+            step = elem
+        else:
+            step = _uint(stride, f"bufferView {bv} byteStride", minimum=1)
+            if step < elem or step > MAX_BYTE_STRIDE:
+                raise LoadError(
+                    f"bufferView {bv} byteStride {step} is invalid for {what} (element {elem} bytes, max {MAX_BYTE_STRIDE})"
+                )
+        need = a_off + step * (count - 1) + elem
+        if need > v_len:
+            raise LoadError(f"{what} needs {need} bytes of bufferView {bv} but it has {v_len}")
+        start = v_off + a_off
+        if step == elem:
+            return np.frombuffer(data, dtype=dtype, count=count * width, offset=start).reshape(count, width)
+        return np.ndarray((count, width), dtype=dtype, buffer=data, offset=start, strides=(step, dtype.itemsize))
+
+    def decode(self, ai: int) -> np.ndarray:
+        """Accessor ``ai`` as float32 (count, width); cached per index.
+
+        Normalized integers follow glTF 2.0 (signed max(c/127, -1) or
+        max(c/32767, -1); unsigned c/255 or c/65535). Sparse substitutions are
+        applied on a copy of the base (zeros without a buffer view).
+        """
+        got = self.cache.get(ai)
+        if got is not None:
+            return got
+        ctype, atype, count, normalized = self.meta(ai)
+        what = f"accessor {ai}"
+        acc = self.accessors[ai]
+        width = TYPE_WIDTH[atype]
+        self.budget.spend(count * width, what)
+        bv = acc.get("bufferView")
+        if bv is None:
+            raw = np.zeros((count, width), dtype=COMPONENT_DTYPE[ctype])
+        else:
+            raw = self._view_array(bv, acc.get("byteOffset"), count, width, ctype, what)
+        sparse = acc.get("sparse")
+        if sparse is not None:
+            raw = self._apply_sparse(raw, _obj(sparse, f"{what} sparse"), count, width, ctype, what)
+        if ctype == FLOAT:
+            out = raw if raw.flags.c_contiguous else np.ascontiguousarray(raw)
+            if out.dtype != np.float32:  # big-endian host
+                out = out.astype(np.float32)
+        else:
+            out = raw.astype(np.float32)
+            if normalized:
+                out /= np.float32(NORMALIZE_DIVISOR[ctype])
+                if ctype in SIGNED:
+                    np.maximum(out, np.float32(-1.0), out=out)
+        self.cache[ai] = out
+        return out
+
+    def _apply_sparse(
+        self, base: np.ndarray, sparse: dict, count: int, width: int, ctype: int, what: str
+    ) -> np.ndarray:
+        scount = _uint(sparse.get("count"), f"{what} sparse count", minimum=1)
+        if scount > count:
+            raise LoadError(f"{what} sparse count {scount} exceeds accessor count {count}")
+        self.budget.spend(scount * (width + 1), what)
+        ind = _obj(sparse.get("indices"), f"{what} sparse indices")
+        ictype = ind.get("componentType")
+        if type(ictype) is not int or ictype not in SPARSE_INDEX_TYPES:
+            raise LoadError(f"{what} sparse indices componentType {_show(ictype)} must be 5121, 5123 or 5125")
+        indices = self._view_array(
+            ind.get("bufferView"), ind.get("byteOffset"), scount, 1, ictype, f"{what} sparse indices", packed=True
+        )[:, 0]
+        vals = _obj(sparse.get("values"), f"{what} sparse values")
+        values = self._view_array(
+            vals.get("bufferView"), vals.get("byteOffset"), scount, width, ctype, f"{what} sparse values", packed=True
+        )
+        top = int(indices.max())
+        if top >= count:
+            raise LoadError(f"{what} sparse index {top} out of range (count {count})")
+        out = np.array(base, copy=True)
+        out[indices.astype(np.int64)] = values
+        return out
+
+
+# --------------------------------------------------------------------------
+# Animations
+# --------------------------------------------------------------------------
+
+
+def _type_label(ctype: int, atype: str, normalized: bool) -> str:
+    return f"{atype} {COMPONENT_NAME.get(ctype, ctype)}{' normalized' if normalized else ''}"
+
+
+def _check_output(meta: Tuple[int, str, int, bool], path: str, ai: int, where: str) -> None:
+    ctype, atype, _, normalized = meta
+    if path == "rotation":
+        ok = atype == "VEC4" and (ctype == FLOAT or (normalized and ctype in NORMALIZE_DIVISOR))
+        expected = "VEC4 FLOAT or VEC4 normalized BYTE/UNSIGNED_BYTE/SHORT/UNSIGNED_SHORT"
+    else:
+        ok = atype == "VEC3" and ctype == FLOAT
+        expected = "VEC3 FLOAT"
+    if not ok:
+        raise LoadError(
+            f"{where}: output accessor {ai} is {_type_label(ctype, atype, normalized)}, expected {expected}"
+        )
+
+
+def _times_problem(times: np.ndarray) -> Optional[str]:
+    """Why ``times`` are not finite and strictly increasing, or None."""
+    finite = np.isfinite(times)
+    if not finite.all():
+        k = int(np.argmin(finite))
+        return f"non-finite key time {float(times[k])} at key {k}"
+    if times.shape[0] > 1:
+        steps = np.diff(times)
+        if not (steps > 0).all():
+            k = int(np.argmin(steps > 0)) + 1
+            return f"key times not strictly increasing (key {k}: {float(times[k]):g} after {float(times[k - 1]):g})"
+    return None
+
+
+def _unique_name(base: str, used: set, repeats: Dict[str, int]) -> str:
+    """``base``, or ``base#1``, ``base#2``... for repeats (never colliding)."""
+    if base not in used:
+        used.add(base)
+        repeats.setdefault(base, 1)
+        return base
+    k = repeats.get(base, 1)
+    while f"{base}#{k}" in used:
+        k += 1
+    repeats[base] = k + 1
+    name = f"{base}#{k}"
+    used.add(name)
+    return name
+
+
+def _build_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -> List[Clip]:
+    n_nodes = skeleton.bone_count
+    n_acc = len(acc.accessors)
+    bone_of = skeleton._bone_of_node
+    times_checked: Dict[int, Optional[str]] = {}
+    clips: List[Clip] = []
+    used: set = set()
+    repeats: Dict[str, int] = {}
+    for a_i, anim in enumerate(_array(doc, "animations", "animations")):
+        anim = _obj(anim, f"animation {a_i}")
+        base = _name(anim.get("name"), f"animation{a_i}", f"animation {a_i}")
+        name = _unique_name(base, used, repeats)
+        samplers = _array(anim, "samplers", f"animation {a_i} samplers")
+        channels: List[Channel] = []
+        weights = 0
+        for c_i, ch in enumerate(_array(anim, "channels", f"animation {a_i} channels")):
+            where = f"animation {a_i} {base!r} channel {c_i}"
+            ch = _obj(ch, where)
+            target = _obj(ch.get("target"), f"{where} target")
+            node = target.get("node")
+            if node is None:  # e.g. KHR_animation_pointer: not a node property
+                continue
+            node = _index(node, n_nodes, f"{where} target node")
+            s_i = _index(ch.get("sampler"), len(samplers), f"{where} sampler")
+            path = target.get("path")
+            if path == "weights":
+                weights += 1
+                continue
+            if path not in PATH_WIDTH:
+                raise LoadError(f"{where}: unknown target path {_show(path)}")
+            sampler = _obj(samplers[s_i], f"animation {a_i} sampler {s_i}")
+            interp = sampler.get("interpolation", "LINEAR")
+            if interp not in INTERPOLATIONS:
+                raise LoadError(f"{where}: unknown interpolation {_show(interp)}")
+            in_i = _index(sampler.get("input"), n_acc, f"{where} input accessor")
+            out_i = _index(sampler.get("output"), n_acc, f"{where} output accessor")
+
+            in_meta = acc.meta(in_i)
+            if in_meta[0] != FLOAT or in_meta[1] != "SCALAR":
+                raise LoadError(
+                    f"{where}: input accessor {in_i} is {_type_label(*in_meta[:2], in_meta[3])}, expected SCALAR FLOAT"
+                )
+            out_meta = acc.meta(out_i)
+            _check_output(out_meta, path, out_i, where)
+            keys = in_meta[2]
+            expected = 3 * keys if interp == "CUBICSPLINE" else keys
+            if out_meta[2] != expected:
+                raise LoadError(
+                    f"{where}: {keys} key times but {out_meta[2]} output values (expected {expected} for {interp})"
+                )
+
+            times = _times_view(acc, in_i)
+            if strict:
+                if in_i not in times_checked:
+                    times_checked[in_i] = _times_problem(times)
+                problem = times_checked[in_i]
+                if problem is not None:
+                    raise LoadError(f"{where}: {problem}")
+            values = acc.decode(out_i)
+            in_t = out_t = None
+            if interp == "CUBICSPLINE":
+                triplets = values.reshape(keys, 3, values.shape[1])
+                in_t = np.ascontiguousarray(triplets[:, 0])
+                values = np.ascontiguousarray(triplets[:, 1])
+                out_t = np.ascontiguousarray(triplets[:, 2])
+            channels.append(
+                Channel(
+                    bone=bone_of[node],
+                    node=node,
+                    path=path,
+                    interpolation=interp,
+                    times=times,
+                    values=values,
+                    in_tangents=in_t,
+                    out_tangents=out_t,
+                    sampler=s_i,
+                    input_accessor=in_i,
+                    output_accessor=out_i,
+                    output_component_type=out_meta[0],
+                    output_normalized=out_meta[3],
+                )
+            )
+        extras = anim.get("extras")
+        clips.append(Clip(name=name, channels=channels, index=a_i, weight_channel_count=weights, extras=extras))
+    return clips
+
+
+def _times_view(acc: _Accessors, ai: int) -> np.ndarray:
+    """The (K,) key-time array of accessor ``ai``: one object per accessor."""
+    key = -1 - ai  # separate cache slot for the 1-D view
+    got = acc.cache.get(key)
+    if got is None:
+        got = acc.decode(ai).reshape(-1)
+        acc.cache[key] = got
+    return got
+
+
+# --------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------
+
+
+def _load(data: bytes, path: str, base_dir: Optional[str], strict: bool) -> Asset:
+    ext = os.path.splitext(path)[1].lower()
+    bin_chunk: Optional[bytes] = None
+    if is_glb(data) or ext == ".glb":
+        container = "glb"
+        json_bytes, bin_chunk = split_glb(data)
+    elif ext == ".gltf":
+        container = "gltf"
+        json_bytes = data
+    else:
+        raise LoadError("unsupported input (expected .glb or .gltf)")
+    doc = _parse_json(json_bytes)
+    _check_header(doc)
+    if base_dir is None:
+        base_dir = os.path.dirname(os.path.abspath(path))
+    budget = _Budget(len(data))
+    buffers, lengths = _load_buffers(doc, bin_chunk, container, base_dir, budget)
+    budget.cap = max(budget.cap, DECODE_COMPONENTS_PER_INPUT_BYTE * (len(data) + budget.external_bytes))
+    skeleton = _build_skeleton(doc)
+    accessors = _Accessors(doc, buffers, lengths, budget)
+    clips = _build_clips(doc, skeleton, accessors, strict)
+    asset_info = doc.get("asset")
+    return Asset(
+        skeleton=skeleton,
+        clips=clips,
+        path=path,
+        gltf=doc,
+        bin_chunk=bin_chunk,
+        buffers=[b if b is not None else b"" for b in buffers],
+        container=container,
+        extras=asset_info.get("extras") if type(asset_info) is dict else None,
+    )
