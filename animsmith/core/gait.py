@@ -157,7 +157,7 @@ def gait_metrics(grid, roles) -> GaitMetrics:
     g = GaitMetrics(lr_amplitude_m=amplitude, signal_m=s, bilateral=True)
     floor = NOISE_AMPLITUDE_FRACTION * _leg_scale_m(grid, roles)
     if amplitude == 0.0 or amplitude <= floor:
-        why = "no foot-height swing: left−right height difference is constant"
+        why = "no foot-height swing: left-right height difference is constant"
         g.gait_phase_unavailable = why
         g.cycles_unavailable = why
         return g
@@ -174,7 +174,7 @@ def gait_metrics(grid, roles) -> GaitMetrics:
     if frac < MIN_DOMINANT_POWER_FRACTION:
         why = (
             f"no periodic foot alternation: the strongest harmonic ({k}) holds only "
-            f"{frac:.0%} of the left−right signal power (needs {MIN_DOMINANT_POWER_FRACTION:.0%})"
+            f"{frac:.0%} of the left-right signal power (needs {MIN_DOMINANT_POWER_FRACTION:.0%})"
         )
         g.gait_phase_unavailable = g.cycles_unavailable = why
         return g

@@ -1,0 +1,254 @@
+"""Per-clip analysis: the pose grid and every metric, computed once and shared.
+
+``ClipAnalysis(asset, clip, roles)`` samples the clip's judged pose grid on
+first use and caches it together with each metric, so ``measure``, ``lint``
+checks, ``report`` and transforms never sample twice. ``measurements()`` is
+the JSON-ready per-clip dict that ``measure`` prints (docs/measure.md lists
+every key). A metric that could not be measured is ``None`` with a sibling
+``"<name>_unavailable": "<reason>"``.
+
+Loop endpoint mode (``loop_endpoint_mode``), decided in this order:
+
+1. ``duplicated_endpoint`` — the authored keys close the loop by repeating the
+   first pose: every channel ends at the clip duration, every channel's last
+   key equals its first (vector components within 1e-5, rotations within
+   1e-4 rad, sign-invariant), and at least one channel with ≥ 3 keys moves.
+2. ``unique_cycle`` — otherwise, when every bone's wrap (last grid pose vs
+   first) is within the loop-closure caps (default 0.01 m position, 1°
+   rotation): the clip reads as an open cycle whose wrap step is a normal step.
+3. ``non_closing`` — the last pose is not the first pose.
+
+``None`` with a reason when the clip has no channels or loop continuity is
+unavailable. ``measure`` reports the mode for every clip; only clips declared
+``loop = true`` are judged on it by ``lint``.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from animsmith.core import quat
+from animsmith.core.gait import MIN_STRIDE_STEP_M, GaitMetrics, gait_metrics, loop_seam_ratio
+from animsmith.core.pose import pose_grid
+from animsmith.core.roles import RoleMap, resolve_roles
+from animsmith.core.trajectory import (
+    LoopContinuity,
+    RootSpeed,
+    loop_continuity,
+    root_speed,
+    travel_bone,
+    yaw_accumulation_deg,
+)
+
+ENDPOINT_VECTOR_TOL = 1e-5
+ENDPOINT_ROTATION_TOL_RAD = 1e-4
+LOOP_POSITION_CAP_M = 0.01
+LOOP_ROTATION_CAP_DEG = 1.0
+
+
+def _finite_or_none(value, reason: str = "non-finite value") -> Tuple[Optional[float], Optional[str]]:
+    if value is None:
+        return None, reason
+    v = float(value)
+    if not math.isfinite(v):
+        return None, reason
+    return v, None
+
+
+def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
+    """(True, None) when the last key repeats the first pose on every channel (module docstring).
+
+    (False, why-not) otherwise.
+    """
+    if not clip.channels:
+        return False, "clip has no channels"
+    duration = np.float32(clip.duration_s)
+    moving = False
+    for ch in clip.channels:
+        if ch.key_count < 2:
+            return False, "a channel has fewer than 2 keys"
+        if np.float32(ch.times[-1]) != duration:
+            return False, "a channel ends before the clip duration"
+        v = ch.values.astype(np.float64)
+        if not np.all(np.isfinite(v)):
+            return False, "non-finite key values"
+        if ch.path == "rotation":
+            ang = quat.angle_between_rad(v[0], v[-1])
+            if ang > ENDPOINT_ROTATION_TOL_RAD:
+                return False, "a rotation channel's last key differs from its first"
+            if ch.key_count >= 3 and np.any(quat.angle_between_rad(v[0][None, :], v) > ENDPOINT_ROTATION_TOL_RAD):
+                moving = True
+        else:
+            if np.any(np.abs(v[-1] - v[0]) > ENDPOINT_VECTOR_TOL):
+                return False, f"a {ch.path} channel's last key differs from its first"
+            if ch.key_count >= 3 and np.any(np.abs(v - v[0]) > ENDPOINT_VECTOR_TOL):
+                moving = True
+    if not moving:
+        return False, "no channel with 3 or more keys moves"
+    return True, None
+
+
+class ClipAnalysis:
+    """One clip's pose grid and metrics, each computed once on first access."""
+
+    def __init__(self, asset, clip, roles: RoleMap):
+        self.asset = asset
+        self.clip = clip
+        self.roles = roles
+        self._seam_cache: Dict[float, Tuple[Optional[float], Optional[str]]] = {}
+        self._mode_cache: Dict[Tuple[float, float], Tuple[Optional[str], Optional[str]]] = {}
+
+    @property
+    def skeleton(self):
+        return self.asset.skeleton
+
+    @cached_property
+    def grid(self):
+        """The judged pose grid (core.pose.pose_grid)."""
+        return pose_grid(self.asset.skeleton, self.clip)
+
+    @cached_property
+    def gait(self) -> GaitMetrics:
+        return gait_metrics(self.grid, self.roles)
+
+    @cached_property
+    def speed(self) -> RootSpeed:
+        return root_speed(self.grid, self.roles)
+
+    def seam_ratio_with(self, min_stride_step_m: float = MIN_STRIDE_STEP_M) -> Tuple[Optional[float], Optional[str]]:
+        """(loop seam ratio, reason) with a given stride floor (cached per floor)."""
+        key = float(min_stride_step_m)
+        if key not in self._seam_cache:
+            self._seam_cache[key] = loop_seam_ratio(self.grid, self.roles, key)
+        return self._seam_cache[key]
+
+    @property
+    def seam_ratio(self) -> Tuple[Optional[float], Optional[str]]:
+        """(loop seam ratio, reason) with the default 0.02 m stride floor."""
+        return self.seam_ratio_with(MIN_STRIDE_STEP_M)
+
+    @cached_property
+    def continuity(self) -> LoopContinuity:
+        return loop_continuity(self.grid)
+
+    @cached_property
+    def yaw_deg(self) -> Tuple[Optional[float], Optional[str]]:
+        """(net yaw of the travel bone in degrees, reason)."""
+        bone, why = travel_bone(self.roles)
+        if bone is None:
+            return None, why
+        return yaw_accumulation_deg(self.grid, bone)
+
+    @cached_property
+    def duplicated_endpoint(self) -> Tuple[bool, Optional[str]]:
+        return duplicated_endpoint(self.clip)
+
+    def loop_endpoint_mode_with(
+        self, position_cap_m: float = LOOP_POSITION_CAP_M, rotation_cap_deg: float = LOOP_ROTATION_CAP_DEG
+    ) -> Tuple[Optional[str], Optional[str]]:
+        """(mode, reason) with given loop-closure caps (module docstring)."""
+        key = (float(position_cap_m), float(rotation_cap_deg))
+        if key not in self._mode_cache:
+            self._mode_cache[key] = self._endpoint_mode(*key)
+        return self._mode_cache[key]
+
+    def _endpoint_mode(self, pos_cap: float, rot_cap: float) -> Tuple[Optional[str], Optional[str]]:
+        if not self.clip.channels:
+            return None, "clip has no channels"
+        dup, _ = self.duplicated_endpoint
+        if dup:
+            return "duplicated_endpoint", None
+        lc = self.continuity
+        if lc.unavailable:
+            return None, lc.unavailable
+        closes = bool(np.all(lc.position_delta_m <= pos_cap) and np.all(lc.rotation_delta_deg <= rot_cap))
+        return ("unique_cycle" if closes else "non_closing"), None
+
+    @property
+    def loop_endpoint_mode(self) -> Optional[str]:
+        return self.loop_endpoint_mode_with()[0]
+
+    # ------------------------------------------------------------------
+    # JSON-ready measurements
+    # ------------------------------------------------------------------
+
+    def _bone_name(self, bone: Optional[int]) -> Optional[str]:
+        return None if bone is None else str(self.skeleton.names[bone])
+
+    def _continuity_json(self) -> Tuple[Optional[dict], Optional[str]]:
+        lc = self.continuity
+        if lc.unavailable:
+            return None, lc.unavailable
+        out: Dict[str, Any] = {}
+        for field_name in (
+            "position_delta_m",
+            "rotation_delta_deg",
+            "seam_velocity_delta_mps",
+            "seam_angular_velocity_delta_degps",
+        ):
+            bone, value = lc.worst(field_name)
+            v, _ = _finite_or_none(value)
+            out[field_name] = v
+            out[field_name.rsplit("_", 1)[0] + "_bone"] = self._bone_name(bone)
+        return out, None
+
+    def measurements(self) -> Dict[str, Any]:
+        """The per-clip measurement dict of ``measure`` (docs/measure.md)."""
+        clip = self.clip
+        m: Dict[str, Any] = {
+            "name": clip.name,
+            "index": int(clip.index),
+            "duration_s": float(clip.duration_s),
+            "start_s": float(clip.start_s),
+            "frame_count": int(self.grid.frame_count),
+            "key_count_max": int(clip.max_key_count),
+            "channel_count": len(clip.channels),
+            "weight_channel_count": int(clip.weight_channel_count),
+        }
+
+        def put(name: str, value, reason: Optional[str]) -> None:
+            if isinstance(value, float) and not math.isfinite(value):
+                value, reason = None, reason or "non-finite value"
+            m[name] = value
+            if value is None:
+                m[name + "_unavailable"] = reason or "not measured"
+
+        g = self.gait
+        put("gait_phase", g.gait_phase, g.gait_phase_unavailable)
+        put("lr_amplitude_m", g.lr_amplitude_m, g.lr_amplitude_m_unavailable)
+        put("cycles", g.cycles, g.cycles_unavailable)
+        if g.cycles_note:
+            m["cycles_note"] = g.cycles_note
+        s = self.speed
+        put("speed_mps", s.speed_mps, s.speed_mps_unavailable)
+        put("heading_deg", s.heading_deg, s.heading_deg_unavailable)
+        put("distance_m", s.distance_m, s.distance_m_unavailable)
+        m["travel_bone"] = s.travel_bone
+        m["travel_source_role"] = s.source_role
+        ratio, why = self.seam_ratio
+        put("loop_seam_ratio", ratio, why)
+        yaw, why = self.yaw_deg
+        put("yaw_deg", yaw, why)
+        mode, why = self.loop_endpoint_mode_with()
+        put("loop_endpoint_mode", mode, why)
+        cont, why = self._continuity_json()
+        put("loop_continuity", cont, why)
+        return m
+
+
+def analyze_asset(asset, profile: Optional[str] = "auto", overrides=None) -> Tuple[RoleMap, List[ClipAnalysis]]:
+    """Resolve roles once for the asset's skeleton and wrap every clip in a ClipAnalysis.
+
+    A bad profile name or role override raises ``ConfigError``.
+    """
+    from animsmith.errors import ConfigError
+
+    try:
+        roles = resolve_roles(asset.skeleton, profile=profile, overrides=overrides)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return roles, [ClipAnalysis(asset, clip, roles) for clip in asset.clips]
