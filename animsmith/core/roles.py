@@ -291,9 +291,9 @@ def _generic(ns: str, stem: str) -> List[Tuple[str, bool]]:
 
 
 _SIGNATURES = {
-    "mixamo": {"LeftUpLeg", "RightUpLeg", "LeftArm", "Spine1", "Spine2", "LeftForeArm", "LeftToe_End", "LeftToeBase"},
-    "ue-mannequin": {"thigh_l", "calf_l", "spine_02", "clavicle_l", "ball_l", "pelvis"},
-    "humanoid": {"LeftUpperLeg", "LeftLowerLeg", "LeftUpperArm", "UpperChest", "Chest", "LeftToes", "J_Bip_L_UpperLeg"},
+    "mixamo": {"LeftUpLeg", "RightUpLeg", "LeftArm", "Spine1", "Spine2", "LeftForeArm", "LeftToe_End"},
+    "ue-mannequin": {"thigh_l", "calf_l", "spine_02", "clavicle_l"},
+    "humanoid": {"LeftUpperLeg", "LeftLowerLeg", "LeftUpperArm", "UpperChest", "Chest", "J_Bip_L_UpperLeg"},
     "rigify": {"thigh.L", "shin.L", "upper_arm.L", "forearm.L", "spine.001"},
     "biped": set(),
     "generic": set(),

@@ -1,0 +1,247 @@
+"""Role resolution across naming conventions, overrides and the corpus rigs."""
+
+import os
+
+import pytest
+
+from animsmith.core.roles import ROLES, resolve_roles, split_name, name_words
+from animsmith.model import Skeleton
+
+LOCO = ("hips", "left_foot", "right_foot", "left_toe", "right_toe")
+
+
+def chain_skeleton(names, parents=None, is_joint=None):
+    """Bones in the given order; default parents: a hips-rooted star (bone 0 = parent of all)."""
+    if parents is None:
+        parents = [-1] + [0] * (len(names) - 1)
+    return Skeleton.build(names, parents, is_joint=is_joint)
+
+
+def legs(hips, lf, lt, rf, rt, extra=(), root=None):
+    """root? -> hips -> (lf -> lt), (rf -> rt), extras under hips."""
+    names, parents = [], []
+    if root is not None:
+        names.append(root)
+        parents.append(-1)
+    h = len(names)
+    names.append(hips)
+    parents.append(h - 1 if root is not None else -1)
+    for foot, toe in ((lf, lt), (rf, rt)):
+        names.append(foot)
+        parents.append(h)
+        names.append(toe)
+        parents.append(len(names) - 2)
+    for e in extra:
+        names.append(e)
+        parents.append(h)
+    return Skeleton.build(names, parents)
+
+
+def assert_roles(rm, expected, convention):
+    for role, name in expected.items():
+        assert rm.names.get(role) == name, (role, rm.names, rm.unresolved)
+        assert rm.conventions[role] == convention
+
+
+def test_split_name_and_words():
+    assert split_name("Char1:DEF-foot.L") == ("Char1", "DEF", "foot.L")
+    assert split_name("mixamorig7:LeftToeBase") == ("mixamorig7", "", "LeftToeBase")
+    assert name_words("b_LeftFoot01_017") == ["b", "left", "foot"]
+
+
+@pytest.mark.parametrize("ns", ["mixamorig:", "mixamorig1:", "mixamorig12:", ""])
+def test_mixamo_any_namespace(ns):
+    sk = legs(
+        f"{ns}Hips", f"{ns}LeftFoot", f"{ns}LeftToeBase", f"{ns}RightFoot", f"{ns}RightToeBase",
+        extra=[f"{ns}LeftUpLeg", f"{ns}Spine", f"{ns}Head", f"{ns}LeftHand", f"{ns}RightHand"],
+    )
+    rm = resolve_roles(sk)
+    assert rm.profile == "mixamo"
+    assert_roles(
+        rm,
+        {"hips": f"{ns}Hips", "left_foot": f"{ns}LeftFoot", "right_toe": f"{ns}RightToeBase",
+         "spine": f"{ns}Spine", "head": f"{ns}Head", "left_hand": f"{ns}LeftHand"},
+        "mixamo",
+    )
+    assert "root" in rm.unresolved  # mixamo has no root bone
+
+
+def test_ue_mannequin():
+    sk = legs("pelvis", "foot_l", "ball_l", "foot_r", "ball_r", extra=["spine_01", "head", "hand_l", "hand_r", "thigh_l"], root="root")
+    rm = resolve_roles(sk)
+    assert rm.profile == "ue-mannequin"
+    assert_roles(rm, {"root": "root", "hips": "pelvis", "left_toe": "ball_l", "right_foot": "foot_r", "spine": "spine_01"}, "ue-mannequin")
+    assert not rm.unresolved
+
+
+def test_unity_humanoid_and_vroid():
+    rm = resolve_roles(legs("Hips", "LeftFoot", "LeftToes", "RightFoot", "RightToes", extra=["LeftUpperLeg"]))
+    assert rm.profile == "humanoid"
+    assert_roles(rm, {"hips": "Hips", "left_toe": "LeftToes", "right_toe": "RightToes"}, "humanoid")
+    rm2 = resolve_roles(legs("J_Bip_C_Hips", "J_Bip_L_Foot", "J_Bip_L_ToeBase", "J_Bip_R_Foot", "J_Bip_R_ToeBase"))
+    assert rm2.profile == "humanoid" and rm2.names["left_toe"] == "J_Bip_L_ToeBase"
+
+
+def test_mixamo_and_humanoid_told_apart_by_toe_names():
+    # Hips/LeftFoot are shared; LeftToeBase is mixamo, LeftToes is humanoid
+    assert resolve_roles(legs("Hips", "LeftFoot", "LeftToeBase", "RightFoot", "RightToeBase")).profile == "mixamo"
+    assert resolve_roles(legs("Hips", "LeftFoot", "LeftToes", "RightFoot", "RightToes")).profile == "humanoid"
+
+
+def test_rigify_prefers_def_bones():
+    names = ["root", "DEF-hips", "ORG-foot.L", "MCH-foot.L", "DEF-foot.L", "DEF-toe.L", "ORG-foot.R", "DEF-foot.R", "DEF-toe.R", "DEF-thigh.L"]
+    parents = [-1, 0, 1, 1, 1, 4, 1, 1, 7, 1]
+    rm = resolve_roles(Skeleton.build(names, parents))
+    assert rm.profile == "rigify"
+    assert_roles(rm, {"hips": "DEF-hips", "left_foot": "DEF-foot.L", "right_foot": "DEF-foot.R", "left_toe": "DEF-toe.L"}, "rigify")
+
+
+@pytest.mark.parametrize("suffix", [(".L", ".R"), ("_L", "_R"), (".l", ".r"), ("Left", "Right")])
+def test_rigify_side_variants(suffix):
+    l, r = suffix
+    sep = "." if suffix[0] in ("Left",) else ""
+    rm = resolve_roles(legs("hips", f"foot{sep}{l}", f"toe{sep}{l}", f"foot{sep}{r}", f"toe{sep}{r}"))
+    assert rm.names["left_foot"] == f"foot{sep}{l}" and rm.names["right_toe"] == f"toe{sep}{r}"
+
+
+def test_3dsmax_biped():
+    sk = legs("Bip01 Pelvis", "Bip01 L Foot", "Bip01 L Toe0", "Bip01 R Foot", "Bip01 R Toe0", extra=["Bip01 Spine", "Bip01 Head"], root="Bip01")
+    rm = resolve_roles(sk)
+    assert rm.profile == "biped"
+    assert_roles(rm, {"root": "Bip01", "hips": "Bip01 Pelvis", "left_toe": "Bip01 L Toe0", "right_foot": "Bip01 R Foot", "head": "Bip01 Head"}, "biped")
+
+
+def test_namespace_prefix_is_stripped():
+    rm = resolve_roles(legs("Char1:pelvis", "Char1:foot_l", "Char1:ball_l", "Char1:foot_r", "Char1:ball_r", root="Char1:root"))
+    assert rm.profile == "ue-mannequin"
+    assert rm.names["hips"] == "Char1:pelvis" and rm.names["root"] == "Char1:root"
+
+
+def test_two_equally_good_candidates_are_unresolved_naming_both():
+    names = ["Char1:Hips", "Char1:LeftFoot", "Char1:RightFoot", "Char2:LeftFoot"]
+    rm = resolve_roles(chain_skeleton(names))
+    assert "left_foot" not in rm.bones
+    reason = rm.unresolved["left_foot"]
+    assert "Char1:LeftFoot" in reason and "Char2:LeftFoot" in reason
+    assert rm.names["right_foot"] == "Char1:RightFoot"
+
+
+def test_conflicting_conventions_with_equal_score_do_not_guess():
+    # "Hips"/"LeftFoot"/"RightFoot" (mixamo/humanoid) and "pelvis"/"foot_l"/"foot_r" (UE)
+    names = ["Hips", "LeftFoot", "RightFoot", "pelvis", "foot_l", "foot_r"]
+    rm = resolve_roles(chain_skeleton(names))
+    for role in ("hips", "left_foot", "right_foot"):
+        assert role not in rm.bones
+        assert "equally good" in rm.unresolved[role]
+
+
+def test_non_joint_node_never_takes_a_foot_role():
+    # a mesh node named like the foot bone (RobotExpressive pattern) is not a candidate
+    names = ["Hips", "LeftFoot", "LeftFoot", "RightFoot"]
+    sk = Skeleton.build(names, [-1, 0, 1, 0], is_joint=[True, True, False, True])
+    rm = resolve_roles(sk)
+    assert rm.bones["left_foot"] == 1
+
+
+def test_overrides_win_and_validate():
+    sk = legs("pelvis", "foot_l", "ball_l", "foot_r", "ball_r", extra=["custom_hip"], root="root")
+    rm = resolve_roles(sk, overrides={"hips": "custom_hip"})
+    assert rm.names["hips"] == "custom_hip" and rm.conventions["hips"] == "override"
+    assert rm.profile == "ue-mannequin+custom"
+    rm2 = resolve_roles(sk, overrides={"left_foot": "no_such_bone"})
+    assert "left_foot" not in rm.bones or rm2.get("left_foot") is None
+    assert "no_such_bone" in rm2.unresolved["left_foot"]
+    with pytest.raises(ValueError):
+        resolve_roles(sk, overrides={"tail": "x"})
+
+
+def test_only_overrides_is_custom_and_nothing_is_unknown():
+    sk = chain_skeleton(["a", "b", "c"])
+    assert resolve_roles(sk).profile == "unknown"
+    rm = resolve_roles(sk, overrides={"hips": "a", "left_foot": "b"})
+    assert rm.profile == "custom" and rm.bones == {"hips": 0, "left_foot": 1}
+    assert set(rm.unresolved) == set(ROLES) - {"hips", "left_foot"}
+
+
+def test_forced_profile_and_unknown_profile():
+    sk = legs("Hips", "LeftFoot", "LeftToes", "RightFoot", "RightToes")
+    rm = resolve_roles(sk, profile="mixamo")
+    assert rm.profile == "mixamo" and "left_toe" not in rm.bones  # LeftToes is not a mixamo name
+    rm2 = resolve_roles(sk, profile="ue-mannequin")
+    assert rm2.profile == "unknown" and not rm2.bones
+    with pytest.raises(ValueError):
+        resolve_roles(sk, profile="maya-hik")
+
+
+def test_generic_words_fallback_takes_chain_top():
+    # Fox-like names: two "LeftFoot" bones on one chain -> the one nearer the root
+    names = ["b_Root_00", "b_Hip_01", "b_LeftFoot01_017", "b_LeftFoot02_018", "b_RightFoot01_021", "b_RightFoot02_022"]
+    parents = [-1, 0, 1, 2, 1, 4]
+    rm = resolve_roles(Skeleton.build(names, parents))
+    assert rm.profile == "generic"
+    assert rm.names["hips"] == "b_Hip_01"
+    assert rm.names["left_foot"] == "b_LeftFoot01_017" and rm.names["right_foot"] == "b_RightFoot01_021"
+    assert rm.names["root"] == "b_Root_00"
+
+
+def test_generic_ignores_ik_helpers():
+    names = ["hip", "foot_IK_L", "foot_L_ctrl", "LeftFoot_end", "pole_target_R"]
+    rm = resolve_roles(chain_skeleton(names))
+    assert "left_foot" not in rm.bones and "right_foot" not in rm.bones
+
+
+# --------------------------------------------------------------------------
+# Corpus rigs (tests/data/, copied from ../shared/corpus)
+# --------------------------------------------------------------------------
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def corpus(name):
+    path = os.path.join(HERE, "data", name)
+    if not os.path.exists(path):
+        pytest.skip(f"{name} not in tests/data")
+    from animsmith.io.read import load_asset
+
+    return load_asset(path)
+
+
+def test_corpus_robot_expressive():
+    # Hips plus Blender-style "Foot.L"/"Foot.R": the rigify convention matches
+    # four roles case-insensitively; the second "Foot.L" node is a mesh (not a
+    # joint) and so cannot take the role; "Hand.L" is only a mesh node -> no hand.
+    rm = resolve_roles(corpus("three_RobotExpressive.glb").skeleton)
+    assert rm.profile == "rigify"
+    assert rm.names["hips"] == "Hips"
+    assert rm.names["left_foot"] == "Foot.L" and rm.names["right_foot"] == "Foot.R"
+    sk = corpus("three_RobotExpressive.glb").skeleton
+    assert sk.is_joint[rm.bones["left_foot"]]
+    assert "left_hand" not in rm.bones
+
+
+def test_corpus_fox_generic_words():
+    # quadruped named b_<Word><nn>_<id>: only the word reading applies; hind feet
+    # b_LeftFoot01_017 -> b_LeftFoot02_018 lie on one chain, the upper one wins
+    rm = resolve_roles(corpus("khr_Fox.glb").skeleton)
+    assert rm.profile == "generic"
+    assert rm.names["hips"] == "b_Hip_01"
+    assert rm.names["left_foot"] == "b_LeftFoot01_017"
+    assert rm.names["right_foot"] == "b_RightFoot01_021"
+
+
+def test_corpus_cesium_man_needs_inline_map():
+    # leg_joint_L_5 / Skeleton_torso_joint_1 carry no role words
+    sk = corpus("khr_CesiumMan.glb").skeleton
+    rm = resolve_roles(sk)
+    assert "hips" not in rm.bones and "left_foot" not in rm.bones
+    rm2 = resolve_roles(
+        sk,
+        overrides={"hips": "Skeleton_torso_joint_1", "left_foot": "leg_joint_L_5", "right_foot": "leg_joint_R_5"},
+    )
+    assert rm2.profile == "custom"
+    assert rm2.names["left_foot"] == "leg_joint_L_5"
+
+
+def test_corpus_rigged_figure_has_no_named_roles():
+    rm = resolve_roles(corpus("khr_RiggedFigure.glb").skeleton)
+    assert "hips" not in rm.bones and "left_foot" not in rm.bones
