@@ -36,7 +36,9 @@ Resolution
 ----------
 * Ranking of candidates for one role within one convention: joint bones
   before non-joint nodes (non-joint nodes are never hips/feet/toes/hands/
-  spine/head when the skeleton has joints; they may be ``root``), then the
+  spine/head when the skeleton has joints; they may be ``root`` by an exact
+  convention name such as ``root`` or ``Bip01``, never by the generic word
+  reading), then the
   layer prefix rank, then a case-exact name. **Two candidates that rank
   equally are never guessed**: the role is unresolved with a reason naming
   both.
@@ -335,7 +337,7 @@ def _candidates(skeleton, convention: str, parsed) -> Dict[str, List[Tuple[tuple
             matches = _generic(ns, stem)
         joint = bool(skeleton.is_joint[b]) if any_joint else True
         for role, exact in matches:
-            if any_joint and not joint and role != "root":
+            if any_joint and not joint and (role != "root" or convention == "generic"):
                 continue
             rank = (int(joint), _LAYER_RANK.get(layer, 0), int(exact))
             out.setdefault(role, []).append((rank, b))

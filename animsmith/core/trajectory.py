@@ -8,7 +8,8 @@
   the judged grid). Out-and-back motion measures ~0: it is displacement, not
   path length.
 * **Heading** ``heading_deg = atan2(Δx, Δz)`` in degrees: +Z = 0°, +X = 90°,
-  −X = −90°, −Z = 180°. No heading when there is no horizontal travel.
+  −X = −90°, −Z = 180°. No heading when there is no horizontal travel
+  (distance ≤ 1e-6 × max(1, largest endpoint coordinate): float32 noise).
 * **Yaw accumulation** (issue 5 rule): see :func:`yaw_accumulation_deg`.
 * **Loop continuity** per bone: see :func:`loop_continuity`.
 """
@@ -23,8 +24,9 @@ import numpy as np
 
 from animsmith.core import quat
 
-#: below this horizontal travel (model units) there is no heading
-MIN_HEADING_TRAVEL_M = 1e-9
+#: no heading when the horizontal travel is at most this fraction of
+#: max(1, largest endpoint coordinate magnitude): float32 position noise
+HEADING_NOISE_FRACTION = 1e-6
 #: yaw: a projected axis shorter than this has no heading (float32 epsilon)
 MIN_PROJECTION = float(np.finfo(np.float32).eps)
 #: yaw: an adjacent-sample step within this many degrees of 180 is ambiguous
@@ -90,7 +92,8 @@ def root_speed(grid, roles) -> RootSpeed:
     out.displacement_m = (float(d[0]), float(d[1]), float(d[2]))
     out.distance_m = dist
     out.speed_mps = dist / dur
-    if dist <= MIN_HEADING_TRAVEL_M:
+    noise = HEADING_NOISE_FRACTION * max(1.0, float(np.max(np.abs(p[[0, -1]]))))
+    if dist <= noise:
         out.heading_deg_unavailable = "no horizontal travel (in place)"
     else:
         out.heading_deg = heading_deg_of(float(d[0]), float(d[2]))
