@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from math import isfinite
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -89,8 +90,12 @@ SIGNED = (5120, 5122)
 TYPE_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
 SPARSE_INDEX_TYPES = (5121, 5123, 5125)
 FLOAT = 5126
+FLOAT32_IS_NATIVE = np.dtype("<f4") == np.dtype(np.float32)
 
 _IDENTITY_Q = (0.0, 0.0, 0.0, 1.0)
+_ZERO3 = (0.0, 0.0, 0.0)
+_ONE3 = (1.0, 1.0, 1.0)
+_NUMBER_TYPES = (float, int)
 _ESCAPE = re.compile(r"%(..)?", re.S)
 _BAD_ESCAPES = {"2f", "5c", "2e", "00"}
 
@@ -178,6 +183,11 @@ def _uint(v: Any, what: str, default: Optional[int] = None, minimum: int = 0) ->
     return v
 
 
+def _what(what: Any) -> str:
+    """Error label: an int means accessor ``what`` (formatted only on error)."""
+    return f"accessor {what}" if type(what) is int else str(what)
+
+
 def _obj(v: Any, what: str) -> dict:
     if type(v) is not dict:
         raise LoadError(f"{what} must be a JSON object, got {_show(v)}")
@@ -199,6 +209,16 @@ def _name(v: Any, fallback: str, what: str) -> str:
     if type(v) is not str:
         raise LoadError(f"{what} name must be a string, got {_show(v)}")
     return v
+
+
+def _is_vec(v: Any, n: int) -> bool:
+    """``v`` is a JSON array of ``n`` numbers (bools excluded)."""
+    if type(v) is not list or len(v) != n:
+        return False
+    for x in v:
+        if type(x) is not float and type(x) is not int:
+            return False
+    return True
 
 
 def _numbers(v: Any, n: int, what: str) -> list:
@@ -275,11 +295,11 @@ class _Budget:
         self.used = 0
         self.external_bytes = 0
 
-    def spend(self, components: int, what: str) -> None:
+    def spend(self, components: int, what: Any) -> None:
         self.used += components
         if self.used > self.cap:
             raise LoadError(
-                f"{what}: decoding would exceed {self.cap} components "
+                f"{_what(what)}: decoding would exceed {self.cap} components "
                 f"(cap max(16Mi, 64 x file size)); accessor counts are implausible"
             )
 
@@ -390,33 +410,36 @@ def _build_skeleton(doc: dict) -> Skeleton:
     for i, node in enumerate(nodes):
         if type(node) is not dict:
             raise LoadError(f"node {i} must be a JSON object, got {_show(node)}")
-        children = node.get("children")
+        get = node.get
+        children = get("children")
         if children is not None:
             if type(children) is not list:
                 raise LoadError(f"node {i} children must be a JSON array, got {_show(children)}")
             for c in children:
-                c = _index(c, n, f"node {i} child")
+                if type(c) is not int or not 0 <= c < n:
+                    raise _bad_index(c, n, f"node {i} child")
                 if c == i:
                     raise LoadError(f"node {i} lists itself as a child (cycle)")
                 p = parent[c]
-                if p == i:
-                    raise LoadError(f"node {i} lists child {c} twice")
                 if p != -1:
+                    if p == i:
+                        raise LoadError(f"node {i} lists child {c} twice")
                     raise LoadError(
                         f"node {c} is a child of nodes {p} and {i}; glTF requires a forest (one parent per node)"
                     )
                 parent[c] = i
             kids[i] = children
-        names.append(_name(node.get("name"), f"node{i}", f"node {i}"))
-        mat = node.get("matrix")
+        name = get("name")
+        names.append(name if type(name) is str and name else _name(name, f"node{i}", f"node {i}"))
+        mat = get("matrix")
         if mat is not None:
             matrices[i] = _numbers(mat, 16, f"node {i} matrix")
-        t = node.get("translation")
-        r = node.get("rotation")
-        s = node.get("scale")
-        trans.append((0.0, 0.0, 0.0) if t is None else _numbers(t, 3, f"node {i} translation"))
-        rots.append(_IDENTITY_Q if r is None else _numbers(r, 4, f"node {i} rotation"))
-        scales.append((1.0, 1.0, 1.0) if s is None else _numbers(s, 3, f"node {i} scale"))
+        t = get("translation")
+        r = get("rotation")
+        s = get("scale")
+        trans.append(_ZERO3 if t is None else t if _is_vec(t, 3) else _numbers(t, 3, f"node {i} translation"))
+        rots.append(_IDENTITY_Q if r is None else r if _is_vec(r, 4) else _numbers(r, 4, f"node {i} rotation"))
+        scales.append(_ONE3 if s is None else s if _is_vec(s, 3) else _numbers(s, 3, f"node {i} scale"))
 
     # Depth-first pre-order from the roots (file order), children as declared.
     order: List[int] = []
@@ -484,12 +507,11 @@ def _in_scene(doc: dict, n: int, order: np.ndarray, parents: np.ndarray) -> np.n
     listed = np.zeros(n, dtype=bool)
     for node in _array(scene, "nodes", f"scene {k} nodes"):
         listed[_index(node, n, f"scene {k} node")] = True
-    flags = listed[order]
-    out = np.zeros(n, dtype=bool)
-    for b in range(n):
-        p = parents[b]
+    flags = listed[order].tolist()
+    out = [False] * n
+    for b, p in enumerate(parents.tolist()):
         out[b] = flags[b] or (p >= 0 and out[p])
-    return out
+    return np.asarray(out, dtype=bool)
 
 
 # --------------------------------------------------------------------------
@@ -508,21 +530,27 @@ class _Accessors:
         self.budget = budget
         self.meta_cache: Dict[int, Tuple[int, str, int, bool]] = {}
         self.cache: Dict[int, np.ndarray] = {}
+        self.times_cache: Dict[int, np.ndarray] = {}
+        self.view_cache: Dict[int, Tuple[bytes, int, int, Optional[int], int]] = {}
 
     def meta(self, ai: int) -> Tuple[int, str, int, bool]:
         """(componentType, type, count, normalized) of accessor ``ai``, validated."""
         got = self.meta_cache.get(ai)
         if got is not None:
             return got
+        acc = self.accessors[ai]
         what = f"accessor {ai}"
-        acc = _obj(self.accessors[ai], what)
+        if type(acc) is not dict:
+            _obj(acc, what)
         ctype = acc.get("componentType")
         if type(ctype) is not int or ctype not in COMPONENT_DTYPE:
             raise LoadError(f"{what}: unknown componentType {_show(ctype)}")
         atype = acc.get("type")
         if type(atype) is not str or atype not in TYPE_WIDTH:
             raise LoadError(f"{what}: unknown type {_show(atype)}")
-        count = _uint(acc.get("count"), f"{what} count", minimum=1)
+        count = acc.get("count")
+        if type(count) is not int or count < 1:
+            _uint(count, f"{what} count", minimum=1)
         normalized = acc.get("normalized", False)
         if type(normalized) is not bool:
             raise LoadError(f"{what}: normalized must be true or false, got {_show(normalized)}")
@@ -530,15 +558,30 @@ class _Accessors:
         self.meta_cache[ai] = got
         return got
 
-    def _view_array(
-        self, bv: Any, byte_offset: Any, count: int, width: int, ctype: int, what: str, packed: bool = False
-    ) -> np.ndarray:
-        """(count, width) array of ``ctype`` read from buffer view ``bv`` (no copy)."""
-        bv = _index(bv, len(self.views), f"{what} bufferView")
-        view = _obj(self.views[bv], f"bufferView {bv}")
-        bi = _index(view.get("buffer"), len(self.buffers), f"bufferView {bv} buffer")
-        v_off = _uint(view.get("byteOffset"), f"bufferView {bv} byteOffset", default=0)
-        v_len = _uint(view.get("byteLength"), f"bufferView {bv} byteLength", minimum=1)
+    def view(self, bv: Any, what: str) -> Tuple[bytes, int, int, Optional[int], int]:
+        """Validated ``(buffer bytes, byteOffset, byteLength, byteStride, buffer)`` of view ``bv``."""
+        got = self.view_cache.get(bv) if type(bv) is int else None
+        if got is not None:
+            return got
+        if type(bv) is not int or not 0 <= bv < len(self.views):
+            raise _bad_index(bv, len(self.views), f"{_what(what)} bufferView")
+        view = self.views[bv]
+        if type(view) is not dict:
+            _obj(view, f"bufferView {bv}")
+        bi = view.get("buffer")
+        if type(bi) is not int or not 0 <= bi < len(self.buffers):
+            raise _bad_index(bi, len(self.buffers), f"bufferView {bv} buffer")
+        v_off = view.get("byteOffset", 0)
+        if type(v_off) is not int or v_off < 0:
+            _uint(v_off, f"bufferView {bv} byteOffset")
+        v_len = view.get("byteLength")
+        if type(v_len) is not int or v_len < 1:
+            _uint(v_len, f"bufferView {bv} byteLength", minimum=1)
+        stride = view.get("byteStride")
+        if stride is not None:
+            stride = _uint(stride, f"bufferView {bv} byteStride", minimum=1)
+            if stride > MAX_BYTE_STRIDE:
+                raise LoadError(f"bufferView {bv} byteStride {stride} exceeds {MAX_BYTE_STRIDE}")
         data = self.buffers[bi]
         if data is None:
             raise LoadError(f"buffer {bi} has no data (no uri and no GLB BIN chunk)")
@@ -546,21 +589,33 @@ class _Accessors:
             raise LoadError(
                 f"bufferView {bv} (bytes {v_off}..{v_off + v_len}) runs past buffer {bi} ({self.lengths[bi]} bytes)"
             )
+        got = (data, v_off, v_len, stride, bi)
+        self.view_cache[bv] = got
+        return got
+
+    def _view_array(
+        self, bv: Any, byte_offset: Any, count: int, width: int, ctype: int, what: str, packed: bool = False
+    ) -> np.ndarray:
+        """(count, width) array of ``ctype`` read from buffer view ``bv`` (no copy).
+
+        Bound: byteOffset + stride * (count - 1) + element size <= byteLength,
+        checked with Python integers before numpy touches the bytes.
+        """
+        data, v_off, v_len, stride, _ = self.view(bv, what)
         dtype = COMPONENT_DTYPE[ctype]
         elem = width * dtype.itemsize
-        a_off = _uint(byte_offset, f"{what} byteOffset", default=0)
-        stride = None if packed else view.get("byteStride")
-        if stride is None:
+        a_off = 0 if byte_offset is None else byte_offset
+        if type(a_off) is not int or a_off < 0:
+            _uint(a_off, f"{_what(what)} byteOffset")
+        if stride is None or packed:
             step = elem
         else:
-            step = _uint(stride, f"bufferView {bv} byteStride", minimum=1)
-            if step < elem or step > MAX_BYTE_STRIDE:
-                raise LoadError(
-                    f"bufferView {bv} byteStride {step} is invalid for {what} (element {elem} bytes, max {MAX_BYTE_STRIDE})"
-                )
+            step = stride
+            if step < elem:
+                raise LoadError(f"bufferView {bv} byteStride {step} is shorter than the {elem}-byte elements of {_what(what)}")
         need = a_off + step * (count - 1) + elem
         if need > v_len:
-            raise LoadError(f"{what} needs {need} bytes of bufferView {bv} but it has {v_len}")
+            raise LoadError(f"{_what(what)} needs {need} bytes of bufferView {bv} but it has {v_len}")
         start = v_off + a_off
         if step == elem:
             return np.frombuffer(data, dtype=dtype, count=count * width, offset=start).reshape(count, width)
@@ -576,18 +631,30 @@ class _Accessors:
         got = self.cache.get(ai)
         if got is not None:
             return got
-        ctype, atype, count, normalized = self.meta(ai)
-        what = f"accessor {ai}"
+        ctype, atype, count, normalized = self.meta_cache.get(ai) or self.meta(ai)
         acc = self.accessors[ai]
         width = TYPE_WIDTH[atype]
-        self.budget.spend(count * width, what)
+        self.budget.spend(count * width, ai)
         bv = acc.get("bufferView")
+        if ctype == FLOAT and "sparse" not in acc and bv is not None and FLOAT32_IS_NATIVE:
+            # Fast path (the common case): tightly packed or strided float view.
+            got = self.view_cache.get(bv) or self.view(bv, ai)
+            data, v_off, v_len, stride, _ = got
+            a_off = acc.get("byteOffset", 0)
+            elem = 4 * width
+            if (stride is None or stride == elem) and type(a_off) is int and 0 <= a_off:
+                if a_off + elem * count > v_len:
+                    raise LoadError(f"accessor {ai} needs {a_off + elem * count} bytes of bufferView {bv} but it has {v_len}")
+                out = np.frombuffer(data, np.float32, count * width, v_off + a_off).reshape(count, width)
+                self.cache[ai] = out
+                return out
         if bv is None:
             raw = np.zeros((count, width), dtype=COMPONENT_DTYPE[ctype])
         else:
-            raw = self._view_array(bv, acc.get("byteOffset"), count, width, ctype, what)
+            raw = self._view_array(bv, acc.get("byteOffset"), count, width, ctype, ai)
         sparse = acc.get("sparse")
         if sparse is not None:
+            what = f"accessor {ai}"
             raw = self._apply_sparse(raw, _obj(sparse, f"{what} sparse"), count, width, ctype, what)
         if ctype == FLOAT:
             out = raw if raw.flags.c_contiguous else np.ascontiguousarray(raw)
@@ -652,17 +719,21 @@ def _check_output(meta: Tuple[int, str, int, bool], path: str, ai: int, where: s
 
 
 def _times_problem(times: np.ndarray) -> Optional[str]:
-    """Why ``times`` are not finite and strictly increasing, or None."""
+    """Why ``times`` are not finite and strictly increasing, or None.
+
+    Fast path: strictly increasing (NaN compares false) with finite first and
+    last keys implies every key is finite.
+    """
+    k_last = times.shape[0] - 1
+    if (k_last == 0 or bool((times[1:] > times[:-1]).all())) and isfinite(times[0]) and isfinite(times[k_last]):
+        return None
     finite = np.isfinite(times)
     if not finite.all():
         k = int(np.argmin(finite))
         return f"non-finite key time {float(times[k])} at key {k}"
-    if times.shape[0] > 1:
-        steps = np.diff(times)
-        if not (steps > 0).all():
-            k = int(np.argmin(steps > 0)) + 1
-            return f"key times not strictly increasing (key {k}: {float(times[k]):g} after {float(times[k - 1]):g})"
-    return None
+    steps_ok = times[1:] > times[:-1]
+    k = int(np.argmin(steps_ok)) + 1
+    return f"key times not strictly increasing (key {k}: {float(times[k]):g} after {float(times[k - 1]):g})"
 
 
 def _unique_name(base: str, used: set, repeats: Dict[str, int]) -> str:
@@ -680,10 +751,21 @@ def _unique_name(base: str, used: set, repeats: Dict[str, int]) -> str:
     return name
 
 
+def _bad_index(v: Any, n: int, what: str) -> LoadError:
+    try:
+        _index(v, n, what)
+    except LoadError as exc:
+        return exc
+    return LoadError(f"{what} is invalid")  # pragma: no cover - _index raised above
+
+
 def _build_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -> List[Clip]:
+    """One :class:`Clip` per glTF animation (see the module docstring)."""
     n_nodes = skeleton.bone_count
     n_acc = len(acc.accessors)
     bone_of = skeleton._bone_of_node
+    meta_cache = acc.meta_cache
+    times_cache = acc.times_cache
     times_checked: Dict[int, Optional[str]] = {}
     clips: List[Clip] = []
     used: set = set()
@@ -693,88 +775,86 @@ def _build_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -
         base = _name(anim.get("name"), f"animation{a_i}", f"animation {a_i}")
         name = _unique_name(base, used, repeats)
         samplers = _array(anim, "samplers", f"animation {a_i} samplers")
+        n_samp = len(samplers)
         channels: List[Channel] = []
         weights = 0
         for c_i, ch in enumerate(_array(anim, "channels", f"animation {a_i} channels")):
-            where = f"animation {a_i} {base!r} channel {c_i}"
-            ch = _obj(ch, where)
-            target = _obj(ch.get("target"), f"{where} target")
+            if type(ch) is not dict:
+                raise LoadError(f"animation {a_i} {base!r} channel {c_i} must be a JSON object, got {_show(ch)}")
+            target = ch.get("target")
+            if type(target) is not dict:
+                raise LoadError(f"animation {a_i} {base!r} channel {c_i} target must be a JSON object, got {_show(target)}")
             node = target.get("node")
             if node is None:  # e.g. KHR_animation_pointer: not a node property
                 continue
-            node = _index(node, n_nodes, f"{where} target node")
-            s_i = _index(ch.get("sampler"), len(samplers), f"{where} sampler")
+            if type(node) is not int or not 0 <= node < n_nodes:
+                raise _bad_index(node, n_nodes, f"animation {a_i} {base!r} channel {c_i} target node")
+            s_i = ch.get("sampler")
+            if type(s_i) is not int or not 0 <= s_i < n_samp:
+                raise _bad_index(s_i, n_samp, f"animation {a_i} {base!r} channel {c_i} sampler")
             path = target.get("path")
             if path == "weights":
                 weights += 1
                 continue
             if path not in PATH_WIDTH:
-                raise LoadError(f"{where}: unknown target path {_show(path)}")
-            sampler = _obj(samplers[s_i], f"animation {a_i} sampler {s_i}")
+                raise LoadError(f"animation {a_i} {base!r} channel {c_i}: unknown target path {_show(path)}")
+            sampler = samplers[s_i]
+            if type(sampler) is not dict:
+                raise LoadError(f"animation {a_i} sampler {s_i} must be a JSON object, got {_show(sampler)}")
             interp = sampler.get("interpolation", "LINEAR")
             if interp not in INTERPOLATIONS:
-                raise LoadError(f"{where}: unknown interpolation {_show(interp)}")
-            in_i = _index(sampler.get("input"), n_acc, f"{where} input accessor")
-            out_i = _index(sampler.get("output"), n_acc, f"{where} output accessor")
+                raise LoadError(f"animation {a_i} {base!r} channel {c_i}: unknown interpolation {_show(interp)}")
+            in_i = sampler.get("input")
+            if type(in_i) is not int or not 0 <= in_i < n_acc:
+                raise _bad_index(in_i, n_acc, f"animation {a_i} {base!r} channel {c_i} input accessor")
+            out_i = sampler.get("output")
+            if type(out_i) is not int or not 0 <= out_i < n_acc:
+                raise _bad_index(out_i, n_acc, f"animation {a_i} {base!r} channel {c_i} output accessor")
 
-            in_meta = acc.meta(in_i)
-            if in_meta[0] != FLOAT or in_meta[1] != "SCALAR":
+            times = times_cache.get(in_i)
+            if times is None:
+                in_meta = meta_cache.get(in_i) or acc.meta(in_i)
+                if in_meta[0] != FLOAT or in_meta[1] != "SCALAR":
+                    raise LoadError(
+                        f"animation {a_i} {base!r} channel {c_i}: input accessor {in_i} is "
+                        f"{_type_label(in_meta[0], in_meta[1], in_meta[3])}, expected SCALAR FLOAT"
+                    )
+                times = acc.decode(in_i).reshape(-1)
+                times_cache[in_i] = times
+            out_meta = meta_cache.get(out_i) or acc.meta(out_i)
+            ctype, atype, out_count, normalized = out_meta
+            if path == "rotation":
+                if atype != "VEC4" or (ctype != FLOAT and not (normalized and ctype in NORMALIZE_DIVISOR)):
+                    _check_output(out_meta, path, out_i, f"animation {a_i} {base!r} channel {c_i}")
+            elif atype != "VEC3" or ctype != FLOAT:
+                _check_output(out_meta, path, out_i, f"animation {a_i} {base!r} channel {c_i}")
+            keys = times.shape[0]
+            cubic = interp == "CUBICSPLINE"
+            if out_count != (3 * keys if cubic else keys):
                 raise LoadError(
-                    f"{where}: input accessor {in_i} is {_type_label(*in_meta[:2], in_meta[3])}, expected SCALAR FLOAT"
+                    f"animation {a_i} {base!r} channel {c_i}: {keys} key times but {out_count} output values "
+                    f"(expected {3 * keys if cubic else keys} for {interp})"
                 )
-            out_meta = acc.meta(out_i)
-            _check_output(out_meta, path, out_i, where)
-            keys = in_meta[2]
-            expected = 3 * keys if interp == "CUBICSPLINE" else keys
-            if out_meta[2] != expected:
-                raise LoadError(
-                    f"{where}: {keys} key times but {out_meta[2]} output values (expected {expected} for {interp})"
-                )
-
-            times = _times_view(acc, in_i)
             if strict:
-                if in_i not in times_checked:
-                    times_checked[in_i] = _times_problem(times)
-                problem = times_checked[in_i]
+                problem = times_checked.get(in_i, 0)
+                if problem == 0:
+                    problem = times_checked[in_i] = _times_problem(times)
                 if problem is not None:
-                    raise LoadError(f"{where}: {problem}")
-            values = acc.decode(out_i)
+                    raise LoadError(f"animation {a_i} {base!r} channel {c_i}: {problem}")
+            values = acc.cache.get(out_i)
+            if values is None:
+                values = acc.decode(out_i)
             in_t = out_t = None
-            if interp == "CUBICSPLINE":
+            if cubic:
                 triplets = values.reshape(keys, 3, values.shape[1])
                 in_t = np.ascontiguousarray(triplets[:, 0])
                 values = np.ascontiguousarray(triplets[:, 1])
                 out_t = np.ascontiguousarray(triplets[:, 2])
             channels.append(
-                Channel(
-                    bone=bone_of[node],
-                    node=node,
-                    path=path,
-                    interpolation=interp,
-                    times=times,
-                    values=values,
-                    in_tangents=in_t,
-                    out_tangents=out_t,
-                    sampler=s_i,
-                    input_accessor=in_i,
-                    output_accessor=out_i,
-                    output_component_type=out_meta[0],
-                    output_normalized=out_meta[3],
-                )
+                Channel(bone_of[node], node, path, interp, times, values, in_t, out_t, s_i, in_i, out_i, ctype, normalized)
             )
-        extras = anim.get("extras")
-        clips.append(Clip(name=name, channels=channels, index=a_i, weight_channel_count=weights, extras=extras))
+        clips.append(Clip(name, channels, a_i, weights, anim.get("extras")))
     return clips
-
-
-def _times_view(acc: _Accessors, ai: int) -> np.ndarray:
-    """The (K,) key-time array of accessor ``ai``: one object per accessor."""
-    key = -1 - ai  # separate cache slot for the 1-D view
-    got = acc.cache.get(key)
-    if got is None:
-        got = acc.decode(ai).reshape(-1)
-        acc.cache[key] = got
-    return got
 
 
 # --------------------------------------------------------------------------
