@@ -1,0 +1,154 @@
+"""``animsmith inspect FILE [--format text|json]``: rig profile, roles, bone tree, clips."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Dict, List
+
+import click
+
+from animsmith.cli import config_option
+
+
+def rig_json(roles) -> Dict[str, Any]:
+    from animsmith.core.roles import ROLES
+
+    out = []
+    for role in ROLES:
+        if role in roles.bones:
+            out.append({"role": role, "bone": roles.names[role], "bone_index": int(roles.bones[role]), "convention": roles.conventions.get(role)})
+        else:
+            out.append({"role": role, "bone": None, "unresolved": roles.unresolved.get(role, "not resolved")})
+    return {"profile": roles.profile, "roles": out}
+
+
+def bones_json(skeleton) -> List[Dict[str, Any]]:
+    return [
+        {
+            "index": b,
+            "name": str(skeleton.names[b]),
+            "parent": int(skeleton.parents[b]),
+            "node": int(skeleton.node_indices[b]),
+            "joint": bool(skeleton.is_joint[b]),
+            "depth": int(skeleton.depth[b]),
+        }
+        for b in range(skeleton.bone_count)
+    ]
+
+
+def clip_json(clip) -> Dict[str, Any]:
+    interp = Counter(ch.interpolation for ch in clip.channels)
+    paths = Counter(ch.path for ch in clip.channels)
+    return {
+        "name": clip.name,
+        "index": int(clip.index),
+        "duration_s": float(clip.duration_s),
+        "start_s": float(clip.start_s),
+        "channel_count": len(clip.channels),
+        "key_count_max": int(clip.max_key_count),
+        "key_count_total": int(sum(ch.key_count for ch in clip.channels)),
+        "animated_bones": len({ch.bone for ch in clip.channels}),
+        "paths": dict(sorted(paths.items())),
+        "interpolations": dict(sorted(interp.items())),
+        "weight_channel_count": int(clip.weight_channel_count),
+    }
+
+
+def _tree_lines(skeleton, roles) -> List[str]:
+    role_of: Dict[int, List[str]] = {}
+    for role, b in roles.bones.items():
+        role_of.setdefault(int(b), []).append(role)
+    lines = []
+    for b in range(skeleton.bone_count):
+        tag = "" if bool(skeleton.is_joint[b]) else " (node)"
+        r = f"  [{', '.join(role_of[b])}]" if b in role_of else ""
+        lines.append("  " * int(skeleton.depth[b]) + f"{skeleton.names[b]}{tag}{r}")
+    return lines
+
+
+@click.command("inspect", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("file", type=str)
+@click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--profile", default=None, help="Rig profile; overrides [rig] profile.")
+@config_option
+@click.pass_context
+def inspect_cmd(ctx, file, fmt_name, profile, config_path):
+    """Show the rig profile and resolved roles (bone + naming convention, or
+    why unresolved), the bone tree, and each clip's duration, start time,
+    channel and key counts, interpolations and morph-weight channel count.
+    """
+    from animsmith.commands.measure import _console, rig_settings
+    from animsmith.core.roles import resolve_roles
+    from animsmith.errors import AnimsmithError, ConfigError
+    from animsmith.io.read import load_asset
+
+    prof, overrides, cfg = rig_settings(ctx, config_path, profile)
+    try:
+        asset = load_asset(file)
+    except AnimsmithError as exc:
+        raise exc.with_path(file)
+    try:
+        roles = resolve_roles(asset.skeleton, profile=prof, overrides=overrides)
+    except ValueError as exc:
+        raise ConfigError(str(exc), cfg or file) from None
+    sk = asset.skeleton
+    doc = {
+        "schema_version": 1,
+        "command": "inspect",
+        "path": file,
+        "rig": rig_json(roles),
+        "bones": bones_json(sk),
+        "clips": [clip_json(c) for c in asset.clips],
+    }
+    if fmt_name == "json":
+        import json
+
+        click.echo(json.dumps(doc, indent=2, allow_nan=False, ensure_ascii=False))
+        return 0
+
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    console = _console()
+    console.print(Text(file, style="bold"), soft_wrap=True)
+    console.print(f"rig profile: {roles.profile}", markup=False)
+    t = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
+    for col in ("role", "bone", "convention / reason"):
+        t.add_column(col, no_wrap=col != "convention / reason")
+    for row in doc["rig"]["roles"]:
+        if row["bone"] is not None:
+            t.add_row(Text(row["role"]), Text(row["bone"]), Text(row["convention"] or ""))
+        else:
+            t.add_row(Text(row["role"]), Text("-"), Text("unresolved: " + row["unresolved"]))
+    console.print(t)
+    console.print(f"bones ({sk.bone_count}; '(node)' = not a skin joint):", markup=False)
+    for line in _tree_lines(sk, roles):
+        console.print("  " + line, markup=False, soft_wrap=True)
+    console.print()
+    ct = Table(box=box.SIMPLE, show_edge=False, pad_edge=False, title=None)
+    for col, just in (
+        ("clip", "left"),
+        ("dur s", "right"),
+        ("start s", "right"),
+        ("channels", "right"),
+        ("max keys", "right"),
+        ("keys", "right"),
+        ("interpolations", "left"),
+        ("weights", "right"),
+    ):
+        ct.add_column(col, justify=just, no_wrap=True)
+    for c in doc["clips"]:
+        ct.add_row(
+            Text(c["name"]),
+            f"{c['duration_s']:.3f}",
+            f"{c['start_s']:.4f}",
+            str(c["channel_count"]),
+            str(c["key_count_max"]),
+            str(c["key_count_total"]),
+            ", ".join(f"{k} {v}" for k, v in c["interpolations"].items()) or "-",
+            str(c["weight_channel_count"]),
+        )
+    console.print(f"clips ({len(doc['clips'])}):", markup=False)
+    console.print(ct)
+    return 0

@@ -1,0 +1,273 @@
+"""``animsmith measure FILE... [--clip NAME] [--format text|json]`` and ``measure speed FILE...``.
+
+Numbers without judgement: every per-clip metric of ``ClipAnalysis.measurements()``
+(docs/measure.md). ``measure speed`` prints only speed_mps, heading_deg,
+distance_m, duration_s and the travel bone.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Dict, List, Optional, Tuple
+
+import click
+
+from animsmith.cli import config_option, effective_config_path
+
+SCHEMA_VERSION = 1
+SPEED_KEYS = ("speed_mps", "heading_deg", "distance_m", "duration_s")
+DEFAULT_CONFIG = "animsmith.toml"
+
+
+# --------------------------------------------------------------------------
+# Shared with `inspect`: rig settings from the contract
+# --------------------------------------------------------------------------
+
+
+def _read_rig_minimal(path: str) -> Tuple[str, Dict[str, str]]:
+    """[rig] profile / roles from a TOML file (used until animsmith.config exists)."""
+    from animsmith.errors import ConfigError
+
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        with open(path, "rb") as fh:
+            doc = tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"cannot read config: {exc.strerror or exc}", path) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"invalid TOML: {exc}", path) from None
+    rig = doc.get("rig", {})
+    if not isinstance(rig, dict):
+        raise ConfigError("[rig] must be a table", path)
+    profile = rig.get("profile", "auto")
+    if not isinstance(profile, str):
+        raise ConfigError("[rig] profile must be a string", path)
+    roles = rig.get("roles", {})
+    if not isinstance(roles, dict) or not all(isinstance(v, str) for v in roles.values()):
+        raise ConfigError("[rig.roles] must map role names to bone name strings", path)
+    return profile, dict(roles)
+
+
+def rig_settings(ctx: click.Context, config_path: Optional[str], profile_flag: Optional[str]) -> Tuple[str, Dict[str, str], Optional[str]]:
+    """(profile, role overrides, config path used) from --config / ./animsmith.toml and --profile.
+
+    Uses ``animsmith.config.load_config`` when that module exists (its
+    ``.rig.profile`` / ``.rig.roles``); otherwise reads ``[rig]`` itself.
+    ``--profile`` wins over the file's profile.
+    """
+    path = effective_config_path(ctx, config_path)
+    if path is None and os.path.isfile(DEFAULT_CONFIG):
+        path = DEFAULT_CONFIG
+    profile, roles = "auto", {}
+    if path is not None:
+        try:
+            from animsmith.config import load_config  # type: ignore[attr-defined]
+        except ImportError:
+            load_config = None
+        if load_config is not None:
+            contract = load_config(path)
+            rig = getattr(contract, "rig", None)
+            profile = getattr(rig, "profile", None) or "auto"
+            roles = dict(getattr(rig, "roles", None) or {})
+        else:
+            profile, roles = _read_rig_minimal(path)
+    if profile_flag:
+        profile = profile_flag
+    return profile, roles, path
+
+
+def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_path: Optional[str]):
+    """(asset, RoleMap, [ClipAnalysis]); errors name the file (exit 2)."""
+    from animsmith.core.analysis import analyze_asset
+    from animsmith.errors import AnimsmithError, ConfigError
+    from animsmith.io.read import load_asset
+
+    try:
+        asset = load_asset(path)
+    except AnimsmithError as exc:
+        raise exc.with_path(path)
+    try:
+        roles, analyses = analyze_asset(asset, profile=profile, overrides=overrides)
+    except ConfigError as exc:
+        raise exc.with_path(config_path or path)
+    return asset, roles, analyses
+
+
+def select_clips(analyses, clip_names: Tuple[str, ...], path: str):
+    from animsmith.errors import AnimsmithError
+
+    if not clip_names:
+        return list(analyses)
+    by_name = {ca.clip.name: ca for ca in analyses}
+    out = []
+    for name in clip_names:
+        if name not in by_name:
+            known = ", ".join(repr(n) for n in by_name) or "none"
+            raise AnimsmithError(f"no clip named {name!r} (clips: {known})", path)
+        out.append(by_name[name])
+    return out
+
+
+# --------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------
+
+
+def _console():
+    from rich.console import Console
+
+    out = click.get_text_stream("stdout")
+    tty = bool(getattr(out, "isatty", lambda: False)())
+    return Console(
+        file=out,
+        no_color=not tty,
+        highlight=False,
+        soft_wrap=False,
+        width=None if tty else 200,
+        force_terminal=tty,
+        emoji=False,
+    )
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def speed_measurements(ca) -> Dict[str, Any]:
+    """Speed-only dict (does not compute gait or loop metrics)."""
+    s = ca.speed
+    m: Dict[str, Any] = {"name": ca.clip.name}
+    for k in ("speed_mps", "heading_deg", "distance_m"):
+        v = getattr(s, k)
+        m[k] = v
+        if v is None:
+            m[k + "_unavailable"] = getattr(s, k + "_unavailable") or "not measured"
+    m["duration_s"] = float(ca.clip.duration_s)
+    m["travel_bone"] = s.travel_bone
+    m["travel_source_role"] = s.source_role
+    return m
+
+
+TEXT_COLUMNS = (
+    ("clip", "name", None),
+    ("dur s", "duration_s", 3),
+    ("frames", "frame_count", None),
+    ("phase", "gait_phase", 3),
+    ("L-R amp m", "lr_amplitude_m", 3),
+    ("cycles", "cycles", None),
+    ("speed m/s", "speed_mps", 3),
+    ("heading°", "heading_deg", 1),
+    ("dist m", "distance_m", 3),
+    ("seam", "loop_seam_ratio", 2),
+    ("yaw°", "yaw_deg", 1),
+    ("endpoint", "loop_endpoint_mode", None),
+)
+SPEED_COLUMNS = (
+    ("clip", "name", None),
+    ("speed m/s", "speed_mps", 3),
+    ("heading°", "heading_deg", 1),
+    ("dist m", "distance_m", 3),
+    ("dur s", "duration_s", 3),
+    ("travel bone", "travel_bone", None),
+    ("source", "travel_source_role", None),
+)
+
+
+def render_text(files: List[Dict[str, Any]], speed: bool) -> None:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    console = _console()
+    columns = SPEED_COLUMNS if speed else TEXT_COLUMNS
+    for i, f in enumerate(files):
+        if i:
+            console.print()
+        rig = f["rig"]
+        roles = ", ".join(f"{r}={b}" for r, b in rig["roles"].items()) or "none"
+        console.print(Text(f"{f['path']}", style="bold") + Text(f"  rig: {rig['profile']} ({roles})"), soft_wrap=True)
+        table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
+        for title, key, _ in columns:
+            table.add_column(title, justify="left" if key in ("name", "travel_bone", "travel_source_role", "loop_endpoint_mode") else "right", no_wrap=True)
+        notes: List[str] = []
+        for m in f["clips"]:
+            table.add_row(*[Text(fmt(m.get(key), d) if d is not None else fmt(m.get(key))) for _, key, d in columns])
+            for _, key, _ in columns:
+                why = m.get(key + "_unavailable")
+                if why:
+                    notes.append(f"{m['name']}: {key} unavailable: {why}")
+            if m.get("cycles_note"):
+                notes.append(f"{m['name']}: {m['cycles_note']}")
+        console.print(table)
+        # one line per distinct reason keeps the notes short
+        seen = set()
+        for n in notes:
+            if n not in seen:
+                seen.add(n)
+                console.print(f"  {n}", markup=False)
+
+
+def render_json(files: List[Dict[str, Any]], speed: bool) -> None:
+    import json
+
+    doc = {"schema_version": SCHEMA_VERSION, "command": "measure", "files": files}
+    if speed:
+        doc["metric"] = "speed"
+    click.echo(json.dumps(doc, indent=2, allow_nan=False, ensure_ascii=False))
+
+
+# --------------------------------------------------------------------------
+# Command
+# --------------------------------------------------------------------------
+
+
+@click.command(
+    "measure",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    short_help="Numbers without judgement: speed, stride anchor, amplitude.",
+)
+@click.argument("args", nargs=-1, required=True, metavar="[speed] FILE...")
+@click.option("--clip", "clip_names", multiple=True, metavar="NAME", help="Only this clip (repeatable).")
+@click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--profile", default=None, help="Rig profile (auto, mixamo, ue-mannequin, humanoid, rigify, biped, generic); overrides [rig] profile.")
+@config_option
+@click.pass_context
+def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
+    """Measure every clip of each FILE: stride anchor (gait_phase), L-R
+    amplitude, cycles, root speed/heading/distance, loop seam ratio, yaw and
+    loop endpoint mode.
+
+    `animsmith measure speed FILE...` prints only speed_mps, heading_deg,
+    distance_m, duration_s and the travel bone. A metric that cannot be
+    measured is shown as "-" (text) or null with "<name>_unavailable" (JSON).
+    """
+    args = list(args)
+    speed = False
+    if args and args[0] == "speed" and not os.path.exists("speed"):
+        speed = True
+        args = args[1:]
+    if not args:
+        raise click.UsageError("no FILE given")
+    prof, overrides, cfg = rig_settings(ctx, config_path, profile)
+    files: List[Dict[str, Any]] = []
+    for path in args:
+        _, roles, analyses = load_and_analyze(path, prof, overrides, cfg)
+        chosen = select_clips(analyses, tuple(clip_names), path)
+        clips = [speed_measurements(ca) if speed else ca.measurements() for ca in chosen]
+        rj = roles.to_json()
+        files.append({"path": path, "rig": rj, "clips": clips})
+    if fmt_name == "json":
+        render_json(files, speed)
+    else:
+        render_text(files, speed)
+    return 0
