@@ -32,13 +32,32 @@ from animsmith.model import PATH_WIDTH, Clip, PoseGrid, Skeleton, quat_to_matrix
 # --------------------------------------------------------------------------
 
 
-def grid_times_s(clip: Clip) -> np.ndarray:
+def clip_duration_s(clip: Clip) -> float:
+    """``clip.duration_s`` (largest finite key time, 0 when none), fast for increasing key times.
+
+    Takes the max of each channel's last key when all are finite (the last key
+    is the largest for the increasing times glTF requires); otherwise defers to
+    ``Clip.duration_s``.
+    """
+    chans = clip.channels
+    if not chans:
+        return 0.0
+    try:
+        last = np.array([ch.times[-1] for ch in chans], dtype=np.float64)
+    except IndexError:  # a channel without keys
+        return float(clip.duration_s)
+    if not np.all(np.isfinite(last)):
+        return float(clip.duration_s)
+    return max(0.0, float(last.max()))
+
+
+def grid_times_s(clip: Clip, duration_s: Optional[float] = None) -> np.ndarray:
     """Judged grid: t_i = duration·i/(N−1), i = 0..N−1, N = max(2, largest key count).
 
-    The last sample is exactly ``clip.duration_s``.
+    The last sample is exactly the clip duration (``duration_s`` when given).
     """
-    n = max(2, clip.max_key_count)
-    duration = float(clip.duration_s)
+    n = max(2, max((len(ch.times) for ch in clip.channels), default=0))
+    duration = clip_duration_s(clip) if duration_s is None else float(duration_s)
     t = duration * np.arange(n, dtype=np.float64) / (n - 1)
     t[-1] = duration
     return t
@@ -175,23 +194,87 @@ def _rest_pose_bones(skeleton: Skeleton, t, r, s) -> np.ndarray:
     return out
 
 
-def _compose(skeleton: Skeleton, t, r, s, use_rest_matrix: np.ndarray) -> np.ndarray:
-    """(N, B, 2, 4, 4): [..., 0] model matrices, [..., 1] model rotation matrices."""
-    n, b = t.shape[0], t.shape[1]
-    rot = quat_to_matrix(normalize_quat(np.asarray(r, dtype=np.float64)))
-    local = np.zeros((n, b, 2, 4, 4))
-    local[:, :, 0, :3, :3] = rot * np.asarray(s, dtype=np.float64)[..., None, :]
-    local[:, :, 0, :3, 3] = t
-    local[:, :, 0, 3, 3] = 1.0
-    local[:, :, 1, :3, :3] = rot
-    local[:, :, 1, 3, 3] = 1.0
+def _rotation_matrices_to_quat(m: np.ndarray) -> np.ndarray:
+    """(..., 3, 3) rotation matrices -> unit quaternions (x, y, z, w), w >= 0.
+
+    Shepperd's method: the symmetric 4x4 K with diagonal (1+m00−m11−m22,
+    1−m00+m11−m22, 1−m00−m11+m22, 1+tr) has rows ∝ q·q_i; the row with the
+    largest diagonal is normalised.
+    """
+    m00, m01, m02 = m[..., 0, 0], m[..., 0, 1], m[..., 0, 2]
+    m10, m11, m12 = m[..., 1, 0], m[..., 1, 1], m[..., 1, 2]
+    m20, m21, m22 = m[..., 2, 0], m[..., 2, 1], m[..., 2, 2]
+    k = np.empty(m.shape[:-2] + (4, 4))
+    k[..., 0, 0] = 1.0 + m00 - m11 - m22
+    k[..., 1, 1] = 1.0 - m00 + m11 - m22
+    k[..., 2, 2] = 1.0 - m00 - m11 + m22
+    k[..., 3, 3] = 1.0 + m00 + m11 + m22
+    k[..., 0, 1] = k[..., 1, 0] = m01 + m10
+    k[..., 0, 2] = k[..., 2, 0] = m02 + m20
+    k[..., 1, 2] = k[..., 2, 1] = m12 + m21
+    k[..., 0, 3] = k[..., 3, 0] = m21 - m12
+    k[..., 1, 3] = k[..., 3, 1] = m02 - m20
+    k[..., 2, 3] = k[..., 3, 2] = m10 - m01
+    diag = np.diagonal(k, axis1=-2, axis2=-1)
+    pick = np.argmax(np.nan_to_num(diag, nan=0.0), axis=-1)
+    q = np.take_along_axis(k, pick[..., None, None], axis=-2)[..., 0, :]
+    q = normalize_quat(q)
+    return np.where(q[..., 3:4] < 0, -q, q)
+
+
+def _uniform_positive(s: np.ndarray) -> bool:
+    """All scales positive and equal per (frame, bone) within 1e-9 relative."""
+    s0 = s[..., 0]
+    if not np.all(s0 > 0):
+        return False
+    tol = 1e-9 * s0
+    return bool(np.all(np.abs(s[..., 1] - s0) <= tol) and np.all(np.abs(s[..., 2] - s0) <= tol))
+
+
+def _rest_matrix_is_trs(skeleton: Skeleton, bones: np.ndarray) -> bool:
+    """Rest matrices of ``bones`` equal T·R·S of their rest TRS (no shear) within 1e-9."""
+    from animsmith.model import trs_matrices
+
+    if bones.size == 0:
+        return True
+    trs = trs_matrices(
+        np.asarray(skeleton.rest_translation, float)[bones],
+        normalize_quat(np.asarray(skeleton.rest_rotation, float)[bones]),
+        np.asarray(skeleton.rest_scale, float)[bones],
+    )
+    rest = np.asarray(skeleton.rest_matrix, float)[bones]
+    return bool(np.all(np.abs(trs - rest) <= 1e-9 * (1.0 + np.abs(rest))))
+
+
+def _chain(levels, local: np.ndarray) -> np.ndarray:
+    """In place over bone-major (B, N, a, a) local matrices: M[b] = M[parent] · L[b]."""
+    for idx, par in levels:
+        local[idx] = np.matmul(local[par], local[idx])
+    return local
+
+
+def _fk_bone_major(skeleton: Skeleton, t, r, s, use_rest_matrix: np.ndarray):
+    """(model matrices (B, N, 4, 4), model rotations (B, N, 4)) from (N, B, ·) local TRS."""
+    rot = quat_to_matrix(normalize_quat(r)).transpose(1, 0, 2, 3)  # (B, N, 3, 3)
+    sb = np.asarray(s, dtype=np.float64).transpose(1, 0, 2)
+    b, n = rot.shape[0], rot.shape[1]
+    model = np.empty((b, n, 4, 4))
+    model[..., :3, :3] = rot * sb[..., None, :]
+    model[..., :3, 3] = np.asarray(t, dtype=np.float64).transpose(1, 0, 2)
+    model[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
     fixed = np.nonzero(use_rest_matrix)[0]
     if fixed.size:
-        local[:, fixed, 0] = np.asarray(skeleton.rest_matrix, dtype=np.float64)[fixed]
-    model = local  # roots keep their local matrices; deeper levels are overwritten in order
-    for idx, par in _levels(skeleton):
-        model[:, idx] = np.matmul(model[:, par], local[:, idx])
-    return model
+        model[fixed] = np.asarray(skeleton.rest_matrix, dtype=np.float64)[fixed][:, None]
+    levels = _levels(skeleton)
+    _chain(levels, model)
+    if _uniform_positive(sb) and _rest_matrix_is_trs(skeleton, fixed):
+        # Uniform positive scales: model 3x3 = σ·R with R the product of local rotations.
+        lin = model[..., :3, :3]
+        sigma = np.sqrt((lin[..., :, 0] ** 2).sum(axis=-1))
+        model_rot = lin / sigma[..., None, None]
+    else:
+        model_rot = _chain(levels, rot.copy())
+    return model, _rotation_matrices_to_quat(model_rot)
 
 
 def forward_kinematics(
@@ -210,18 +293,15 @@ def forward_kinematics(
     ``skeleton.rest_matrix``; by default those authored with ``matrix`` whose
     given TRS equals their rest TRS at every frame.
     """
-    from animsmith.core.quat import from_matrix
-
     t = np.asarray(t, dtype=np.float64)
     r = np.asarray(r, dtype=np.float64)
     s = np.asarray(s, dtype=np.float64)
     if use_rest_matrix is None:
         use_rest_matrix = _rest_pose_bones(skeleton, t, r, s)
-    both = _compose(skeleton, t, r, s, np.asarray(use_rest_matrix, dtype=bool))
-    matrix = both[:, :, 0]
+    model, rotation = _fk_bone_major(skeleton, t, r, s, np.asarray(use_rest_matrix, dtype=bool))
+    matrix = model.transpose(1, 0, 2, 3)
     position = np.ascontiguousarray(matrix[..., :3, 3])
-    rotation = from_matrix(both[:, :, 1, :3, :3])
-    return matrix, position, rotation
+    return matrix, position, np.ascontiguousarray(rotation.transpose(1, 0, 2))
 
 
 # --------------------------------------------------------------------------
@@ -229,7 +309,7 @@ def forward_kinematics(
 # --------------------------------------------------------------------------
 
 
-def sample_pose(skeleton: Skeleton, clip: Clip, times_s) -> PoseGrid:
+def sample_pose(skeleton: Skeleton, clip: Clip, times_s, *, duration_s: Optional[float] = None) -> PoseGrid:
     """Sample ``clip`` at arbitrary ``times_s`` and run forward kinematics."""
     times_s = np.asarray(times_s, dtype=np.float64).reshape(-1)
     t, r, s, animated = _local_pose_and_animated(skeleton, clip, times_s)
@@ -243,10 +323,11 @@ def sample_pose(skeleton: Skeleton, clip: Clip, times_s) -> PoseGrid:
         model_matrix=matrix,
         model_position_m=position,
         model_rotation=rotation,
-        duration_s=float(clip.duration_s),
+        duration_s=clip_duration_s(clip) if duration_s is None else float(duration_s),
     )
 
 
 def pose_grid(skeleton: Skeleton, clip: Clip) -> PoseGrid:
     """The judged grid of ``clip``: :func:`sample_pose` at :func:`grid_times_s`."""
-    return sample_pose(skeleton, clip, grid_times_s(clip))
+    duration = clip_duration_s(clip)
+    return sample_pose(skeleton, clip, grid_times_s(clip, duration), duration_s=duration)

@@ -67,14 +67,47 @@ def step_index(times_f32: np.ndarray, times_s: np.ndarray) -> np.ndarray:
 
 
 def normalize_quat(q: np.ndarray) -> np.ndarray:
-    """q / |q| along the last axis; zero (or non-finite-norm 0) quaternions -> identity."""
-    n = np.sqrt(np.einsum("...i,...i->...", q, q))[..., None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = q / np.where(n > 0, n, 1.0)
-    zero = n[..., 0] == 0
+    """q / |q| along the last axis (float64); zero quaternions -> identity, NaN stays NaN."""
+    q = np.asarray(q, dtype=np.float64)
+    n2 = (q * q).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        inv = 1.0 / np.sqrt(n2)
+    zero = n2 == 0
+    bad = ~(n2 > 0)
+    if bad.any():
+        inv = np.where(bad, 1.0, inv)
+    out = q * inv[..., None]
     if zero.any():
         out[zero] = (0.0, 0.0, 0.0, 1.0)
     return out
+
+
+def _slerp_keys(keys: np.ndarray, k0: np.ndarray, k1: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Shortest-path slerp between unit keys[k0] and keys[k1] ((K, n, 4) keys; u (T,)).
+
+    Per segment: d = dot(q0, q1), σ = sign (q1 negated when d < 0), θ = acos|d|;
+    w0 = sin((1−u)θ)/sin θ, w1 = σ·sin(uθ)/sin θ, or (1−u, σu) when |d| > 0.9995
+    (normalised lerp, as three.js); u = 1 gives q1 exactly as stored.
+    """
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        d = (keys[:-1] * keys[1:]).sum(axis=-1)  # (K-1, n)
+        sign = np.where(d < 0.0, -1.0, 1.0)
+        ad = np.abs(d)
+        near = ~(ad <= _NLERP_DOT)
+        theta = np.arccos(np.minimum(ad, 1.0))
+        inv_sin = np.where(near, 0.0, 1.0 / np.where(near, 1.0, np.sin(theta)))
+        th = theta[k0]
+        nr = near[k0]
+        isn = inv_sin[k0]
+        uu = u[:, None]
+        w0 = np.where(nr, 1.0 - uu, np.sin((1.0 - uu) * th) * isn)
+        w1 = sign[k0] * np.where(nr, uu, np.sin(uu * th) * isn)
+        end = u >= 1.0
+        if end.any():
+            w0[end] = 0.0
+            w1[end] = 1.0
+        out = w0[..., None] * keys[k0] + w1[..., None] * keys[k1]
+    return normalize_quat(out)
 
 
 def slerp_shortest(q0: np.ndarray, q1: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -144,6 +177,8 @@ def sample_stacked(
         out = values[idx].astype(np.float64)
         return normalize_quat(out) if rotation else out
     k0, k1, u = segment_index(times_f32, times_s)
+    if rotation and interpolation != "CUBICSPLINE":
+        return _slerp_keys(normalize_quat(values), k0, k1, u)
     u3 = u[:, None, None]
     v0 = values[k0].astype(np.float64)
     v1 = values[k1].astype(np.float64)
@@ -156,8 +191,6 @@ def sample_stacked(
         m1 = in_tangents[k1].astype(np.float64)
         out = hermite(v0, m0, v1, m1, u3, dt)
         return normalize_quat(out) if rotation else out
-    if rotation:
-        return slerp_shortest(v0, v1, u3)
     with np.errstate(invalid="ignore", over="ignore"):
         return (1.0 - u3) * v0 + u3 * v1
 

@@ -1,0 +1,67 @@
+"""Print pose_grid throughput (clips/s) on a synthetic Mixamo-class clip.
+
+65 bones (an Armature node scaled 0.01 over a 64-joint tree of depth ~10),
+45 keys at 30 fps (1.5 s), LINEAR translation on the hips, LINEAR rotation on
+every joint and LINEAR scale on 64 joints (~130 channels), each channel with its
+own key-time array (equal bytes), as Blender exports do. Print-only, not a test.
+Usage: python benchmarks/bench_pose.py [seconds]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from animsmith.core.pose import pose_grid
+from animsmith.model import Channel, Clip, Skeleton
+
+
+def synthetic_rig(bones: int = 65, seed: int = 0) -> Skeleton:
+    rng = np.random.default_rng(seed)
+    parents = [-1, 0]
+    depth = [0, 1]
+    for b in range(2, bones):
+        cands = [i for i in range(1, b) if depth[i] < 10]
+        p = cands[-1] if rng.random() < 0.6 else int(rng.choice(cands))
+        parents.append(p)
+        depth.append(depth[p] + 1)
+    t = rng.normal(0, 10, (bones, 3))
+    s = np.ones((bones, 3))
+    s[0] = 0.01
+    return Skeleton.build([f"b{i}" for i in range(bones)], parents, t, None, s)
+
+
+def synthetic_clip(sk: Skeleton, keys: int = 45, fps: float = 30.0, seed: int = 1) -> Clip:
+    rng = np.random.default_rng(seed)
+    times = np.arange(keys) / fps
+    chans = [Channel.make(1, "translation", times.copy(), rng.normal(0, 1, (keys, 3)))]
+    for b in range(1, sk.bone_count):
+        q = rng.normal(0, 0.2, (keys, 4))
+        q[:, 3] += 1
+        q /= np.linalg.norm(q, axis=1, keepdims=True)
+        chans.append(Channel.make(b, "rotation", times.copy(), q))
+        chans.append(Channel.make(b, "scale", times.copy(), np.ones((keys, 3))))
+    return Clip(name="bench", channels=chans)
+
+
+def main() -> None:
+    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 2.0
+    sk = synthetic_rig()
+    clip = synthetic_clip(sk)
+    pose_grid(sk, clip)
+    n = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        pose_grid(sk, clip)
+        n += 1
+    elapsed = time.perf_counter() - start
+    print(
+        f"pose_grid: {n / elapsed:.0f} clips/s ({1e3 * elapsed / n:.3f} ms/clip; "
+        f"{sk.bone_count} bones, {len(clip.channels)} channels, {clip.max_key_count} frames)"
+    )
+
+
+if __name__ == "__main__":
+    main()
