@@ -1,0 +1,76 @@
+"""`animsmith inspect` on a GLB written from a known in-memory asset."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from builders import biped_asset, gait_clip
+from animsmith.cli import cli
+from animsmith.io.write import write_glb
+from animsmith.model import Channel
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.fixture
+def glb(tmp_path):
+    walk = gait_clip("walk", frames=31)
+    step = gait_clip("step", frames=5, duration_s=0.5)
+    # one STEP rotation channel on the hips, 3 keys
+    step.channels.append(
+        Channel.make(1, "rotation", [0.0, 0.25, 0.5], np.tile([0, 0, 0, 1.0], (3, 1)), interpolation="STEP")
+    )
+    path = str(tmp_path / "ue.glb")
+    write_glb(biped_asset([walk, step], convention="ue"), path)
+    return path
+
+
+def test_inspect_json(glb):
+    res = CliRunner().invoke(cli, ["inspect", glb, "--format", "json"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["command"] == "inspect"
+    rig = doc["rig"]
+    assert rig["profile"] == "ue-mannequin"
+    rows = {r["role"]: r for r in rig["roles"]}
+    assert rows["hips"]["bone"] == "pelvis" and rows["hips"]["convention"] == "ue-mannequin"
+    assert rows["root"]["bone"] == "root"
+    assert rows["left_toe"]["bone"] is None  # the builder rig has no ball_l
+    assert "left_toe" in rows["left_toe"]["unresolved"]
+    names = [b["name"] for b in doc["bones"]]
+    assert names[:4] == ["root", "pelvis", "foot_l", "foot_r"]
+    assert [b["parent"] for b in doc["bones"][:4]] == [-1, 0, 1, 1]
+    clips = {c["name"]: c for c in doc["clips"]}
+    assert clips["walk"]["channel_count"] == 3
+    assert clips["walk"]["key_count_max"] == 31
+    assert clips["walk"]["interpolations"] == {"LINEAR": 3}
+    assert clips["step"]["interpolations"] == {"LINEAR": 3, "STEP": 1}
+    assert clips["step"]["duration_s"] == pytest.approx(0.5)
+    assert clips["step"]["start_s"] == 0.0
+    assert clips["walk"]["weight_channel_count"] == 0
+
+
+def test_inspect_text_lists_roles_tree_and_clips(glb):
+    res = CliRunner().invoke(cli, ["inspect", glb], catch_exceptions=False)
+    assert res.exit_code == 0
+    out = res.output
+    assert "rig profile: ue-mannequin" in out
+    assert "unresolved:" in out and "[rig.roles]" in out  # markup is not eaten
+    assert "    pelvis  [hips]" in out  # depth-1 indentation in the tree
+    assert "STEP 1" in out
+
+
+def test_inspect_corpus_cesium_man_start_time():
+    p = os.path.join(HERE, "data", "khr_CesiumMan.glb")
+    if not os.path.exists(p):
+        pytest.skip("corpus file not in tests/data")
+    res = CliRunner().invoke(cli, ["inspect", p, "--format", "json"], catch_exceptions=False)
+    doc = json.loads(res.output)
+    (c,) = doc["clips"]
+    # the README of the corpus: one unnamed clip starting at 0.0417 s
+    assert c["start_s"] == pytest.approx(0.0417, abs=1e-4)
+    rows = {r["role"]: r for r in doc["rig"]["roles"]}
+    assert rows["hips"]["bone"] is None and rows["left_foot"]["bone"] is None  # needs an inline map

@@ -1,0 +1,162 @@
+"""`animsmith measure` on GLB files written by the writer from analytic clips.
+
+Expectations come from the analytic construction in tests/builders.py: feet
+bob as ±A·sin(2π(t/T + offset)), so the anchor is 0.75 − offset; the root
+moves at a known velocity.
+"""
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from builders import biped_asset, gait_clip
+from animsmith.cli import cli
+from animsmith.io.write import write_glb
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.fixture
+def ring_glb(tmp_path):
+    clips = [
+        gait_clip("walk_fwd", velocity_mps=(0.0, 0.0, 1.4), amplitude_m=0.1),
+        gait_clip("walk_right", velocity_mps=(2.0, 0.0, 0.0), offset_cycles=0.25, amplitude_m=0.1),
+        gait_clip("two_strides", frames=61, cycles=2, amplitude_m=0.1),
+        gait_clip("stand", amplitude_m=0.0),
+    ]
+    path = str(tmp_path / "ring.glb")
+    write_glb(biped_asset(clips, convention="mixamo"), path)
+    return path
+
+
+def run_json(*args):
+    res = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return json.loads(res.output)
+
+
+def test_measure_json_contract(ring_glb):
+    doc = run_json("measure", ring_glb, "--format", "json")
+    assert doc["schema_version"] == 1 and doc["command"] == "measure"
+    (f,) = doc["files"]
+    assert f["path"] == ring_glb
+    assert f["rig"]["profile"] == "mixamo"
+    assert f["rig"]["roles"]["hips"] == "mixamorig:Hips"
+    assert f["rig"]["roles"]["left_foot"] == "mixamorig:LeftFoot"
+    clips = {c["name"]: c for c in f["clips"]}
+    fwd = clips["walk_fwd"]
+    for key in ("name", "duration_s", "frame_count", "gait_phase", "lr_amplitude_m", "cycles", "speed_mps",
+                "heading_deg", "distance_m", "loop_seam_ratio", "yaw_deg", "travel_bone"):
+        assert key in fwd
+    assert fwd["duration_s"] == pytest.approx(1.0)
+    assert fwd["frame_count"] == 31
+    assert fwd["gait_phase"] == pytest.approx(0.75, abs=1e-6)
+    assert fwd["cycles"] == 1
+    assert fwd["speed_mps"] == pytest.approx(1.4, rel=1e-6)
+    assert fwd["heading_deg"] == pytest.approx(0.0, abs=1e-6)
+    assert fwd["distance_m"] == pytest.approx(1.4, rel=1e-6)
+    assert fwd["travel_bone"] == "root" and fwd["travel_source_role"] == "root"
+    right = clips["walk_right"]
+    assert right["gait_phase"] == pytest.approx(0.50, abs=1e-6)
+    assert right["heading_deg"] == pytest.approx(90.0, abs=1e-6)
+    assert right["speed_mps"] == pytest.approx(2.0, rel=1e-6)
+    two = clips["two_strides"]
+    assert two["cycles"] == 2 and two["gait_phase"] == pytest.approx(0.75, abs=1e-6)
+    assert "cycles_note" in two
+
+
+def test_unmeasurable_metrics_are_null_with_reason(ring_glb):
+    doc = run_json("measure", ring_glb, "--format", "json", "--clip", "stand")
+    (c,) = doc["files"][0]["clips"]
+    assert c["gait_phase"] is None
+    assert "no foot-height swing" in c["gait_phase_unavailable"]
+    assert c["lr_amplitude_m"] == 0.0
+    assert c["heading_deg"] is None and "in place" in c["heading_deg_unavailable"]
+    # every null value carries a reason
+    for k, v in c.items():
+        if v is None and not k.endswith("_unavailable") and k not in ("travel_bone", "travel_source_role"):
+            assert isinstance(c.get(k + "_unavailable"), str), k
+
+
+def test_measure_speed_subcommand(ring_glb):
+    doc = run_json("measure", "speed", ring_glb, "--format", "json", "--clip", "walk_right")
+    assert doc["metric"] == "speed"
+    (c,) = doc["files"][0]["clips"]
+    assert set(c) >= {"name", "speed_mps", "heading_deg", "distance_m", "duration_s", "travel_bone"}
+    assert "gait_phase" not in c
+    assert c["speed_mps"] == pytest.approx(2.0, rel=1e-6)
+    assert c["heading_deg"] == pytest.approx(90.0, abs=1e-6)
+    assert c["distance_m"] == pytest.approx(2.0, rel=1e-6)
+
+
+def test_measure_text_is_plain_when_piped(ring_glb):
+    res = CliRunner().invoke(cli, ["measure", ring_glb], catch_exceptions=False)
+    assert res.exit_code == 0
+    assert "\x1b[" not in res.output
+    assert "walk_fwd" in res.output and "0.750" in res.output
+    res2 = CliRunner().invoke(cli, ["measure", "speed", ring_glb], catch_exceptions=False)
+    assert "90.0" in res2.output and "gait" not in res2.output
+
+
+def test_inline_roles_from_config(tmp_path, ring_glb):
+    cfg = tmp_path / "animsmith.toml"
+    # swap left and right: the L-R signal negates, so the anchor moves by 0.5
+    cfg.write_text('[rig]\nprofile = "auto"\n[rig.roles]\nleft_foot = "mixamorig:RightFoot"\nright_foot = "mixamorig:LeftFoot"\n')
+    doc = run_json("--config", str(cfg), "measure", ring_glb, "--format", "json", "--clip", "walk_fwd")
+    f = doc["files"][0]
+    assert f["rig"]["profile"] == "mixamo+custom"
+    assert f["clips"][0]["gait_phase"] == pytest.approx(0.25, abs=1e-6)
+
+
+def animsmith(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "animsmith", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def test_bad_file_exits_2_with_one_line(tmp_path, ring_glb):
+    bad = tmp_path / "bad.glb"
+    bad.write_bytes(b"glTF\x02\x00\x00\x00")
+    r = animsmith("measure", str(bad))
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"animsmith: {bad}: ")
+    assert "Traceback" not in r.stderr
+    r2 = animsmith("measure", ring_glb, "--clip", "nope")
+    assert r2.returncode == 2 and "nope" in r2.stderr and len(r2.stderr.strip().splitlines()) == 1
+
+
+def test_unknown_role_in_config_is_exit_2(tmp_path, ring_glb):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[rig.roles]\ntail = "x"\n')
+    r = animsmith("--config", str(cfg), "measure", ring_glb)
+    assert r.returncode == 2
+    assert "tail" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def corpus_path(name):
+    p = os.path.join(HERE, "data", name)
+    if not os.path.exists(p):
+        pytest.skip(f"{name} not in tests/data")
+    return p
+
+
+def test_corpus_rigged_figure_has_no_phase():
+    # RiggedFigure: 2 keys per channel, only arms/neck move -> no stride: the
+    # phase is null with a reason, never a number
+    doc = run_json("measure", corpus_path("khr_RiggedFigure.glb"), "--format", "json")
+    (c,) = doc["files"][0]["clips"]
+    assert c["gait_phase"] is None and c["gait_phase_unavailable"]
+
+
+def test_corpus_fox_walk_and_survey():
+    doc = run_json("measure", corpus_path("khr_Fox.glb"), "--format", "json")
+    clips = {c["name"]: c for c in doc["files"][0]["clips"]}
+    # Walk/Run are in-place loops with a real stride; Survey stands and looks around
+    assert clips["Walk"]["cycles"] == 1 and 0.0 <= clips["Walk"]["gait_phase"] < 1.0
+    assert clips["Walk"]["speed_mps"] == pytest.approx(0.0, abs=1e-6)
+    assert clips["Survey"]["gait_phase"] is None
+    assert "periodic" in clips["Survey"]["gait_phase_unavailable"] or "swing" in clips["Survey"]["gait_phase_unavailable"]
