@@ -213,3 +213,71 @@ def test_loop_seam_ratio_floor_gives_reason():
     assert r is None and "floor" in why
     r2, why2 = loop_seam_ratio(make_grid(biped_positions(frames=31, amp=0.001)), roles_of(BIPED_ROLES), min_stride_step_m=1e-6)
     assert r2 == pytest.approx(0.0, abs=1e-9) and why2 is None
+
+
+# --------------------------------------------------------------------------
+# ClipAnalysis: computed once, endpoint modes
+# --------------------------------------------------------------------------
+
+from animsmith.core.analysis import ClipAnalysis, analyze_asset  # noqa: E402
+from animsmith.model import Asset, Channel, Clip, Skeleton  # noqa: E402
+
+
+def one_bone_asset(xs, times=(0.0, 0.5, 1.0)):
+    sk = Skeleton.build(["b"], [-1])
+    vals = np.zeros((len(xs), 3))
+    vals[:, 0] = xs
+    clip = Clip(name="c", channels=[Channel.make(0, "translation", times, vals)])
+    return Asset(skeleton=sk, clips=[clip])
+
+
+@pytest.mark.parametrize(
+    "xs,mode",
+    [
+        ((0.0, 1.0, 0.0), "duplicated_endpoint"),  # last key repeats the first
+        ((0.0, 0.005, 0.009), "unique_cycle"),  # wrap gap 9 mm <= 1 cm cap
+        ((0.0, 0.01, 0.011), "non_closing"),  # wrap gap 11 mm > 1 cm cap
+    ],
+)
+def test_loop_endpoint_modes(xs, mode):
+    asset = one_bone_asset(xs)
+    _, (ca,) = analyze_asset(asset)
+    assert ca.loop_endpoint_mode == mode
+    if mode == "non_closing":
+        assert ca.loop_endpoint_mode_with(position_cap_m=0.02)[0] == "unique_cycle"
+
+
+def test_two_key_clip_has_no_endpoint_mode():
+    asset = one_bone_asset((0.0, 1.0), times=(0.0, 1.0))
+    _, (ca,) = analyze_asset(asset)
+    mode, why = ca.loop_endpoint_mode_with()
+    assert mode is None and "at least 3" in why
+
+
+def test_clip_analysis_samples_once(monkeypatch):
+    import animsmith.core.analysis as analysis
+
+    calls = []
+    real = analysis.pose_grid
+
+    def counting(skeleton, clip):
+        calls.append(clip.name)
+        return real(skeleton, clip)
+
+    monkeypatch.setattr(analysis, "pose_grid", counting)
+    from builders import biped_asset, gait_clip
+
+    roles, (ca,) = analyze_asset(biped_asset([gait_clip("walk", amplitude_m=0.1)]))
+    m = ca.measurements()
+    _ = ca.gait, ca.speed, ca.seam_ratio, ca.continuity, ca.yaw_deg, ca.measurements()
+    assert calls == ["walk"]
+    assert m["gait_phase"] == pytest.approx(0.75, abs=1e-6)
+    assert m["loop_seam_ratio"] == pytest.approx(0.0, abs=1e-6)  # inclusive cycle
+
+
+def test_bad_profile_is_config_error():
+    from animsmith.errors import ConfigError
+    from builders import biped_asset, gait_clip
+
+    with pytest.raises(ConfigError):
+        analyze_asset(biped_asset([gait_clip("w")]), profile="nope")
