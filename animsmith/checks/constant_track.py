@@ -1,0 +1,89 @@
+"""Multi-key channels that never move (export bloat).
+
+A channel with two or more keys whose value never changes costs memory and
+decode time in every engine and usually means the exporter baked every bone
+of the rig. A channel is constant when:
+
+* translation / scale: every component's range over the keys (max − min) is
+  within ``vector_epsilon``;
+* rotation: every key is within ``rotation_epsilon_rad`` of key 0
+  (sign-invariant angle ``2·atan2(|(q0⁻¹q).xyz|, |(q0⁻¹q).w|)``);
+* CUBICSPLINE: additionally every tangent component is within the same
+  epsilon (a curve with flat keys but non-zero tangents still moves).
+
+One note per constant channel (clip and bone; measured = the largest range or
+angle). Channels with a non-finite key are left to ``nan``.
+
+Always on; needs nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from animsmith.checks._clip import channels, quat_angle_rad
+from animsmith.checks.base import Option
+
+ID = "constant-track"
+SEVERITY = "note"
+SCOPE = "clip"
+NEEDS = ()
+CONFIG = {
+    "vector_epsilon": Option(
+        1e-4,
+        "number",
+        "Translation/scale channels whose components each vary by at most this are constant.",
+        minimum=0.0,
+    ),
+    "rotation_epsilon_rad": Option(
+        1e-3,
+        "number",
+        "Rotation channels whose keys all stay within this angle (radians) of key 0 are constant.",
+        minimum=0.0,
+    ),
+}
+
+
+def channel_motion(ch) -> float:
+    """Largest change of a channel: component range (vectors) or angle from key 0 in radians (rotations).
+
+    NaN when a key or tangent is non-finite.
+    """
+    v = np.asarray(ch.values, dtype=np.float64)
+    if not np.all(np.isfinite(v)):
+        return float("nan")
+    if ch.path == "rotation":
+        return float(np.max(quat_angle_rad(v[:1], v)))
+    return float(np.max(v.max(axis=0) - v.min(axis=0)))
+
+
+def largest_tangent(ch) -> float:
+    """Largest |tangent component| of a CUBICSPLINE channel (0 for other interpolations)."""
+    if ch.interpolation != "CUBICSPLINE" or ch.in_tangents is None:
+        return 0.0
+    tang = np.concatenate([np.asarray(ch.in_tangents, float).ravel(), np.asarray(ch.out_tangents, float).ravel()])
+    if not np.all(np.isfinite(tang)):
+        return float("nan")
+    return float(np.max(np.abs(tang))) if tang.size else 0.0
+
+
+def check(ctx):
+    clip = ctx.clip.name
+    eps_vec = float(ctx.options["vector_epsilon"])
+    eps_rot = float(ctx.options["rotation_epsilon_rad"])
+    for _, ch, bone in channels(ctx):
+        if ch.key_count < 2:
+            continue
+        eps = eps_rot if ch.path == "rotation" else eps_vec
+        motion = channel_motion(ch)
+        tangent = largest_tangent(ch)
+        if not (motion <= eps and tangent <= eps):  # NaN compares False: skipped
+            continue
+        unit = "rad" if ch.path == "rotation" else ("m" if ch.path == "translation" else "")
+        yield ctx.finding(
+            f"{ch.path} track has {ch.key_count} keys but never moves — export bloat",
+            clip=clip,
+            bone=bone,
+            measured=motion,
+            expected=f"> {eps:g}{(' ' + unit) if unit else ''}",
+        )

@@ -1,0 +1,78 @@
+"""A declared loop whose last key repeats its first pose on every channel.
+
+Armed by ``[clips.*] loop = true`` (otherwise not judged). Judged on the
+authored keys, not on sampled poses: every channel has at least 2 keys and
+ends at the clip duration, every channel's last key equals its first (vector
+components within 1e-5, rotations within 1e-4 rad, sign-invariant), and at
+least one channel with 3 or more keys moves. Then the closing key is a
+duplicate of frame 0: an engine that wraps from the last frame to the first
+shows that pose twice (a one-frame hitch per cycle). Warning, time = clip
+duration, measured = redundant closing keys per channel (1), expected 0; the
+message gives the duration an open cycle would have.
+
+This is the same predicate as ``measure``'s ``loop_endpoint_mode =
+"duplicated_endpoint"`` (one definition in ``animsmith.core.analysis``).
+
+Coverage gap (scope ``duplicate_loop_endpoint``): ``measurement_unavailable``
+when the clip has no channels or a channel's key times are non-finite or not
+strictly increasing (left to ``nan`` / ``time-monotonic``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from animsmith.checks._clip import expect_value
+
+ID = "duplicate-loop-endpoint"
+SEVERITY = "warning"
+SCOPE = "clip"
+NEEDS = ("config: [clips.*] loop = true",)
+CONFIG = {}
+
+
+def malformed_times_reason(clip):
+    """Why the authored keys cannot be compared, or None."""
+    if not clip.channels:
+        return "clip has no channels"
+    for ch in clip.channels:
+        t = np.asarray(ch.times, dtype=np.float64)
+        if not np.all(np.isfinite(t)):
+            return "a channel has non-finite key times"
+        if t.size > 1 and np.any(np.diff(t) <= 0):
+            return "a channel's key times are not strictly increasing"
+    return None
+
+
+def open_cycle_duration_s(clip) -> float:
+    """Duration after dropping every channel's closing key: the latest second-to-last key time."""
+    return max(float(ch.times[-2]) for ch in clip.channels if ch.key_count >= 2)
+
+
+def check(ctx):
+    if not expect_value(ctx, "loop", False):
+        return
+    clip = ctx.clip
+    why = malformed_times_reason(clip)
+    if why:
+        yield ctx.gap(
+            "measurement_unavailable",
+            f"authored endpoint analysis unavailable: {why}",
+            scope="duplicate_loop_endpoint",
+            subjects=[clip.name],
+        )
+        return
+    duplicated, _ = ctx.analysis.duplicated_endpoint
+    if not duplicated:
+        return
+    before = float(clip.duration_s)
+    after = open_cycle_duration_s(clip)
+    yield ctx.finding(
+        f"declared loop repeats its first pose at the authored endpoint: the last key of all "
+        f"{len(clip.channels)} channel(s) duplicates key 0, so a wrapping engine shows that pose twice; "
+        f"drop the closing key for an open cycle ({before:.6f}s -> {after:.6f}s)",
+        clip=clip.name,
+        time_s=before,
+        measured=1,
+        expected=0,
+    )

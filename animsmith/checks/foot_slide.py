@@ -1,0 +1,190 @@
+"""Feet that slide while planted.
+
+Armed by ``[clips.*] speed_mps`` (a clip without a speed pin is not judged).
+Per side (left, right), the measured bone is the side's foot role, else its
+toe role. A foot is in **stance** at a grid sample when its model-space height
+is within ``contact_height_m`` of that foot's own lowest point in the clip;
+a sample pair counts when the foot is in stance at both ends.
+
+The velocity a planted foot should have (model space, horizontal X/Z):
+
+* **root-motion clip** (``movement_owner_xz = "animation"``, or no owner and a
+  measured root speed ≥ 0.5 m/s): 0 — the root carries the body over a foot
+  that stays put;
+* **in-place clip** (``movement_owner_xz = "gameplay"``, or no owner and a root
+  speed below 0.5 m/s): the game moves the character forward at
+  ``speed_mps``, so the planted foot must sweep BACKWARD relative to the
+  root at ``speed_mps``: ``v = speed_mps · û`` where û is the direction of the
+  feet's mean stance velocity (the opposite of travel; +Z when the feet do
+  not sweep at all, which then deviates by the full ``speed_mps``).
+
+Slide per pair = ``|Δp − v·Δt| / Δt`` (the core's ``contacts.foot_slide``, the
+same measurement as ``sim validate``). One warning per side whose worst
+pair exceeds ``max_slide_mps``: it names the foot bone, the time of the later
+sample of the worst pair, measured = the worst deviation (m/s), expected = the
+cap.
+
+Coverage gaps: ``roles_unresolved`` (scope ``left_foot_stance`` /
+``right_foot_stance``) when a side has neither foot nor toe role;
+``measurement_unavailable`` (scope ``foot_stance``) when the clip is too short
+to sample (fewer than 3 grid samples); without a declared owner,
+``roles_unresolved`` / ``measurement_unavailable`` (scope ``foot_stance``)
+when the root speed that decides root motion vs in place cannot be measured;
+``measurement_unavailable`` (side scope) when a foot is never in stance on two
+consecutive samples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from animsmith.checks._clip import (
+    TRAVEL_THRESHOLD_MPS,
+    bone_name,
+    expect_value,
+    profile_label,
+    usable_grid,
+)
+from animsmith.checks.base import Option
+from animsmith.checks.in_place import measured_speed_or_gap
+
+ID = "foot-slide"
+SEVERITY = "warning"
+SCOPE = "clip"
+NEEDS = (
+    "roles: a foot or toe per side (root or hips when movement_owner_xz is not declared)",
+    "config: [clips.*] speed_mps",
+)
+CONFIG = {
+    "contact_height_m": Option(
+        0.03,
+        "number",
+        "A foot is in stance when its height is within this many metres of its lowest point in the clip.",
+        minimum=0.0,
+    ),
+    "max_slide_mps": Option(
+        0.3,
+        "number",
+        "Warn when a planted foot's horizontal velocity deviates from the expected one by more than this (m/s).",
+        minimum=0.0,
+    ),
+}
+
+SIDES = (("left", ("left_foot", "left_toe")), ("right", ("right_foot", "right_toe")))
+
+
+def side_bones(roles):
+    """[(side, bone or None)]: the side's foot role, else its toe role."""
+    out = []
+    for side, candidates in SIDES:
+        bone = None
+        for role in candidates:
+            if roles is not None and roles.get(role) is not None:
+                bone = roles.get(role)
+                break
+        out.append((side, bone))
+    return out
+
+
+def stance_sweep_direction(positions_m, times_s, stance) -> np.ndarray:
+    """Unit X/Z direction (3-vector, y = 0) of the feet's mean velocity over stance pairs; +Z when ~0.
+
+    mean = Σ Δp over pairs in stance at both ends / Σ Δt of those pairs (all feet).
+    """
+    p = np.asarray(positions_m, dtype=np.float64)
+    dt = np.diff(np.asarray(times_s, dtype=np.float64))
+    both = stance[:-1] & stance[1:] & (dt > 0)[:, None]
+    dp = np.diff(p, axis=0)
+    dp = np.where(both[..., None] & np.isfinite(dp), dp, 0.0)
+    total_t = float(np.sum(np.where(both, dt[:, None], 0.0)))
+    if total_t <= 0:
+        return np.array([0.0, 0.0, 1.0])
+    v = dp.sum(axis=(0, 1)) / total_t
+    v[1] = 0.0
+    n = float(np.hypot(v[0], v[2]))
+    if not np.isfinite(n) or n < 1e-9:
+        return np.array([0.0, 0.0, 1.0])
+    return v / n
+
+
+def travel_mode(ctx):
+    """("root_motion" | "in_place", None) or (None, gap)."""
+    owner = expect_value(ctx, "movement_owner_xz")
+    if owner == "gameplay":
+        return "in_place", None
+    if owner == "animation":
+        return "root_motion", None
+    speed, _, gap = measured_speed_or_gap(ctx, "foot_stance")
+    if gap is not None:
+        return None, gap
+    return ("root_motion" if speed >= TRAVEL_THRESHOLD_MPS else "in_place"), None
+
+
+def check(ctx):
+    from animsmith.core.contacts import foot_slide, stance_mask
+
+    pin = expect_value(ctx, "speed_mps")
+    if pin is None:
+        return
+    pin = float(pin)
+    clip = ctx.clip.name
+    sides = side_bones(ctx.roles)
+    for side, bone in sides:
+        if bone is None:
+            yield ctx.gap(
+                "roles_unresolved",
+                f"{side} foot/toe role not resolved (rig profile '{profile_label(ctx)}')",
+                scope=f"{side}_foot_stance",
+                subjects=[clip],
+            )
+    measured = [(side, bone) for side, bone in sides if bone is not None]
+    if not measured:
+        return
+    grid = usable_grid(ctx)
+    if grid is None:
+        yield ctx.gap(
+            "measurement_unavailable", "clip is too short to sample foot stance", scope="foot_stance", subjects=[clip]
+        )
+        return
+    mode, gap = travel_mode(ctx)
+    if gap is not None:
+        yield gap
+        return
+
+    feet = [bone for _, bone in measured]
+    positions = np.asarray(grid.model_position_m[:, feet, :], dtype=np.float64)
+    times = np.asarray(grid.times_s, dtype=np.float64)
+    contact = float(ctx.options["contact_height_m"])
+    cap = float(ctx.options["max_slide_mps"])
+    stance = stance_mask(positions[..., 1], contact)
+    if mode == "in_place":
+        ground = pin * stance_sweep_direction(positions, times, stance)
+        expected_speed = pin
+        why = "the in-place sweep"
+    else:
+        ground = np.zeros(3)
+        expected_speed = 0.0
+        why = "a planted foot under root motion"
+    fs = foot_slide(positions, times, stance=stance, ground_velocity_mps=ground)
+    for f, (side, bone) in enumerate(measured):
+        worst_mps, _, time_s = fs.foot_worst(f)
+        name = bone_name(ctx, bone)
+        if worst_mps is None:
+            yield ctx.gap(
+                "measurement_unavailable",
+                f"{side} foot '{name}' is never in stance on two consecutive samples "
+                f"(contact height {contact:g} m)",
+                scope=f"{side}_foot_stance",
+                subjects=[clip],
+            )
+            continue
+        if worst_mps > cap:
+            yield ctx.finding(
+                f"{side} foot skates during stance: its horizontal velocity deviates {worst_mps:.2f} m/s from "
+                f"the expected {expected_speed:.2f} m/s ({why}; cap {cap:.2f}) — foot plants will slip at runtime",
+                clip=clip,
+                bone=name,
+                time_s=time_s,
+                measured=worst_mps,
+                expected=cap,
+            )

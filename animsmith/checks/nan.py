@@ -1,0 +1,64 @@
+"""NaN or infinite key times or key values.
+
+A non-finite key time makes the whole channel unsampleable (engines disagree on
+what a NaN time means); a non-finite value (including CUBICSPLINE tangents)
+poisons every pose interpolated from it. Per channel, at most one finding for
+the first non-finite key time and one for the first non-finite value element
+(counting raw elements: in-tangent, value, out-tangent for CUBICSPLINE).
+
+Always on; needs nothing. Reports clip and bone; the key index (times) or raw
+element index (values) is in the message and in ``measured``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from animsmith.checks._clip import channels
+
+ID = "nan"
+SEVERITY = "error"
+SCOPE = "clip"
+NEEDS = ()
+CONFIG = {}
+
+
+def _raw_elements(ch) -> np.ndarray:
+    """Flat output elements as stored: (in-tangent, value, out-tangent) per key for CUBICSPLINE."""
+    if ch.interpolation == "CUBICSPLINE" and ch.in_tangents is not None and ch.out_tangents is not None:
+        return np.stack([ch.in_tangents, ch.values, ch.out_tangents], axis=1).reshape(-1)
+    return np.asarray(ch.values).reshape(-1)
+
+
+def _first_nonfinite(a: np.ndarray):
+    bad = np.flatnonzero(~np.isfinite(np.asarray(a, dtype=np.float64)))
+    return int(bad[0]) if bad.size else None
+
+
+def check(ctx):
+    clip = ctx.clip.name
+    for _, ch, bone in channels(ctx):
+        k = _first_nonfinite(ch.times)
+        if k is not None:
+            yield ctx.finding(
+                f"non-finite key time in {ch.path} track (key {k}): {float(ch.times[k])!r}",
+                clip=clip,
+                bone=bone,
+                measured=str(float(ch.times[k])),
+                expected="finite key times",
+            )
+        e = _first_nonfinite(_raw_elements(ch))
+        if e is not None:
+            value = float(_raw_elements(ch)[e])
+            t = None
+            key = e // (ch.width * (3 if ch.interpolation == "CUBICSPLINE" else 1))
+            if key < ch.times.shape[0] and np.isfinite(ch.times[key]):
+                t = float(ch.times[key])
+            yield ctx.finding(
+                f"non-finite value in {ch.path} track (element {e}, key {key}): {value!r}",
+                clip=clip,
+                bone=bone,
+                time_s=t,
+                measured=str(value),
+                expected="finite key values",
+            )

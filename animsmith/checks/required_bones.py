@@ -1,0 +1,66 @@
+"""Bones the rig contract requires that the skeleton lacks.
+
+Armed by ``[rig] required_bones`` (a list of exact bone names). Each name must
+match exactly one bone of the file's skeleton: a missing name is an error
+(the export or retarget dropped or renamed it), a name shared by several bones
+is an error too (a runtime looking the bone up by name gets an arbitrary one).
+The rig is judged once per file, reported with the file's first clip.
+
+Coverage gap (scope ``required_bone_presence``): ``skeleton_unavailable`` when
+the file has no nodes at all.
+"""
+
+from __future__ import annotations
+
+ID = "required-bones"
+SEVERITY = "error"
+SCOPE = "clip"
+NEEDS = ("config: [rig] required_bones",)
+CONFIG = {}
+
+
+def required_names(ctx):
+    contract = getattr(ctx, "contract", None)
+    rig = getattr(contract, "rig", None) if contract is not None else None
+    if rig is None:
+        return []
+    names = rig.get("required_bones") if isinstance(rig, dict) else getattr(rig, "required_bones", None)
+    return list(names or [])
+
+
+def is_first_clip(ctx) -> bool:
+    clips = ctx.asset.clips
+    return bool(clips) and clips[0] is ctx.clip
+
+
+def check(ctx):
+    wanted = required_names(ctx)
+    if not wanted or not is_first_clip(ctx):
+        return
+    names = list(ctx.asset.skeleton.names)
+    if not names:
+        yield ctx.gap(
+            "skeleton_unavailable",
+            "the file has no nodes, so required bones cannot be looked up",
+            scope="required_bone_presence",
+            subjects=[ctx.clip.name],
+        )
+        return
+    for name in wanted:
+        count = names.count(name)
+        if count == 0:
+            yield ctx.finding(
+                f"required bone '{name}' does not exist in the skeleton",
+                clip=ctx.clip.name,
+                bone=name,
+                measured=0,
+                expected=1,
+            )
+        elif count > 1:
+            yield ctx.finding(
+                f"required bone '{name}' is ambiguous: {count} bones share that name",
+                clip=ctx.clip.name,
+                bone=name,
+                measured=count,
+                expected=1,
+            )

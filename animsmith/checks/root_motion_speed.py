@@ -1,0 +1,74 @@
+"""A root-motion clip whose measured speed disagrees with its declared speed.
+
+Armed by ``[clips.*] speed_mps`` on a clip whose ``movement_owner_xz`` is not
+``"gameplay"`` (an absent owner counts as root motion). Speed = horizontal
+endpoint displacement of the travel bone (Root, else Hips) over the duration
+(an out-and-back path measures ~0). Tolerance = the clip's
+``speed_tolerance_mps``, else this check's ``default_tolerance_mps``.
+
+* **stray pin**: measured < ``travel_threshold_mps`` but the pin is at or above
+  it → error: the clip carries almost no root motion (a stray pin, or an
+  in-place clip declared as root motion). No second finding.
+* otherwise ``|measured − speed_mps| > tolerance`` → error: playback scaled by
+  this pin will slide or moonwalk.
+
+Both: measured = speed, expected = the pin, bone = the travel bone.
+
+Coverage gaps (scope ``root_motion_speed``): ``roles_unresolved`` when neither
+Root nor Hips resolves; ``measurement_unavailable`` when the speed cannot be
+measured.
+"""
+
+from __future__ import annotations
+
+from animsmith.checks._clip import TRAVEL_THRESHOLD_MPS, expect_value
+from animsmith.checks.base import Option
+from animsmith.checks.in_place import measured_speed_or_gap
+
+ID = "root-motion-speed"
+SEVERITY = "error"
+SCOPE = "clip"
+NEEDS = ("roles: root or hips", "config: [clips.*] speed_mps (movement_owner_xz not \"gameplay\")")
+CONFIG = {
+    "default_tolerance_mps": Option(
+        0.1, "number", "Tolerance for a speed_mps pin that declares no speed_tolerance_mps.", minimum=0.0
+    ),
+    "travel_threshold_mps": Option(
+        TRAVEL_THRESHOLD_MPS,
+        "number",
+        "Below this measured speed a clip carries almost no root motion (a pin at or above it is a stray pin).",
+        minimum=0.0,
+    ),
+}
+
+
+def check(ctx):
+    pin = expect_value(ctx, "speed_mps")
+    if pin is None or expect_value(ctx, "movement_owner_xz") == "gameplay":
+        return
+    pin = float(pin)
+    tol = float(expect_value(ctx, "speed_tolerance_mps", ctx.options["default_tolerance_mps"]))
+    speed, bone, gap = measured_speed_or_gap(ctx, "root_motion_speed")
+    if gap is not None:
+        yield gap
+        return
+    threshold = float(ctx.options["travel_threshold_mps"])
+    clip = ctx.clip.name
+    if speed < threshold and pin >= threshold:
+        yield ctx.finding(
+            f"declared speed {pin:.2f} m/s but the clip carries almost no root motion ({speed:.2f} m/s) "
+            "— stray pin, or an in-place clip declared as root-motion",
+            clip=clip,
+            bone=bone,
+            measured=speed,
+            expected=pin,
+        )
+    elif abs(speed - pin) > tol:
+        yield ctx.finding(
+            f"measured root-motion speed {speed:.2f} m/s disagrees with the declared {pin:.2f} ± {tol:.2f} m/s "
+            "— playback scaled by this pin will slide or moonwalk",
+            clip=clip,
+            bone=bone,
+            measured=speed,
+            expected=pin,
+        )

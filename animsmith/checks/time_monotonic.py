@@ -1,0 +1,77 @@
+"""Key times that go backwards, repeat, or start before zero.
+
+glTF requires every sampler input to be strictly increasing and the clip
+timeline starts at 0; engines either reject such a channel or play it with
+a pop. Per channel, at most one finding for the first key time below
+``-negative_tolerance_s`` (time and measured = that key time) and one for the
+first pair with ``t[k] <= t[k-1]`` (time = ``t[k]``). Non-finite times are
+left to the ``nan`` check (pairs involving them are skipped).
+
+Always on; needs nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from animsmith.checks._clip import channels
+from animsmith.checks.base import Option
+
+ID = "time-monotonic"
+SEVERITY = "error"
+SCOPE = "clip"
+NEEDS = ()
+CONFIG = {
+    "negative_tolerance_s": Option(
+        1e-4,
+        "number",
+        "Key times down to minus this many seconds count as 0 (export rounding), below it they are negative.",
+        minimum=0.0,
+    ),
+}
+
+
+def first_negative_key(times: np.ndarray, tolerance_s: float):
+    """Index of the first finite key time < −tolerance_s, or None."""
+    t = np.asarray(times, dtype=np.float64)
+    bad = np.flatnonzero(np.isfinite(t) & (t < -tolerance_s))
+    return int(bad[0]) if bad.size else None
+
+
+def first_non_increasing_key(times: np.ndarray):
+    """Smallest k ≥ 1 with t[k] <= t[k−1] (both finite), or None."""
+    t = np.asarray(times, dtype=np.float64)
+    if t.shape[0] < 2:
+        return None
+    prev, cur = t[:-1], t[1:]
+    bad = np.flatnonzero(np.isfinite(prev) & np.isfinite(cur) & (cur <= prev))
+    return int(bad[0]) + 1 if bad.size else None
+
+
+def check(ctx):
+    clip = ctx.clip.name
+    tol = float(ctx.options["negative_tolerance_s"])
+    for _, ch, bone in channels(ctx):
+        k = first_negative_key(ch.times, tol)
+        if k is not None:
+            t = float(ch.times[k])
+            yield ctx.finding(
+                f"negative key time in {ch.path} track (key {k} at {t:.4f}s)",
+                clip=clip,
+                bone=bone,
+                time_s=t,
+                measured=t,
+                expected=0.0,
+            )
+        k = first_non_increasing_key(ch.times)
+        if k is not None:
+            t0, t1 = float(ch.times[k - 1]), float(ch.times[k])
+            yield ctx.finding(
+                f"key times not strictly increasing in {ch.path} track "
+                f"(keys {k - 1} and {k}: {t0:.4f}s then {t1:.4f}s)",
+                clip=clip,
+                bone=bone,
+                time_s=t1,
+                measured=t1,
+                expected=f"> {t0:.6g}",
+            )
