@@ -69,14 +69,14 @@ def step_index(times_f32: np.ndarray, times_s: np.ndarray) -> np.ndarray:
 def normalize_quat(q: np.ndarray) -> np.ndarray:
     """q / |q| along the last axis (float64); zero quaternions -> identity, NaN stays NaN."""
     q = np.asarray(q, dtype=np.float64)
-    n2 = (q * q).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        n2 = (q * q).sum(axis=-1)
         inv = 1.0 / np.sqrt(n2)
-    zero = n2 == 0
-    bad = ~(n2 > 0)
-    if bad.any():
-        inv = np.where(bad, 1.0, inv)
-    out = q * inv[..., None]
+        zero = n2 == 0
+        bad = ~(n2 > 0)
+        if bad.any():
+            inv = np.where(bad, 1.0, inv)
+        out = q * inv[..., None]
     if zero.any():
         out[zero] = (0.0, 0.0, 0.0, 1.0)
     return out
@@ -178,21 +178,40 @@ def sample_stacked(
         return normalize_quat(out) if rotation else out
     k0, k1, u = segment_index(times_f32, times_s)
     if rotation and interpolation != "CUBICSPLINE":
-        return _slerp_keys(normalize_quat(values), k0, k1, u)
-    u3 = u[:, None, None]
-    v0 = values[k0].astype(np.float64)
-    v1 = values[k1].astype(np.float64)
-    if interpolation == "CUBICSPLINE":
-        kt = np.asarray(times_f32).astype(np.float64)
-        with np.errstate(invalid="ignore", over="ignore"):
-            dt = (kt[k1] - kt[k0])[:, None, None]
-        dt = np.where(np.isfinite(dt), dt, 0.0)
-        m0 = out_tangents[k0].astype(np.float64)
-        m1 = in_tangents[k1].astype(np.float64)
-        out = hermite(v0, m0, v1, m1, u3, dt)
-        return normalize_quat(out) if rotation else out
-    with np.errstate(invalid="ignore", over="ignore"):
-        return (1.0 - u3) * v0 + u3 * v1
+        out = _slerp_keys(normalize_quat(values), k0, k1, u)
+    else:
+        u3 = u[:, None, None]
+        v0 = values[k0].astype(np.float64)
+        v1 = values[k1].astype(np.float64)
+        if interpolation == "CUBICSPLINE":
+            kt = np.asarray(times_f32).astype(np.float64)
+            with np.errstate(invalid="ignore", over="ignore"):
+                dt = (kt[k1] - kt[k0])[:, None, None]
+            dt = np.where(np.isfinite(dt), dt, 0.0)
+            m0 = out_tangents[k0].astype(np.float64)
+            m1 = in_tangents[k1].astype(np.float64)
+            out = hermite(v0, m0, v1, m1, u3, dt)
+            if rotation:
+                out = normalize_quat(out)
+        else:
+            with np.errstate(invalid="ignore", over="ignore"):
+                out = (1.0 - u3) * v0 + u3 * v1
+    if not np.isfinite(out).all():
+        out = _exact_ends(out, values, k0, k1, u, rotation)
+    return out
+
+
+def _exact_ends(out, values, k0, k1, u, rotation):
+    """Where u is 0 or 1 give the key value itself, so a non-finite neighbour key can't leak in."""
+    at0 = u <= 0.0
+    at1 = u >= 1.0
+    if at0.any():
+        v = values[k0[at0]].astype(np.float64)
+        out[at0] = normalize_quat(v) if rotation else v
+    if at1.any():
+        v = values[k1[at1]].astype(np.float64)
+        out[at1] = normalize_quat(v) if rotation else v
+    return out
 
 
 def sample_channel(channel: Channel, times_s) -> np.ndarray:
