@@ -281,3 +281,15 @@ def test_bad_profile_is_config_error():
 
     with pytest.raises(ConfigError):
         analyze_asset(biped_asset([gait_clip("w")]), profile="nope")
+
+
+@pytest.mark.parametrize("end_angle_rad,dup", [(5e-5, True), (2e-4, False)])
+def test_duplicated_endpoint_rotation_tolerance(end_angle_rad, dup):
+    from animsmith.core import quat as q
+    from animsmith.core.analysis import duplicated_endpoint
+
+    sk = Skeleton.build(["b"], [-1])
+    angles = np.array([0.0, 0.5, end_angle_rad])
+    rots = q.from_axis_angle(np.tile([0, 1.0, 0], (3, 1)), angles)
+    clip = Clip(name="r", channels=[Channel.make(0, "rotation", [0, 0.5, 1.0], rots)])
+    assert duplicated_endpoint(clip)[0] is dup

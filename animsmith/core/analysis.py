@@ -62,31 +62,47 @@ def _finite_or_none(value, reason: str = "non-finite value") -> Tuple[Optional[f
 def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
     """(True, None) when the last key repeats the first pose on every channel (module docstring).
 
-    (False, why-not) otherwise.
+    (False, why-not) otherwise. Vectorised over all keys of all channels.
     """
-    if not clip.channels:
+    chans = clip.channels
+    if not chans:
         return False, "clip has no channels"
     duration = np.float32(clip.duration_s)
-    moving = False
-    for ch in clip.channels:
+    for ch in chans:  # cheap structural checks first
         if ch.key_count < 2:
             return False, "a channel has fewer than 2 keys"
         if np.float32(ch.times[-1]) != duration:
             return False, "a channel ends before the clip duration"
-        v = ch.values.astype(np.float64)
-        if not np.all(np.isfinite(v)):
+    moving = False
+    for is_rot in (True, False):
+        group = [ch for ch in chans if (ch.path == "rotation") == is_rot]
+        if not group:
+            continue
+        counts = np.array([ch.key_count for ch in group])
+        vals = np.concatenate([ch.values for ch in group]).astype(np.float64)
+        if not np.all(np.isfinite(vals)):
             return False, "non-finite key values"
-        if ch.path == "rotation":
-            ang = quat.angle_between_rad(v[0], v[-1])
-            if ang > ENDPOINT_ROTATION_TOL_RAD:
-                return False, "a rotation channel's last key differs from its first"
-            if ch.key_count >= 3 and np.any(quat.angle_between_rad(v[0][None, :], v) > ENDPOINT_ROTATION_TOL_RAD):
-                moving = True
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        first = np.repeat(vals[starts], counts, axis=0)
+        if is_rot:
+            # sign-invariant angle <= tol  <=>  |q0·q| / (|q0||q|) >= cos(tol/2);
+            # d = 1 − that cosine, compared against 1 − cos(tol/2)
+            num = np.abs(np.einsum("ij,ij->i", first, vals))
+            den = np.sqrt(np.einsum("ij,ij->i", first, first) * np.einsum("ij,ij->i", vals, vals))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                d = 1.0 - np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+            tol = 1.0 - math.cos(ENDPOINT_ROTATION_TOL_RAD / 2.0)
         else:
-            if np.any(np.abs(v[-1] - v[0]) > ENDPOINT_VECTOR_TOL):
-                return False, f"a {ch.path} channel's last key differs from its first"
-            if ch.key_count >= 3 and np.any(np.abs(v - v[0]) > ENDPOINT_VECTOR_TOL):
-                moving = True
+            d = np.max(np.abs(vals - first), axis=1)
+            tol = ENDPOINT_VECTOR_TOL
+        last = d[starts + counts - 1]
+        if np.any(last > tol):
+            kind = "rotation" if is_rot else "translation/scale"
+            return False, f"a {kind} channel's last key differs from its first"
+        # a channel with >= 3 keys where some key differs from key 0
+        differs = np.add.reduceat((d > tol).astype(np.int64), starts)
+        if np.any((differs > 0) & (counts >= 3)):
+            moving = True
     if not moving:
         return False, "no channel with 3 or more keys moves"
     return True, None
@@ -202,7 +218,7 @@ class ClipAnalysis:
         m: Dict[str, Any] = {
             "name": clip.name,
             "index": int(clip.index),
-            "duration_s": float(clip.duration_s),
+            "duration_s": float(self.grid.duration_s or clip.duration_s),
             "start_s": float(clip.start_s),
             "frame_count": int(self.grid.frame_count),
             "key_count_max": int(clip.max_key_count),

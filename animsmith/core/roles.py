@@ -72,6 +72,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
 ROLES = (
     "root",
     "hips",
@@ -420,10 +422,39 @@ def validate_overrides(overrides: Optional[Mapping[str, str]]) -> Dict[str, str]
     return clean
 
 
+_CACHE: Dict[tuple, RoleMap] = {}
+_CACHE_MAX = 256
+
+
+def _copy(rm: RoleMap) -> RoleMap:
+    return RoleMap(rm.profile, dict(rm.bones), dict(rm.names), dict(rm.conventions), dict(rm.unresolved))
+
+
 def resolve_roles(skeleton, profile: Optional[str] = "auto", overrides: Optional[Mapping[str, str]] = None) -> RoleMap:
-    """Resolve ROLES on ``skeleton`` (see the module docstring for every rule)."""
+    """Resolve ROLES on ``skeleton`` (see the module docstring for every rule).
+
+    Results are memoised on (names, parents, joints, profile, overrides): a
+    pack of files sharing one rig resolves once.
+    """
     prof = _normalise_profile(profile)
     ovr = validate_overrides(overrides)
+    key = (
+        tuple(str(n) for n in skeleton.names),
+        np.asarray(skeleton.parents).tobytes(),
+        np.asarray(skeleton.is_joint).tobytes(),
+        prof,
+        tuple(sorted(ovr.items())),
+    )
+    hit = _CACHE.get(key)
+    if hit is None:
+        hit = _resolve(skeleton, prof, ovr)
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.clear()
+        _CACHE[key] = hit
+    return _copy(hit)
+
+
+def _resolve(skeleton, prof: str, ovr: Dict[str, str]) -> RoleMap:
     parsed = [split_name(str(n)) for n in skeleton.names]
     names = skeleton.names
 
