@@ -104,7 +104,17 @@ def root_speed(grid, roles) -> RootSpeed:
 # Yaw
 # --------------------------------------------------------------------------
 
-_AXES = (("+Z", np.array([0.0, 0.0, 1.0])), ("+Y", np.array([0.0, 1.0, 0.0])), ("+X", np.array([1.0, 0.0, 0.0])))
+def _axis_xz(q: np.ndarray, axis: str) -> Tuple[np.ndarray, np.ndarray]:
+    """Model-space X and Z components of local ``axis`` ("+Z", "+Y", "+X") rotated by unit q (..., 4).
+
+    These are the X and Z rows of the rotation-matrix column of that axis.
+    """
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    if axis == "+Z":
+        return 2.0 * (x * z + w * y), 1.0 - 2.0 * (x * x + y * y)
+    if axis == "+Y":
+        return 2.0 * (x * y - w * z), 2.0 * (y * z + w * x)
+    return 1.0 - 2.0 * (y * y + z * z), 2.0 * (x * z - w * y)
 
 
 def heading_series_deg(grid, bone: int) -> Tuple[Optional[np.ndarray], Optional[str], Optional[str]]:
@@ -118,21 +128,21 @@ def heading_series_deg(grid, bone: int) -> Tuple[Optional[np.ndarray], Optional[
     q = quat.normalize(np.asarray(grid.model_rotation[:, bone, :], dtype=np.float64))
     if not np.all(np.isfinite(q)):
         return None, None, "non-finite rotation"
-    best = None
-    for label, axis in _AXES:
-        v0 = quat.rotate(q[0], axis)
-        length = math.hypot(v0[0], v0[2])
-        if best is None or length > best[0]:
-            best = (length, label, axis)
-    length0, label, axis = best
-    if length0 <= MIN_PROJECTION:
+    best_len, label = -1.0, "+Z"
+    for axis in ("+Z", "+Y", "+X"):
+        ax, az = _axis_xz(q[0], axis)
+        length = math.hypot(float(ax), float(az))
+        if length > best_len:
+            best_len, label = length, axis
+    if best_len <= MIN_PROJECTION:
         return None, None, "no local axis has a horizontal projection at the first sample"
-    v = quat.rotate(q, np.broadcast_to(axis, q.shape[:-1] + (3,)))
-    proj = np.hypot(v[:, 0], v[:, 2])
-    if np.any(proj <= MIN_PROJECTION):
-        i = int(np.argmax(proj <= MIN_PROJECTION))
+    vx, vz = _axis_xz(q, label)
+    proj = np.hypot(vx, vz)
+    lost = proj <= MIN_PROJECTION
+    if np.any(lost):
+        i = int(np.argmax(lost))
         return None, None, f"the {label} axis loses its horizontal projection at {float(grid.times_s[i]):.3f}s"
-    return np.degrees(np.arctan2(v[:, 0], v[:, 2])), label, None
+    return np.degrees(np.arctan2(vx, vz)), label, None
 
 
 def yaw_accumulation_deg(grid, bone: Optional[int]) -> Tuple[Optional[float], Optional[str]]:
