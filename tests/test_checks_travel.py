@@ -1,0 +1,214 @@
+"""Speed pins and travel: in-place, root-motion-speed, foot-slide.
+
+TREADMILL(W) (ue-mannequin names ``pelvis``/``foot_l``/``foot_r`` so roles
+auto-resolve): 33 keys over 1 s, t = k/32. The left foot uses u = k/32 mod 1,
+the right u = (k/32 + 0.5) mod 1. Stance (u < 0.5): on the ground (y offset 0),
+z offset = (0.5 − 2u)·W, i.e. the planted foot sweeps BACKWARD (−Z) at exactly
+2W m/s. Swing (u ≥ 0.5, s = 2u − 1): lifted (y offset 0.05 + 0.03 sin πs, well
+above the 0.03 m contact height) and z = (s − 0.5)·W. Every value is a dyadic
+fraction, so speeds on the 1/32 s grid are exact.
+
+TRAVELLING(d) adds a 2-key hips translation (0,1,0) → (0,1,d) over 1 s: root
+speed d m/s (Hips is the travel bone: no Root role). With d = 2W the planted
+foot is still in model space (a clean root-motion clip).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from animsmith.core.roles import RoleMap
+from animsmith.model import Asset, Channel, Clip, Skeleton
+
+from checks_support import run_check
+
+NAMES = ("pelvis", "foot_l", "foot_r")
+
+
+def foot_offsets(u, sweep_w):
+    u = np.mod(u, 1.0)
+    stance = u < 0.5
+    s = 2 * u - 1
+    y = np.where(stance, 0.0, 0.05 + 0.03 * np.sin(np.pi * s))
+    z = np.where(stance, (0.5 - 2 * u) * sweep_w, (s - 0.5) * sweep_w)
+    return np.stack([0 * u, y, z], axis=1)
+
+
+def treadmill(sweep_w=0.5, travel_m=None, keys=33, names=NAMES):
+    sk = Skeleton.build(list(names), [-1, 0, 0], [[0, 1, 0], [0.125, -1, 0], [-0.125, -1, 0]])
+    k = np.arange(keys)
+    t = k / 32.0 if keys > 2 else np.array([0.0, 1.0])
+    u = t
+    chans = [
+        Channel.make(1, "translation", t, np.array([0.125, -1, 0]) + foot_offsets(u, sweep_w)),
+        Channel.make(2, "translation", t, np.array([-0.125, -1, 0]) + foot_offsets(u + 0.5, sweep_w)),
+    ]
+    if travel_m is not None:
+        chans.append(Channel.make(0, "translation", [0, 1], [[0, 1, 0], [0, 1, travel_m]]))
+    return Asset(skeleton=sk, clips=[Clip(name="run", channels=chans)])
+
+
+def roles(**bones):
+    return RoleMap(profile="custom", bones=dict(bones), names={r: NAMES[b] for r, b in bones.items()})
+
+
+# ------------------------------------------------------------ in-place
+
+
+def test_in_place_not_armed_without_owner():
+    assert run_check("in-place", treadmill(travel_m=2.0), expect={"speed_mps": 2.0}) == ([], [])
+
+
+def test_in_place_gameplay_but_travelling():
+    findings, _ = run_check("in-place", treadmill(travel_m=2.0), expect={"movement_owner_xz": "gameplay"})
+    assert len(findings) == 1
+    f = findings[0]
+    assert (f.clip, f.bone, f.measured, f.expected) == ("run", "pelvis", pytest.approx(2.0), 0.0)
+    assert "glide" in f.message
+    assert run_check("in-place", treadmill(), expect={"movement_owner_xz": "gameplay"}) == ([], [])
+
+
+def test_in_place_animation_but_stationary():
+    findings, _ = run_check("in-place", treadmill(), expect={"movement_owner_xz": "animation"})
+    assert len(findings) == 1 and "run in place" in findings[0].message and findings[0].measured == 0.0
+    assert run_check("in-place", treadmill(travel_m=2.0), expect={"movement_owner_xz": "animation"}) == ([], [])
+
+
+def test_in_place_threshold_exact():
+    below = float(np.nextafter(np.float32(0.5), np.float32(0)))
+    # 0.5 m/s travels (≥), the float32 below does not
+    assert len(run_check("in-place", treadmill(travel_m=0.5), expect={"movement_owner_xz": "gameplay"})[0]) == 1
+    assert run_check("in-place", treadmill(travel_m=below), expect={"movement_owner_xz": "gameplay"})[0] == []
+    assert run_check("in-place", treadmill(travel_m=0.5), expect={"movement_owner_xz": "animation"})[0] == []
+    assert len(run_check("in-place", treadmill(travel_m=below), expect={"movement_owner_xz": "animation"})[0]) == 1
+
+
+def test_in_place_gaps():
+    _, gaps = run_check("in-place", treadmill(names=("a", "b", "c")), expect={"movement_owner_xz": "gameplay"})
+    assert [(g.code, g.scope, g.subjects) for g in gaps] == [("roles_unresolved", "travel_mode", ["run"])]
+    assert "root/hips role not resolved" in gaps[0].message
+    # hips translation overflowing float32 range → non-finite displacement
+    big = np.finfo(np.float32).max
+    asset = treadmill()
+    asset.clips[0].channels.append(Channel.make(0, "translation", [0, 1], [[0, 1, -big], [0, 1, big]]))
+    findings, gaps = run_check("in-place", asset, expect={"movement_owner_xz": "gameplay"})
+    # speed either measures (float64 holds 2·f32max) or is a gap — never a silent pass
+    assert len(findings) + len(gaps) == 1
+
+
+# ------------------------------------------------------------ root-motion-speed
+
+
+def test_speed_pin_matches_and_mismatches():
+    asset = treadmill(travel_m=2.0)
+    assert run_check("root-motion-speed", asset, expect={"speed_mps": 2.0, "speed_tolerance_mps": 0.01}) == ([], [])
+    findings, _ = run_check("root-motion-speed", asset, expect={"speed_mps": 1.0, "speed_tolerance_mps": 0.01})
+    assert len(findings) == 1
+    f = findings[0]
+    assert (f.measured, f.expected, f.bone) == (pytest.approx(2.0), 1.0, "pelvis")
+    assert "disagrees with the declared 1.00 ± 0.01" in f.message
+
+
+def test_speed_tolerance_exact():
+    asset = treadmill(travel_m=2.0)
+    assert run_check("root-motion-speed", asset, expect={"speed_mps": 2.25, "speed_tolerance_mps": 0.25})[0] == []
+    tol = float(np.nextafter(0.25, 0))
+    assert len(run_check("root-motion-speed", asset, expect={"speed_mps": 2.25, "speed_tolerance_mps": tol})[0]) == 1
+    # the check's default tolerance (0.1) applies when the clip declares none
+    assert run_check("root-motion-speed", asset, expect={"speed_mps": 2.0625})[0] == []
+    assert len(run_check("root-motion-speed", asset, expect={"speed_mps": 2.125})[0]) == 1
+
+
+def test_stray_pin():
+    findings, _ = run_check("root-motion-speed", treadmill(), expect={"speed_mps": 1.0, "speed_tolerance_mps": 0.25})
+    assert len(findings) == 1 and "stray" in findings[0].message and findings[0].expected == 1.0
+    # a slow pin on a stationary clip is a plain mismatch, not a stray pin
+    findings, _ = run_check("root-motion-speed", treadmill(), expect={"speed_mps": 0.25, "speed_tolerance_mps": 0.125})
+    assert len(findings) == 1 and "stray" not in findings[0].message
+
+
+def test_speed_not_armed_for_gameplay_owner():
+    asset = treadmill(travel_m=2.0)
+    assert run_check("root-motion-speed", asset, expect={"speed_mps": 1.0, "movement_owner_xz": "gameplay"}) == ([], [])
+    assert len(run_check("root-motion-speed", asset, expect={"speed_mps": 1.0, "movement_owner_xz": "animation"})[0]) == 1
+
+
+def test_speed_gaps():
+    _, gaps = run_check("root-motion-speed", treadmill(names=("a", "b", "c")), expect={"speed_mps": 1.0})
+    assert [(g.code, g.scope) for g in gaps] == [("roles_unresolved", "root_motion_speed")]
+    empty = Asset(skeleton=Skeleton.build(list(NAMES), [-1, 0, 0]), clips=[Clip(name="run", channels=[])])
+    findings, gaps = run_check("root-motion-speed", empty, expect={"speed_mps": 1.0})
+    assert findings == [] and [(g.code, g.scope) for g in gaps] == [("measurement_unavailable", "root_motion_speed")]
+
+
+# ------------------------------------------------------------ foot-slide
+
+
+def test_foot_slide_not_armed_without_pin():
+    assert run_check("foot-slide", treadmill(sweep_w=0.1), expect={"movement_owner_xz": "gameplay"}) == ([], [])
+
+
+def test_in_place_treadmill_at_declared_speed_is_clean():
+    for owner in ("gameplay", None):  # undeclared owner: a stationary root means in place
+        assert run_check("foot-slide", treadmill(0.5), expect={"speed_mps": 1.0, "movement_owner_xz": owner}) == ([], [])
+
+
+def test_in_place_treadmill_too_slow_slides_both_feet():
+    findings, _ = run_check("foot-slide", treadmill(0.25), expect={"speed_mps": 1.0, "movement_owner_xz": "gameplay"})
+    assert [f.bone for f in findings] == ["foot_l", "foot_r"]
+    left, right = findings
+    assert left.measured == pytest.approx(0.5, abs=1e-9) and left.expected == 0.3
+    assert left.severity == "warning" and left.clip == "run"
+    assert left.time_s == pytest.approx(1 / 32) and right.time_s == pytest.approx(17 / 32)  # first stance pairs
+    assert "expected 1.00 m/s" in left.message
+
+
+def test_in_place_slide_threshold_exact():
+    # sweep 1.0 m/s against a 1.25 m/s pin: deviation exactly 0.25
+    expect = {"speed_mps": 1.25, "movement_owner_xz": "gameplay"}
+    assert run_check("foot-slide", treadmill(0.5), expect=expect, options={"max_slide_mps": 0.25})[0] == []
+    cap = float(np.nextafter(0.25, 0))
+    assert len(run_check("foot-slide", treadmill(0.5), expect=expect, options={"max_slide_mps": cap})[0]) == 2
+
+
+def test_in_place_feet_planted_deviate_by_full_speed():
+    findings, _ = run_check("foot-slide", treadmill(0.0), expect={"speed_mps": 1.0, "movement_owner_xz": "gameplay"})
+    assert [f.measured for f in findings] == [pytest.approx(1.0), pytest.approx(1.0)]
+
+
+def test_root_motion_planted_feet_are_clean_and_slip_is_caught():
+    # root travels 1 m/s over feet that sweep back 1 m/s: planted in model space
+    for owner in ("animation", None):
+        asset = treadmill(0.5, travel_m=1.0)
+        assert run_check("foot-slide", asset, expect={"speed_mps": 1.0, "movement_owner_xz": owner}) == ([], [])
+    asset = treadmill(0.5, travel_m=1.25)  # feet creep forward 0.25 m/s
+    expect = {"speed_mps": 1.25, "movement_owner_xz": "animation"}
+    assert run_check("foot-slide", asset, expect=expect, options={"max_slide_mps": 0.25})[0] == []
+    findings, _ = run_check("foot-slide", asset, expect=expect, options={"max_slide_mps": float(np.nextafter(0.25, 0))})
+    assert [f.measured for f in findings] == [pytest.approx(0.25, abs=1e-12)] * 2
+
+
+def test_contact_height_decides_stance():
+    # raise the contact height above the swing lift (0.08 m): swing pairs now count and slide
+    expect = {"speed_mps": 1.0, "movement_owner_xz": "gameplay"}
+    assert len(run_check("foot-slide", treadmill(0.5), expect=expect, options={"contact_height_m": 0.1})[0]) == 2
+
+
+def test_foot_slide_role_gaps():
+    expect = {"speed_mps": 1.0, "movement_owner_xz": "gameplay"}
+    findings, gaps = run_check("foot-slide", treadmill(0.25), expect=expect, roles=roles(hips=0, left_foot=1))
+    assert [f.bone for f in findings] == ["foot_l"]
+    assert [(g.code, g.scope, g.subjects) for g in gaps] == [("roles_unresolved", "right_foot_stance", ["run"])]
+    # toe-only roles are still judged
+    findings, gaps = run_check("foot-slide", treadmill(0.25), expect=expect, roles=roles(hips=0, left_toe=1, right_toe=2))
+    assert gaps == [] and [f.bone for f in findings] == ["foot_l", "foot_r"]
+
+
+def test_foot_slide_too_short_and_unknown_travel():
+    _, gaps = run_check("foot-slide", treadmill(0.5, keys=2), expect={"speed_mps": 1.0, "movement_owner_xz": "gameplay"})
+    assert [(g.code, g.scope) for g in gaps] == [("measurement_unavailable", "foot_stance")]
+    assert "too short" in gaps[0].message
+    # no owner and no root/hips role: cannot tell root motion from in place
+    _, gaps = run_check("foot-slide", treadmill(0.5), expect={"speed_mps": 1.0}, roles=roles(left_foot=1, right_foot=2))
+    assert [(g.code, g.scope) for g in gaps] == [("roles_unresolved", "foot_stance")]
