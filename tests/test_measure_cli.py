@@ -160,3 +160,20 @@ def test_corpus_fox_walk_and_survey():
     assert clips["Walk"]["speed_mps"] == pytest.approx(0.0, abs=1e-6)
     assert clips["Survey"]["gait_phase"] is None
     assert "periodic" in clips["Survey"]["gait_phase_unavailable"] or "swing" in clips["Survey"]["gait_phase_unavailable"]
+
+
+def test_corpus_robot_expressive_gaits():
+    # Walking/Running loop one stride each (feet are IK bones under "Bone", so
+    # foot height relative to the hips alternates); Idle never moves the feet
+    # relative to each other -> exactly zero L-R swing -> no phase.
+    doc = run_json("measure", corpus_path("three_RobotExpressive.glb"), "--format", "json")
+    f = doc["files"][0]
+    assert f["rig"]["roles"]["left_foot"] == "Foot.L"
+    clips = {c["name"]: c for c in f["clips"]}
+    for name in ("Walking", "Running"):
+        assert clips[name]["cycles"] == 1 and 0.0 <= clips[name]["gait_phase"] < 1.0
+        assert clips[name]["loop_endpoint_mode"] == "duplicated_endpoint"
+        assert clips[name]["loop_seam_ratio"] == pytest.approx(0.0, abs=1e-6)
+    assert clips["Idle"]["gait_phase"] is None
+    assert "no foot-height swing" in clips["Idle"]["gait_phase_unavailable"]
+    assert clips["Walking"]["weight_channel_count"] == 1  # morph weights counted, not sampled

@@ -202,9 +202,6 @@ def _exact_table(table: Mapping[str, Sequence[str]]) -> Callable[[str, str], Lis
     for role, names in table.items():
         for n in names:
             lookup.setdefault(n, []).append(role)
-    lower: Dict[str, List[str]] = {}
-    for n, roles in lookup.items():
-        lower.setdefault(n.lower(), []).extend(roles)
 
     def match(ns: str, stem: str) -> List[Tuple[str, bool]]:
         if stem in lookup:
