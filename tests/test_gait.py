@@ -219,7 +219,7 @@ def test_loop_seam_ratio_floor_gives_reason():
 # ClipAnalysis: computed once, endpoint modes
 # --------------------------------------------------------------------------
 
-from animsmith.core.analysis import ClipAnalysis, analyze_asset  # noqa: E402
+from animsmith.core.analysis import analyze_asset  # noqa: E402
 from animsmith.model import Asset, Channel, Clip, Skeleton  # noqa: E402
 
 

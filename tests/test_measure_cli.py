@@ -6,7 +6,6 @@ moves at a known velocity.
 """
 
 import json
-import math
 import os
 import subprocess
 import sys

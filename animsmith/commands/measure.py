@@ -8,7 +8,6 @@ distance_m, duration_s and the travel bone.
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 import click

@@ -31,7 +31,6 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from animsmith.core import quat
 from animsmith.core.gait import MIN_STRIDE_STEP_M, GaitMetrics, gait_metrics, loop_seam_ratio
 from animsmith.core.pose import pose_grid
 from animsmith.core.roles import RoleMap, resolve_roles
