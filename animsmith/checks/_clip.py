@@ -121,4 +121,5 @@ def f32_exceeds(measured: float, cap: float) -> bool:
 
     A value authored exactly at the cap passes despite f32→f64 widening noise.
     """
-    return bool(np.float32(measured) > np.float32(cap))
+    with np.errstate(over="ignore"):
+        return bool(np.float32(measured) > np.float32(cap))

@@ -39,8 +39,9 @@ CONFIG = {
 
 def frame_error(times_s, fps: float) -> np.ndarray:
     """|t·fps − round(t·fps)| in frames (NaN for non-finite t)."""
-    frames = np.asarray(times_s, dtype=np.float64) * fps
-    return np.abs(frames - np.round(frames))
+    with np.errstate(invalid="ignore", over="ignore"):
+        frames = np.asarray(times_s, dtype=np.float64) * fps
+        return np.abs(frames - np.round(frames))
 
 
 def _fps_label(fps: float) -> str:
