@@ -293,3 +293,24 @@ def test_duplicated_endpoint_rotation_tolerance(end_angle_rad, dup):
     rots = q.from_axis_angle(np.tile([0, 1.0, 0], (3, 1)), angles)
     clip = Clip(name="r", channels=[Channel.make(0, "rotation", [0, 0.5, 1.0], rots)])
     assert duplicated_endpoint(clip)[0] is dup
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    c=st.integers(min_value=4, max_value=200),
+    delta=st.floats(min_value=0.0, max_value=1.0, allow_nan=False),
+    amp=st.floats(min_value=1e-3, max_value=10.0),
+    k=st.integers(min_value=1, max_value=3),
+)
+def test_anchor_of_shifted_sine_is_three_quarters_minus_shift(c, delta, amp, k):
+    # s = A·sin(2π(k·i/C + δ)): the trough of harmonic k, per stride, is at (0.75 − δ) mod 1
+    if 2 * k >= c:  # at or above Nyquist a sine is not representable
+        k = 1
+    i = np.arange(c)
+    s = amp * np.sin(2 * np.pi * (k * i / c + delta))
+    got = stride_anchor_cycles(s, harmonic=k)
+    assert 0.0 <= got < 1.0
+    assert circular_distance_cycles(got, (0.75 - delta) % 1.0) < 1e-9
