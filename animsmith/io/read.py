@@ -17,11 +17,11 @@ reason naming the file.
 Resource rules (hostile input):
 
 * decoded data: the accessors a file makes us decode may hold at most
-  ``max(16 Mi, 64 x input bytes)`` components in total (input bytes = the file
+  ``max(1 Mi, 16 x input bytes)`` components in total (input bytes = the file
   plus its external buffers); zero-filled and sparse accessors without a
   buffer view count like any other. A 1 KB file therefore never decodes more
-  than 16 Mi floats (64 MB) and in practice stays far below because every
-  accessor backed by a buffer view is bounded by that view's real length.
+  than 1 Mi float32 (4 MB); accessors backed by a buffer view are in any case
+  bounded by that view's real length, so real files stay far below the cap.
 * external buffers (``.gltf``): relative child paths only; at most 64 MiB per
   file and 256 MiB in total; ``data:`` URIs are decoded in place.
 
@@ -47,19 +47,31 @@ from animsmith.errors import LoadError
 from animsmith.io.glb import is_glb, split_glb
 from animsmith.model import INTERPOLATIONS, PATH_WIDTH, Asset, Channel, Clip, Skeleton, trs_matrices
 
+
+
+def _stdlib_loads(data: bytes) -> Any:
+    import json
+
+    return json.loads(data.decode("utf-8"))
+
+
 try:  # optional accelerator
     import orjson as _orjson
 
     _loads = _orjson.loads
 except ImportError:  # pragma: no cover - depends on the environment
-    import json as _json
+    _loads = _stdlib_loads
 
-    def _loads(data: bytes) -> Any:
-        return _json.loads(data.decode("utf-8"))
+MAX_JSON_DEPTH = 4096
+_JSON_SPECIAL = np.zeros(256, dtype=bool)
+_JSON_SPECIAL[[ord(c) for c in '"[]{}']] = True
+_JSON_STEP = np.zeros(256, dtype=np.int64)
+_JSON_STEP[[ord("["), ord("{")]] = 1
+_JSON_STEP[[ord("]"), ord("}")]] = -1
 
 
-DECODE_FLOOR_COMPONENTS = 16 * 1024 * 1024
-DECODE_COMPONENTS_PER_INPUT_BYTE = 64
+DECODE_FLOOR_COMPONENTS = 1024 * 1024
+DECODE_COMPONENTS_PER_INPUT_BYTE = 16
 EXTERNAL_MAX_BYTES = 64 * 1024 * 1024
 EXTERNAL_TOTAL_MAX_BYTES = 256 * 1024 * 1024
 MAX_BYTE_STRIDE = 252
@@ -232,12 +244,45 @@ def _numbers(v: Any, n: int, what: str) -> list:
 # --------------------------------------------------------------------------
 
 
+def _json_depth(raw: bytes) -> int:
+    """Maximum bracket nesting of JSON text without backslashes.
+
+    Without escapes every ``"`` toggles string state, so brackets inside
+    strings are masked by the parity of the quotes seen before them.
+    """
+    a = np.frombuffer(raw, dtype=np.uint8)
+    special = a[np.flatnonzero(_JSON_SPECIAL[a])]
+    step = _JSON_STEP[special]
+    step[(np.cumsum(special == 34, dtype=np.int64) & 1).astype(bool)] = 0
+    return int(np.cumsum(step, dtype=np.int64).max(initial=0))
+
+
+def _safe_loads(raw: bytes) -> Any:
+    """Parse JSON without letting deep nesting crash the process.
+
+    orjson (an optional accelerator) recurses on the C stack: tens of
+    thousands of levels crash it. The depth is at most the number of opening
+    brackets, so small counts need no scan; otherwise the nesting is measured
+    first (or, with escapes present, the stdlib parser is used, which raises
+    RecursionError instead of crashing).
+    """
+    opens = raw.count(b"[") + raw.count(b"{")
+    if opens <= MAX_JSON_DEPTH or _loads is _stdlib_loads:
+        return _loads(raw)
+    if b"\\" in raw:
+        return _stdlib_loads(raw)
+    depth = _json_depth(raw)
+    if depth > MAX_JSON_DEPTH:
+        raise LoadError(f"glTF JSON is nested too deeply ({depth} levels)")
+    return _loads(raw)
+
+
 def _parse_json(raw: bytes) -> dict:
     if raw[:3] == b"\xef\xbb\xbf":
         raw = raw[3:]
     raw = raw.rstrip(b" \t\r\n\x00")
     try:
-        doc = _loads(raw)
+        doc = _safe_loads(raw)
     except RecursionError:
         raise LoadError("glTF JSON is nested too deeply") from None
     except ValueError as exc:  # orjson.JSONDecodeError, json.JSONDecodeError, UnicodeDecodeError
@@ -300,7 +345,7 @@ class _Budget:
         if self.used > self.cap:
             raise LoadError(
                 f"{_what(what)}: decoding would exceed {self.cap} components "
-                f"(cap max(16Mi, 64 x file size)); accessor counts are implausible"
+                f"(cap max(1Mi, 16 x file size)); accessor counts are implausible"
             )
 
 
@@ -634,7 +679,6 @@ class _Accessors:
         ctype, atype, count, normalized = self.meta_cache.get(ai) or self.meta(ai)
         acc = self.accessors[ai]
         width = TYPE_WIDTH[atype]
-        self.budget.spend(count * width, ai)
         bv = acc.get("bufferView")
         if ctype == FLOAT and "sparse" not in acc and bv is not None and FLOAT32_IS_NATIVE:
             # Fast path (the common case): tightly packed or strided float view.
@@ -645,13 +689,16 @@ class _Accessors:
             if (stride is None or stride == elem) and type(a_off) is int and 0 <= a_off:
                 if a_off + elem * count > v_len:
                     raise LoadError(f"accessor {ai} needs {a_off + elem * count} bytes of bufferView {bv} but it has {v_len}")
+                self.budget.spend(count * width, ai)
                 out = np.frombuffer(data, np.float32, count * width, v_off + a_off).reshape(count, width)
                 self.cache[ai] = out
                 return out
         if bv is None:
+            self.budget.spend(count * width, ai)
             raw = np.zeros((count, width), dtype=COMPONENT_DTYPE[ctype])
         else:
             raw = self._view_array(bv, acc.get("byteOffset"), count, width, ctype, ai)
+            self.budget.spend(count * width, ai)
         sparse = acc.get("sparse")
         if sparse is not None:
             what = f"accessor {ai}"
