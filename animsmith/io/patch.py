@@ -1,0 +1,371 @@
+"""Byte-preserving edits of an existing GLB (used by the transforms).
+
+Only what an edit touches changes; everything else keeps its bytes:
+
+* **In place**: a sampler output accessor that lives in the GLB BIN buffer,
+  is dense (no ``sparse``), and whose element bytes overlap no other accessor
+  and no raw buffer-view user (images, extensions) is rewritten in its own
+  byte range — but only when every user of that accessor is a sampler the edit
+  rewrites with the same permutation. JSON and every other byte stay identical.
+* **Appended**: otherwise the sampler gets a new accessor (same componentType,
+  ``normalized``, type, count, min/max) over a new bufferView appended to the
+  end of the BIN chunk, and only that sampler's ``output`` is repointed. The
+  shared accessor and its bytes are left alone. The JSON chunk is then
+  re-serialised from the parsed document: every object, field, extension and
+  extra survives with the same values (key order kept), but number spelling
+  and whitespace may change.
+* Quantised (normalized integer) outputs keep their encoding: elements are
+  moved as raw bytes, never decoded and re-encoded, except for sparse or
+  view-less accessors, whose decoded values are re-encoded exactly.
+
+The GLB container is rebuilt with the updated chunk lengths and 4-byte
+padding (JSON with spaces, BIN with zeros); unknown chunks are kept in order.
+
+Public API::
+
+    GlbPatch(data)                      # parse (LoadError on a broken container)
+    patch.permute_sampler_outputs(edits) -> PatchReport
+    patch.to_bytes() -> bytes
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from animsmith.errors import AnimsmithError, LoadError
+
+MAGIC = b"glTF"
+CHUNK_JSON = 0x4E4F534A
+CHUNK_BIN = 0x004E4942
+COMPONENT_BYTES = {5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4}
+COMPONENT_DTYPE = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
+TYPE_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
+NORMALIZE_DIVISOR = {5120: 127.0, 5121: 255.0, 5122: 32767.0, 5123: 65535.0}
+
+
+def _pad(data: bytes, fill: bytes) -> bytes:
+    return data + fill * (-len(data) % 4)
+
+
+@dataclass
+class SamplerEdit:
+    """Rotate the output of ``animations[animation].samplers[sampler]`` left by ``shift`` elements.
+
+    ``values`` (optional, (count, C) float32) are the decoded outputs, used
+    only when the accessor cannot be read as raw bytes (sparse / no view).
+    """
+
+    animation: int
+    sampler: int
+    shift: int
+    values: Optional[np.ndarray] = None
+
+
+@dataclass
+class PatchReport:
+    """What the patch did: file-independent BIN byte ranges and JSON status."""
+
+    in_place_accessors: List[int] = field(default_factory=list)
+    new_accessors: List[int] = field(default_factory=list)
+    rewritten_bin_ranges: List[Tuple[int, int]] = field(default_factory=list)
+    appended_bin_range: Optional[Tuple[int, int]] = None
+    json_changed: bool = False
+
+
+class GlbPatch:
+    """A parsed GLB that can be edited and re-serialised byte-preservingly."""
+
+    def __init__(self, data: bytes):
+        data = bytes(data)
+        if len(data) < 12 or data[:4] != MAGIC:
+            raise LoadError("not a GLB file (transforms edit .glb files only)")
+        version, declared = struct.unpack_from("<II", data, 4)
+        if version != 2 or declared < 12 or declared > len(data):
+            raise LoadError(f"GLB header declares version {version}, {declared} bytes (file has {len(data)})")
+        self.chunks: List[List[Any]] = []  # [type, bytes]
+        off = 12
+        while off < declared:
+            if declared - off < 8:
+                raise LoadError(f"truncated GLB chunk header at byte {off}")
+            length, ctype = struct.unpack_from("<II", data, off)
+            if length > declared - off - 8:
+                raise LoadError(f"GLB chunk at byte {off} runs past the end of the file")
+            self.chunks.append([ctype, data[off + 8 : off + 8 + length]])
+            off += 8 + length
+        if not self.chunks or self.chunks[0][0] != CHUNK_JSON:
+            raise LoadError("GLB first chunk is not JSON")
+        self.json_index = 0
+        self.bin_index = next((i for i, c in enumerate(self.chunks) if c[0] == CHUNK_BIN), None)
+        raw_json = self.chunks[0][1]
+        try:
+            self.doc = json.loads(raw_json.decode("utf-8").lstrip("\ufeff").rstrip(" \t\r\n\x00"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise LoadError(f"glTF JSON is invalid: {' '.join(str(exc).split())[:160]}") from None
+        self.bin = bytearray(self.chunks[self.bin_index][1]) if self.bin_index is not None else None
+        self.original_bin_length = None if self.bin is None else len(self.bin)
+        self.json_changed = False
+
+    # ---------------------------------------------------------------- lookup
+
+    def _list(self, key: str) -> list:
+        v = self.doc.get(key)
+        return v if isinstance(v, list) else []
+
+    def accessor_users(self) -> Dict[int, List[Tuple]]:
+        """{accessor: [(kind, ...)]} for every reference the document makes.
+
+        Kinds: ("output", anim, sampler), ("input", anim, sampler), ("attribute",),
+        ("indices",), ("ibm",), ("sparse",). Any ``attributes`` object anywhere
+        (morph targets, instancing extensions) counts its values as accessors.
+        """
+        users: Dict[int, List[Tuple]] = {}
+
+        def add(a: Any, use: Tuple) -> None:
+            if type(a) is int:
+                users.setdefault(a, []).append(use)
+
+        for ai, anim in enumerate(self._list("animations")):
+            if not isinstance(anim, dict):
+                continue
+            for si, s in enumerate(anim.get("samplers") or []):
+                if isinstance(s, dict):
+                    add(s.get("input"), ("input", ai, si))
+                    add(s.get("output"), ("output", ai, si))
+        for skin in self._list("skins"):
+            if isinstance(skin, dict):
+                add(skin.get("inverseBindMatrices"), ("ibm",))
+
+        def walk(obj: Any) -> None:
+            if isinstance(obj, dict):
+                for k, v in obj.items():
+                    if k == "attributes" and isinstance(v, dict):
+                        for a in v.values():
+                            add(a, ("attribute",))
+                    elif k == "indices" and type(v) is int:
+                        add(v, ("indices",))
+                    else:
+                        walk(v)
+            elif isinstance(obj, list):
+                for v in obj:
+                    walk(v)
+
+        walk(self._list("meshes"))
+        walk(self.doc.get("extensions"))
+        walk(self._list("nodes"))
+        return users
+
+    def _view_raw_users(self) -> set:
+        """Buffer views referenced by anything other than an accessor's own ``bufferView`` key."""
+        raw: set = set()
+
+        def walk(obj: Any, in_accessor_top: bool = False) -> None:
+            if isinstance(obj, dict):
+                for k, v in obj.items():
+                    if k == "bufferView" and type(v) is int and not in_accessor_top:
+                        raw.add(v)
+                    else:
+                        walk(v)
+            elif isinstance(obj, list):
+                for v in obj:
+                    walk(v)
+
+        for key, value in self.doc.items():
+            if key == "accessors" and isinstance(value, list):
+                for acc in value:
+                    if isinstance(acc, dict):
+                        for k, v in acc.items():
+                            if k != "bufferView":
+                                walk(v)  # sparse.indices/values.bufferView count as raw users
+            else:
+                walk(value)
+        return raw
+
+    def accessor_bin_range(self, ai: int) -> Optional[Tuple[int, int, int, int]]:
+        """(start, end, stride, element bytes) of a dense accessor in the BIN buffer, else None."""
+        accs = self._list("accessors")
+        views = self._list("bufferViews")
+        buffers = self._list("buffers")
+        acc = accs[ai]
+        bv = acc.get("bufferView")
+        if type(bv) is not int or not 0 <= bv < len(views):
+            return None
+        view = views[bv]
+        if view.get("buffer") != 0 or not buffers or "uri" in buffers[0] or self.bin is None:
+            return None
+        width = TYPE_WIDTH.get(acc.get("type"))
+        size = COMPONENT_BYTES.get(acc.get("componentType"))
+        count = acc.get("count")
+        if width is None or size is None or type(count) is not int or count < 1:
+            return None
+        elem = width * size
+        stride = view.get("byteStride") or elem
+        start = int(view.get("byteOffset", 0)) + int(acc.get("byteOffset", 0))
+        end = start + stride * (count - 1) + elem
+        if end > int(view.get("byteOffset", 0)) + int(view.get("byteLength", 0)) or end > len(self.bin):
+            return None
+        return start, end, stride, elem
+
+    def _exclusive(self, ai: int, rng: Tuple[int, int, int, int]) -> bool:
+        """True when no other accessor and no raw view user overlaps the accessor's bytes."""
+        start, end = rng[0], rng[1]
+        raw_views = self._view_raw_users()
+        for vi in raw_views:
+            views = self._list("bufferViews")
+            if type(vi) is int and 0 <= vi < len(views) and views[vi].get("buffer") == 0:
+                v0 = int(views[vi].get("byteOffset", 0))
+                v1 = v0 + int(views[vi].get("byteLength", 0))
+                if v0 < end and start < v1:
+                    return False
+        for j, acc in enumerate(self._list("accessors")):
+            if j == ai or not isinstance(acc, dict):
+                continue
+            other = self.accessor_bin_range(j)
+            if other is None:
+                continue
+            if other[0] < end and start < other[1]:
+                return False
+        return True
+
+    def _elements(self, rng: Tuple[int, int, int, int], count: int) -> List[bytes]:
+        start, _, stride, elem = rng
+        return [bytes(self.bin[start + k * stride : start + k * stride + elem]) for k in range(count)]
+
+    # ---------------------------------------------------------------- edits
+
+    def permute_sampler_outputs(self, edits: Sequence[SamplerEdit]) -> PatchReport:
+        """Apply every edit (all computed from the ORIGINAL bytes); see the module docstring."""
+        report = PatchReport()
+        accs = self._list("accessors")
+        anims = self._list("animations")
+        users = self.accessor_users()
+        # group edits by output accessor
+        by_acc: Dict[int, List[SamplerEdit]] = {}
+        for e in edits:
+            out = anims[e.animation]["samplers"][e.sampler]["output"]
+            by_acc.setdefault(int(out), []).append(e)
+        # snapshot original raw elements before any write
+        plans = []
+        for ai, es in by_acc.items():
+            acc = accs[ai]
+            count = int(acc["count"])
+            rng = None if "sparse" in acc else self.accessor_bin_range(ai)
+            raw = self._elements(rng, count) if rng is not None else None
+            edited = {("output", e.animation, e.sampler) for e in es}
+            all_users = set(users.get(ai, []))
+            same_shift = len({e.shift % count for e in es}) == 1
+            in_place = (
+                rng is not None
+                and same_shift
+                and all_users == edited
+                and len(users.get(ai, [])) == len(es)
+                and self._exclusive(ai, rng)
+            )
+            plans.append((ai, es, count, rng, raw, in_place))
+        for ai, es, count, rng, raw, in_place in plans:
+            if in_place:
+                shift = es[0].shift % count
+                start, _, stride, elem = rng
+                for k in range(count):
+                    src = raw[(k + shift) % count]
+                    off = start + k * stride
+                    self.bin[off : off + elem] = src
+                report.in_place_accessors.append(ai)
+                report.rewritten_bin_ranges.append((rng[0], rng[1]))
+                continue
+            for e in es:
+                shift = e.shift % count
+                if raw is not None:
+                    data = b"".join(raw[(k + shift) % count] for k in range(count))
+                else:
+                    data = _encode(np.roll(np.asarray(e.values), -shift, axis=0), accs[ai])
+                new_ai = self._append_accessor(ai, data)
+                anims[e.animation]["samplers"][e.sampler]["output"] = new_ai
+                report.new_accessors.append(new_ai)
+        if self.original_bin_length is not None and self.bin is not None and len(self.bin) > self.original_bin_length:
+            report.appended_bin_range = (self.original_bin_length, len(self.bin))
+        report.json_changed = self.json_changed
+        return report
+
+    def _append_accessor(self, source: int, data: bytes) -> int:
+        """New bufferView + accessor (copy of accessor ``source`` minus view/offset/sparse) over ``data``."""
+        buffers = self._list("buffers")
+        if self.bin is None:
+            if buffers:
+                raise AnimsmithError("cannot add data: the GLB has no BIN chunk and its first buffer is external")
+            self.bin = bytearray()
+            self.original_bin_length = 0
+            self.doc["buffers"] = [{"byteLength": 0}]
+            buffers = self.doc["buffers"]
+            self.chunks.append([CHUNK_BIN, b""])
+            self.bin_index = len(self.chunks) - 1
+        elif not buffers or not isinstance(buffers[0], dict) or "uri" in buffers[0]:
+            raise AnimsmithError("cannot add data: the GLB's first buffer is not its BIN chunk")
+        while len(self.bin) % 4:
+            self.bin.append(0)
+        offset = len(self.bin)
+        self.bin.extend(data)
+        buffers[0]["byteLength"] = len(self.bin)
+        views = self.doc.setdefault("bufferViews", [])
+        views.append({"buffer": 0, "byteOffset": offset, "byteLength": len(data)})
+        old = self._list("accessors")[source]
+        new = {k: v for k, v in old.items() if k not in ("bufferView", "byteOffset", "sparse")}
+        new["bufferView"] = len(views) - 1
+        accs = self.doc["accessors"]
+        accs.append(new)
+        self.json_changed = True
+        return len(accs) - 1
+
+    # ---------------------------------------------------------------- output
+
+    def to_bytes(self) -> bytes:
+        """The GLB container: header, JSON, BIN (padded), other chunks in their order."""
+        out_chunks = []
+        for i, (ctype, body) in enumerate(self.chunks):
+            if i == self.json_index:
+                if self.json_changed:
+                    text = json.dumps(self.doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+                    body = _pad(text.encode("utf-8"), b" ")
+            elif i == self.bin_index and self.bin is not None:
+                body = _pad(bytes(self.bin), b"\x00")
+            out_chunks.append(struct.pack("<II", len(body), ctype) + body)
+        payload = b"".join(out_chunks)
+        return MAGIC + struct.pack("<II", 2, 12 + len(payload)) + payload
+
+
+def _encode(values: np.ndarray, acc: dict) -> bytes:
+    """Decoded float32 values -> raw bytes in the accessor's encoding (exact for our decode)."""
+    ctype = acc.get("componentType")
+    v = np.asarray(values, dtype=np.float32)
+    if ctype == 5126:
+        return v.astype("<f4").tobytes()
+    if acc.get("normalized"):
+        div = NORMALIZE_DIVISOR[ctype]
+        raw = np.rint(v.astype(np.float64) * div)
+        return raw.astype(COMPONENT_DTYPE[ctype]).tobytes()
+    return v.astype(COMPONENT_DTYPE[ctype]).tobytes()
+
+
+def unchanged_outside(before: bytes, after: bytes, report: PatchReport) -> bool:
+    """True when the BIN chunks agree outside the rewritten ranges (and the appended tail).
+
+    Helper for tests and for the transform's own post-write proof.
+    """
+    a = GlbPatch(before)
+    b = GlbPatch(after)
+    if a.bin is None:
+        return b.bin is None or report.appended_bin_range is not None
+    x = bytes(a.bin)
+    y = bytes(b.bin)
+    mask = np.ones(len(x), dtype=bool)
+    for s, e in report.rewritten_bin_ranges:
+        mask[s:e] = False
+    if len(y) < len(x):
+        return False
+    xa = np.frombuffer(x, np.uint8)
+    ya = np.frombuffer(y[: len(x)], np.uint8)
+    return bool(np.array_equal(xa[mask], ya[mask]))

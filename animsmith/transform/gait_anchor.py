@@ -1,0 +1,605 @@
+"""Gait anchoring: rotate an in-place cyclic clip so its stride anchor lands at t = 0.
+
+Selecting the operation *declares* the clip an in-place cyclic gait; every
+proof below checks that declaration before anything is changed, and any
+failure raises :class:`~animsmith.errors.Refusal` with a stable ``code``
+(docs/transform.md has the catalogue). Nothing here writes files.
+
+Proofs, in evaluation order (first failure refuses):
+
+1. ``non_finite``: every key time, value and tangent of every channel is finite.
+2. ``duplicate_channel``: at most one channel per (node, property), constant
+   or not.
+3. ``no_trajectory_bone``: the ``root`` role, else ``hips`` ("Hips fallback").
+4. ``off_grid_key`` (grid): d = clip duration (s), I = d·fps must be a whole
+   number n >= 1 within 4·eps32·max(|I|, 1); E = n + 1 declared frames at
+   t_k = f32(k / fps).
+5. ``budget_exceeded``: E × bones, E × channels and max(2, most keys) × bones
+   are each at most 1,000,000 (inclusive), checked before any sampling.
+6. Every channel that is not *exactly constant* (all keys bit-equal as f32,
+   cubic tangents all zero; such channels are exempt and never change):
+   ``cubic_track`` when CUBICSPLINE, ``key_count`` unless it has exactly E
+   keys, ``off_grid_key`` unless key k is at exactly t_k and the last key is
+   at exactly f32(d).
+7. Sampling at the E frame times (full FK), then on the trajectory bone:
+   ``non_finite`` for a non-finite pose; ``no_heading`` when the heading axis
+   loses its horizontal projection; ``horizontal_drift`` when
+   |h_last − h_0| (X/Z, float32) exceeds 1 cm; ``yaw_drift`` when the yaw
+   accumulation exceeds 1°. Each cap is inclusive and allows exactly four
+   float32 successors of f32(cap) (authored quantisation), nothing else.
+   Yaw: at sample 0 the local +Z, +Y or +X axis with the largest horizontal
+   projection of the bone's model rotation (ties keep that order) is kept for
+   every sample; heading_f = atan2(x, z) in float64; a step > 180° counts −1
+   turn, a step < −180° counts +1; yaw = |heading_last − heading_0 + 360·turns|.
+8. ``no_stride_anchor`` / ``low_amplitude``: the core's stride anchor
+   (``core.gait.gait_metrics`` on the E-sample grid) must exist and the L−R
+   amplitude must be >= 0.03 m.
+
+The rewrite: s = round_half_away(anchor·E) where anchor is the clip fraction
+of the first trough (gait_phase / cycles); among s, s−1, s+1 (that order) the
+candidate with the strictly smallest re-measured loop-seam ratio wins (no
+ratio ranks +inf; ties keep the earlier). Every nonconstant channel's key
+values are rotated left: new[k] = old[(k + s) mod E]; times, interpolation
+and duration are unchanged and nothing is resampled.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from animsmith.errors import Refusal
+
+CAP_HORIZONTAL_DRIFT_M = 0.01
+CAP_YAW_DEG = 1.0
+AUTHORED_F32_ULPS = 4
+WORK_BUDGET_SAMPLES = 1_000_000
+MIN_LR_AMPLITUDE_M = 0.03
+GRID_TOLERANCE_EPS = 4.0
+F32_EPS = float(np.finfo(np.float32).eps)
+
+CODES = (
+    "no_trajectory_bone",
+    "off_grid_key",
+    "key_count",
+    "duplicate_channel",
+    "cubic_track",
+    "non_finite",
+    "budget_exceeded",
+    "horizontal_drift",
+    "yaw_drift",
+    "no_heading",
+    "no_stride_anchor",
+    "low_amplitude",
+    "verification_failed",
+)
+
+TRAJECTORY_ADVICE = (
+    "keep the clip's root motion and align it with runtime phase offsets instead, "
+    "or use a trajectory-preserving tool"
+)
+GRID_ADVICE = (
+    "bake every animated channel to exactly one key per frame at the clip's frame rate "
+    "(pass the real rate with --fps), or use runtime phase offsets instead"
+)
+
+
+def f32_successor(value: float, ulps: int = AUTHORED_F32_ULPS) -> float:
+    """The float32 ``ulps`` steps above f32(value), widened to float64 (value > 0)."""
+    bits = np.array([value], dtype=np.float32).view(np.uint32)[0]
+    return float(np.array([bits + np.uint32(ulps)], dtype=np.uint32).view(np.float32)[0])
+
+
+TOLERATED_DRIFT_M = f32_successor(CAP_HORIZONTAL_DRIFT_M)
+TOLERATED_YAW_DEG = f32_successor(CAP_YAW_DEG)
+
+
+def round_half_away(x: float) -> int:
+    """Nearest integer, halves away from zero (Rust ``f64::round``)."""
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))
+
+
+def frame_times_f32(frames: int, fps: float) -> np.ndarray:
+    """(E,) float32 t_k = f32(k / fps), k / fps computed in float64."""
+    return (np.arange(frames, dtype=np.float64) / float(fps)).astype(np.float32)
+
+
+def is_exactly_constant(channel) -> bool:
+    """All key values bit-equal as float32 components (+0 == −0), cubic tangents all zero."""
+    v = np.asarray(channel.values)
+    if v.shape[0] <= 1:
+        constant = True
+    else:
+        constant = bool(np.all(v == v[:1]))
+    if constant and channel.interpolation == "CUBICSPLINE":
+        for tan in (channel.in_tangents, channel.out_tangents):
+            if tan is not None and not bool(np.all(np.asarray(tan) == 0)):
+                return False
+    return constant
+
+
+@dataclass
+class AnchorPlan:
+    """The proven rewrite of one clip (everything the patch and the report need)."""
+
+    clip: str
+    clip_index: int
+    fps: float
+    frames: int
+    duration_s: float
+    shift_frames: int
+    frame_offset: int
+    phase_before: float
+    phase_after: float
+    seam_ratio: Optional[float]
+    cycles: int
+    lr_amplitude_m: float
+    trajectory_bone: str
+    trajectory_role: str
+    horizontal_drift_m: float
+    yaw_deg: float
+    heading_axis: str
+    rotated_channels: List[int] = field(default_factory=list)
+    exempt_channels: List[int] = field(default_factory=list)
+
+    def to_json(self) -> Dict[str, Any]:
+        """The ``clips[]`` entry of ``transform --format json``."""
+        return {
+            "name": self.clip,
+            "phase_before": round(self.phase_before, 6),
+            "phase_after": round(self.phase_after, 6),
+            "shift_frames": self.shift_frames,
+            "frames": self.frames,
+            "fps": self.fps,
+            "seam_ratio": None if self.seam_ratio is None else round(self.seam_ratio, 6),
+            "frame_offset": self.frame_offset,
+            "cycles": self.cycles,
+            "lr_amplitude_m": round(self.lr_amplitude_m, 6),
+            "trajectory_bone": self.trajectory_bone,
+            "trajectory_role": self.trajectory_role,
+            "horizontal_drift_m": self.horizontal_drift_m,
+            "yaw_deg": self.yaw_deg,
+            "rotated_channels": len(self.rotated_channels),
+            "exempt_channels": len(self.exempt_channels),
+        }
+
+    def text_line(self, dry_run: bool = False) -> str:
+        seam = "n/a" if self.seam_ratio is None else f"{self.seam_ratio:.2f}"
+        verb = "would gait-anchor" if dry_run else "gait-anchored"
+        return (
+            f"{verb} {self.clip!r}: phase {self.phase_before:.3f} -> {self.phase_after:.3f} "
+            f"(shift {self.shift_frames} frames, seam {seam})"
+        )
+
+
+# --------------------------------------------------------------------------
+# Refusal helpers
+# --------------------------------------------------------------------------
+
+
+def _refuse(code: str, clip: str, bone: Optional[str], measured: Any, limit: Any, what: str, advice: str, **extra) -> Refusal:
+    where = f"clip {clip!r}" + (f", bone {bone!r}" if bone else "")
+    message = f"cannot gait-anchor {where}: {what}; {advice}"
+    return Refusal(code=code, message=message, clip=clip, bone=bone, measured=measured, limit=limit, extra=extra)
+
+
+def _bone_name(skeleton, bone: int) -> str:
+    try:
+        return str(skeleton.names[int(bone)])
+    except (IndexError, ValueError, TypeError):
+        return f"bone{bone}"
+
+
+def _channel_label(skeleton, index: int, ch) -> str:
+    return f"channel {index} ({ch.path} of {_bone_name(skeleton, ch.bone)!r})"
+
+
+# --------------------------------------------------------------------------
+# Proof steps (each returns or raises)
+# --------------------------------------------------------------------------
+
+
+def prove_finite(skeleton, clip) -> None:
+    """``non_finite``: any NaN/Inf key time, value or tangent in any channel."""
+    for i, ch in enumerate(clip.channels):
+        for label, arr in (("key time", ch.times), ("value", ch.values), ("in-tangent", ch.in_tangents), ("out-tangent", ch.out_tangents)):
+            if arr is None:
+                continue
+            a = np.asarray(arr)
+            ok = np.isfinite(a)
+            if not bool(ok.all()):
+                bad = np.argwhere(~ok)[0]
+                key = int(bad[0])
+                raise _refuse(
+                    "non_finite", clip.name, _bone_name(skeleton, ch.bone), "non-finite", "finite",
+                    f"{_channel_label(skeleton, i, ch)} has a non-finite {label} at key {key} (measured "
+                    f"{float(a[tuple(bad)])!r}, required finite)",
+                    "repair the source keys in the DCC and re-export",
+                )
+
+
+def prove_unique_channels(skeleton, clip) -> None:
+    """``duplicate_channel``: a second channel for the same (node, property)."""
+    seen: Dict[Tuple[int, str], int] = {}
+    for i, ch in enumerate(clip.channels):
+        key = (int(ch.node), ch.path)
+        if key in seen:
+            raise _refuse(
+                "duplicate_channel", clip.name, _bone_name(skeleton, ch.bone), 2, 1,
+                f"channel {i} duplicates the {ch.path} channel {seen[key]} of node {ch.node} "
+                f"(measured 2 channels, allowed 1)",
+                "remove the duplicate channel in the DCC or exporter so the clip has one source per property",
+            )
+        seen[key] = i
+
+
+def trajectory_bone(skeleton, clip_name: str, roles) -> Tuple[int, str]:
+    """(bone, "Root" | "Hips fallback") or ``no_trajectory_bone``."""
+    if roles.has("root"):
+        return int(roles.get("root")), "Root"
+    if roles.has("hips"):
+        return int(roles.get("hips")), "Hips fallback"
+    raise _refuse(
+        "no_trajectory_bone", clip_name, None, None, "root or hips role",
+        "neither the Root role nor the Hips fallback resolves on this skeleton, so the trajectory cannot be proven in place",
+        "map root/hips in [rig.roles], or " + TRAJECTORY_ADVICE,
+    )
+
+
+def declared_frames(clip, fps: float, bone_label: str) -> Tuple[int, float]:
+    """(E, d): E = d·fps + 1 declared frames, or ``off_grid_key`` / ``budget_exceeded``."""
+    d = float(clip.duration_s)
+    fps = float(fps)
+    if not (math.isfinite(fps) and fps > 0):
+        raise _refuse("off_grid_key", clip.name, bone_label, fps, "> 0", f"frame rate {fps!r} is not positive", GRID_ADVICE)
+    if not (math.isfinite(d) and d > 0):
+        raise _refuse(
+            "off_grid_key", clip.name, bone_label, d, "> 0 s",
+            f"the clip has no positive duration (measured {d:.6f} s)", GRID_ADVICE,
+        )
+    interval = d * fps
+    if not math.isfinite(interval):
+        raise _refuse(
+            "budget_exceeded", clip.name, bone_label, "unbounded", WORK_BUDGET_SAMPLES,
+            f"{d:.6f} s at {fps:g} fps is not a representable frame count", GRID_ADVICE,
+        )
+    n = round_half_away(interval)
+    tol = GRID_TOLERANCE_EPS * F32_EPS * max(abs(interval), 1.0)
+    if abs(interval - n) > tol or n < 1:
+        raise _refuse(
+            "off_grid_key", clip.name, bone_label, round(interval, 9), f"a whole number of frames (±{tol:.3g})",
+            f"duration {d:.6f} s is {interval:.6f} frames at {fps:g} fps, not a whole number of frames",
+            GRID_ADVICE,
+        )
+    return n + 1, d
+
+
+def prove_budget(skeleton, clip, frames: int, bone_label: str) -> None:
+    """``budget_exceeded``: E×bones, E×channels, max(2, keys)×bones each <= 1,000,000."""
+    bones = skeleton.bone_count
+    tracks = len(clip.channels)
+    keys = max(2, clip.max_key_count)
+    for product, what in (
+        (frames * bones, f"{frames} frames x {bones} bones = {frames * bones} pose samples"),
+        (frames * tracks, f"{frames} frames x {tracks} channels = {frames * tracks} channel samples"),
+        (keys * bones, f"{keys} maximum keys x {bones} bones = {keys * bones} pose samples"),
+    ):
+        if product > WORK_BUDGET_SAMPLES:
+            raise _refuse(
+                "budget_exceeded", clip.name, None, product, WORK_BUDGET_SAMPLES,
+                f"{what} exceeds the {WORK_BUDGET_SAMPLES} sample safety budget",
+                "split or shorten the clip, or bake it at a lower frame rate, or use runtime phase offsets instead",
+            )
+
+
+def classify_channels(skeleton, clip, frames: int, fps: float, duration_s: float) -> Tuple[List[int], List[int]]:
+    """(rotated, exempt) channel indices; refuses ``cubic_track``, ``key_count``, ``off_grid_key``."""
+    grid = frame_times_f32(frames, fps)
+    last = np.float32(duration_s)
+    rotated: List[int] = []
+    exempt: List[int] = []
+    for i, ch in enumerate(clip.channels):
+        if is_exactly_constant(ch):
+            exempt.append(i)
+            continue
+        bone = _bone_name(skeleton, ch.bone)
+        label = _channel_label(skeleton, i, ch)
+        if ch.interpolation == "CUBICSPLINE":
+            raise _refuse(
+                "cubic_track", clip.name, bone, "CUBICSPLINE", "LINEAR or STEP",
+                f"{label} is a nonconstant CUBICSPLINE channel; rotating its keys would change its tangents' meaning",
+                "bake it to LINEAR keys, one per frame, in the DCC, or use runtime phase offsets instead",
+            )
+        k = ch.key_count
+        if k != frames:
+            raise _refuse(
+                "key_count", clip.name, bone, k, frames,
+                f"{label} has {k} keys instead of exactly {frames} (one per frame at {fps:g} fps over "
+                f"{duration_s:.6f} s)",
+                GRID_ADVICE,
+            )
+        t = np.asarray(ch.times, dtype=np.float32)
+        bad = np.nonzero(t != grid)[0]
+        if bad.size == 0 and t[-1] != last:
+            bad = np.array([k - 1])
+        if bad.size:
+            j = int(bad[0])
+            want = float(grid[j]) if t[-1] == last or j != k - 1 else float(last)
+            raise _refuse(
+                "off_grid_key", clip.name, bone, float(t[j]), want,
+                f"{label} key {j} is at {float(t[j]):.9f} s, required frame time {want:.9f} s at {fps:g} fps "
+                "(sparse, duplicate-time and off-grid keys cannot be rotated losslessly)",
+                GRID_ADVICE,
+            )
+        rotated.append(i)
+    return rotated, exempt
+
+
+def heading_witness(q0: np.ndarray) -> Tuple[str, np.ndarray, float]:
+    """(label, local axis, projection length) of the +Z/+Y/+X axis with the largest horizontal projection.
+
+    ``q0`` is a unit quaternion (x, y, z, w); ties keep the order +Z, +Y, +X.
+    """
+    from animsmith.core import quat
+
+    best: Optional[Tuple[str, np.ndarray, float]] = None
+    for label, axis in (("+Z", (0.0, 0.0, 1.0)), ("+Y", (0.0, 1.0, 0.0)), ("+X", (1.0, 0.0, 0.0))):
+        a = np.asarray(axis)
+        v = quat.rotate(q0, a)
+        length = math.hypot(float(v[0]), float(v[2]))
+        if not math.isfinite(length):
+            continue
+        if best is None or length > best[2]:
+            best = (label, a, length)
+    if best is None:
+        return "+Z", np.asarray((0.0, 0.0, 1.0)), float("nan")
+    return best
+
+
+def yaw_accumulation_proof_deg(rotations: np.ndarray) -> Tuple[Optional[float], str, Optional[int]]:
+    """(yaw_deg, axis label, None) or (None, axis label, sample) when the projection is lost.
+
+    Issue-5 rule (proof-specific; ``core.trajectory.yaw_accumulation_deg``
+    additionally refuses near-180° steps, which the proof must not):
+    headings h_f = atan2(x, z) (degrees, float64) of the witness axis chosen at
+    sample 0; turns: step > 180 → −1, step < −180 → +1 (exactly ±180 is no
+    crossing); yaw = |h_last − h_0 + 360·turns|.
+    """
+    from animsmith.core import quat
+
+    q = np.asarray(rotations, dtype=np.float64)
+    norm = np.linalg.norm(q, axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q = q / norm
+    label, axis, _ = heading_witness(q[0])
+    v = quat.rotate(q, np.broadcast_to(axis, q.shape[:-1] + (3,)))
+    proj = np.hypot(v[:, 0], v[:, 2])
+    lost = ~np.isfinite(proj) | (proj <= F32_EPS)
+    if bool(lost.any()):
+        return None, label, int(np.argmax(lost))
+    h = np.degrees(np.arctan2(v[:, 0], v[:, 2]))
+    step = np.diff(h)
+    turns = int(np.count_nonzero(step < -180.0)) - int(np.count_nonzero(step > 180.0))
+    return abs(float(h[-1] - h[0]) + 360.0 * turns), label, None
+
+
+def horizontal_drift_m(positions: np.ndarray) -> float:
+    """|h_last − h_0| over X/Z, computed in float32 and widened to float64."""
+    p = np.asarray(positions).astype(np.float32)
+    dx = np.float32(p[-1, 0] - p[0, 0])
+    dz = np.float32(p[-1, 2] - p[0, 2])
+    return float(np.hypot(dx, dz))
+
+
+def prove_trajectory(skeleton, clip, grid, bone: int, label: str) -> Tuple[float, float, str]:
+    """(drift_m, yaw_deg, axis) of the trajectory bone, or a refusal."""
+    name = _bone_name(skeleton, bone)
+    pos = grid.model_position_m
+    if not bool(np.all(np.isfinite(pos))) or not bool(np.all(np.isfinite(grid.model_rotation))):
+        bad = ~np.isfinite(pos).all(axis=(1, 2)) | ~np.isfinite(grid.model_rotation).all(axis=(1, 2))
+        f = int(np.argmax(bad))
+        raise _refuse(
+            "non_finite", clip.name, name, "non-finite", "finite",
+            f"the sampled pose is non-finite at frame {f} ({label} {name!r})",
+            "repair the rig's rest transforms or the clip's keys in the DCC",
+        )
+    rot = grid.model_rotation[:, bone]
+    qn = np.linalg.norm(rot, axis=-1)
+    if not bool(np.all(qn > 0)):
+        f = int(np.argmax(~(qn > 0)))
+        raise _refuse(
+            "non_finite", clip.name, name, 0.0, "> 0",
+            f"the {label} bone has a zero rotation at frame {f}",
+            "repair the rotation keys in the DCC",
+        )
+    drift = horizontal_drift_m(pos[:, bone])
+    yaw, axis, lost = yaw_accumulation_proof_deg(rot)
+    if lost is not None:
+        raise _refuse(
+            "no_heading", clip.name, name, f"frame {lost}", f"horizontal projection > {F32_EPS:.3g}",
+            f"the {label} bone's local {axis} heading axis (chosen at frame 0) loses its horizontal projection at "
+            f"frame {lost}, so its yaw cannot be proven",
+            TRAJECTORY_ADVICE,
+        )
+    yaw_text = f"yaw {yaw:.3f} deg (cap {CAP_YAW_DEG:.3f} deg)"
+    drift_text = f"horizontal translation {drift:.4f} m (cap {CAP_HORIZONTAL_DRIFT_M:.4f} m)"
+    if not (drift <= TOLERATED_DRIFT_M):
+        raise _refuse(
+            "horizontal_drift", clip.name, name, drift, CAP_HORIZONTAL_DRIFT_M,
+            f"the {label} bone accumulates {drift_text} and {yaw_text} between the first and last frame, "
+            "so the clip is not in place",
+            TRAJECTORY_ADVICE,
+        )
+    if not (yaw <= TOLERATED_YAW_DEG):
+        raise _refuse(
+            "yaw_drift", clip.name, name, yaw, CAP_YAW_DEG,
+            f"the {label} bone accumulates {yaw_text} and {drift_text} between the first and last frame, "
+            "so the clip turns",
+            TRAJECTORY_ADVICE,
+        )
+    return drift, yaw, axis
+
+
+def _stride(grid, roles):
+    from animsmith.core.gait import gait_metrics
+
+    return gait_metrics(grid, roles)
+
+
+def prove_stride_anchor(skeleton, clip, grid, roles):
+    """GaitMetrics with a phase and amplitude >= 0.03 m, or a refusal."""
+    gm = _stride(grid, roles)
+    hips = roles.names.get("hips") if roles.has("hips") else None
+    amp = gm.lr_amplitude_m
+    if gm.gait_phase is None:
+        if amp is not None and 0.0 < amp < MIN_LR_AMPLITUDE_M:
+            raise _low_amplitude(clip.name, hips, amp)
+        raise _refuse(
+            "no_stride_anchor", clip.name, hips, None, "a measurable stride anchor",
+            f"no usable stride anchor ({gm.gait_phase_unavailable or 'unmeasurable'})",
+            "map hips and both feet in [rig.roles] if they are unresolved; a clip that does not alternate its feet "
+            "cannot be gait-anchored — align it with runtime phase offsets instead",
+        )
+    if amp is None or amp < MIN_LR_AMPLITUDE_M:
+        raise _low_amplitude(clip.name, hips, amp)
+    return gm
+
+
+def _low_amplitude(clip: str, hips: Optional[str], amp: Optional[float]) -> Refusal:
+    shown = "n/a" if amp is None else f"{amp:.4f} m"
+    return _refuse(
+        "low_amplitude", clip, hips, amp, MIN_LR_AMPLITUDE_M,
+        f"left-right foot-height amplitude {shown} is below the {MIN_LR_AMPLITUDE_M:.2f} m floor, so the stride "
+        "anchor is noise",
+        "only gait-anchor clips that alternate their feet; align others with runtime phase offsets instead",
+    )
+
+
+def _rolled_grid(grid, shift: int):
+    """The grid of the clip rotated left by ``shift`` keys: new[k] = old[(k + shift) mod E]."""
+    from animsmith.model import PoseGrid
+
+    return PoseGrid(
+        times_s=grid.times_s,
+        local_translation=None,
+        local_rotation=None,
+        local_scale=None,
+        model_matrix=None,
+        model_position_m=np.roll(grid.model_position_m, -shift, axis=0),
+        model_rotation=None,
+        duration_s=grid.duration_s,
+    )
+
+
+def choose_shift(grid, roles, anchor_fraction: float, frames: int):
+    """(shift, frame_offset, GaitMetrics after, seam ratio or None) — see the module docstring."""
+    from animsmith.core.gait import loop_seam_ratio
+
+    base = round_half_away(anchor_fraction * frames)
+    best = None
+    for offset in (0, -1, 1):
+        shift = (base + offset) % frames
+        rolled = _rolled_grid(grid, shift)
+        gm = _stride(rolled, roles)
+        if gm.gait_phase is None:
+            continue
+        seam, _ = loop_seam_ratio(rolled, roles)
+        rank = math.inf if seam is None else seam
+        if best is None or rank < best[0]:
+            best = (rank, shift, offset, gm, seam)
+    if best is None:
+        return None
+    return best[1], best[2], best[3], best[4]
+
+
+# --------------------------------------------------------------------------
+# Whole proof
+# --------------------------------------------------------------------------
+
+
+def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
+    """Run every proof on ``clip`` and return the plan, or raise :class:`Refusal`."""
+    from animsmith.core.pose import sample_pose
+
+    sk = asset.skeleton
+    prove_finite(sk, clip)
+    prove_unique_channels(sk, clip)
+    bone, label = trajectory_bone(sk, clip.name, roles)
+    bone_name = _bone_name(sk, bone)
+    frames, duration = declared_frames(clip, fps, bone_name)
+    prove_budget(sk, clip, frames, bone_name)
+    rotated, exempt = classify_channels(sk, clip, frames, fps, duration)
+    if frames < 3:
+        raise _refuse(
+            "no_stride_anchor", clip.name, bone_name, frames, 3,
+            f"only {frames} frames at {fps:g} fps; a stride needs at least 3",
+            "gait-anchor only whole cycles; use runtime phase offsets instead",
+        )
+    times = frame_times_f32(frames, fps).astype(np.float64)
+    grid = sample_pose(sk, clip, times)
+    drift, yaw, axis = prove_trajectory(sk, clip, grid, bone, label)
+    gm = prove_stride_anchor(sk, clip, grid, roles)
+    cycles = int(gm.cycles or 1)
+    anchor_fraction = float(gm.gait_phase) / cycles
+    chosen = choose_shift(grid, roles, anchor_fraction, frames)
+    if chosen is None:
+        raise _refuse(
+            "no_stride_anchor", clip.name, roles.names.get("hips"), None, "a measurable candidate",
+            "no rotation candidate (s-1, s, s+1) has a measurable stride anchor",
+            "align the clip with runtime phase offsets instead",
+        )
+    shift, offset, gm_after, seam = chosen
+    return AnchorPlan(
+        clip=clip.name,
+        clip_index=int(clip.index),
+        fps=float(fps),
+        frames=frames,
+        duration_s=duration,
+        shift_frames=int(shift),
+        frame_offset=int(offset),
+        phase_before=float(gm.gait_phase),
+        phase_after=float(gm_after.gait_phase),
+        seam_ratio=seam,
+        cycles=cycles,
+        lr_amplitude_m=float(gm.lr_amplitude_m),
+        trajectory_bone=bone_name,
+        trajectory_role=label,
+        horizontal_drift_m=drift,
+        yaw_deg=yaw,
+        heading_axis=axis,
+        rotated_channels=rotated,
+        exempt_channels=exempt,
+    )
+
+
+def rotated_values(values: np.ndarray, shift: int) -> np.ndarray:
+    """new[k] = old[(k + shift) mod E] along the key axis."""
+    return np.roll(np.asarray(values), -int(shift), axis=0)
+
+
+def apply_plan_in_memory(clip, plan: AnchorPlan):
+    """A copy of ``clip`` with the plan's channels rotated (tests, verification)."""
+    from dataclasses import replace
+
+    from animsmith.model import Clip
+
+    chans = []
+    rotated = set(plan.rotated_channels)
+    for i, ch in enumerate(clip.channels):
+        if i in rotated:
+            chans.append(replace(ch, values=rotated_values(ch.values, plan.shift_frames)))
+        else:
+            chans.append(ch)
+    return Clip(name=clip.name, channels=chans, index=clip.index, weight_channel_count=clip.weight_channel_count, extras=clip.extras)
+
+
+def measure_anchor_after(asset, clip, roles, plan: AnchorPlan):
+    """Re-sample ``clip`` (already rewritten) on the plan's frame grid: GaitMetrics."""
+    from animsmith.core.pose import sample_pose
+
+    times = frame_times_f32(plan.frames, plan.fps).astype(np.float64)
+    grid = sample_pose(asset.skeleton, clip, times)
+    return _stride(grid, roles)
