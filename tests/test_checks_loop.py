@@ -262,3 +262,22 @@ def test_duplicate_endpoint_tolerance():
 def test_duplicate_endpoint_gap_on_bad_times():
     findings, gaps = run_check("duplicate-loop-endpoint", guard(times=[0, 0.5, 0.25, 0.75, 1.0]), expect=LOOP)
     assert findings == [] and [(g.code, g.scope) for g in gaps] == [("measurement_unavailable", "duplicate_loop_endpoint")]
+
+
+def test_per_clip_loop_caps_override_check_options():
+    asset = guard(x=(0, 0.005, 0.01, 0.015, 0.02))
+    findings, _ = run_check("loop-closure", asset, expect={"loop": True, "max_loop_position_delta_m": 0.015},
+                            options={"max_position_delta_m": 0.1})
+    assert [f.expected for f in findings] == [0.015]
+    assert run_check("loop-closure", asset, expect={"loop": True, "max_loop_position_delta_m": 0.02})[0] == []
+    cusp = guard(x=(0, 0.25, 0.5, 0.25, 0))  # Δv = 2.0 m/s
+    assert run_check("loop-seam-vel", cusp, expect={"loop": True, "max_loop_velocity_delta_mps": 2.0})[0] == []
+    findings, _ = run_check("loop-seam-vel", cusp, expect={"loop": True, "max_loop_velocity_delta_mps": 1.9})
+    assert [f.expected for f in findings] == [1.9]
+    turn = guard(rot_deg=(0, 10, 20, 10, 0))  # 80 deg/s
+    findings, _ = run_check("loop-seam-rot", turn, expect={"loop": True, "max_loop_angular_velocity_delta_degps": 79.0},
+                            options={"max_angular_velocity_delta_degps": 70.0})
+    assert [f.expected for f in findings] == [79.0]
+    rot = guard(rot_deg=(0, 1, 2, 3, 5))
+    findings, _ = run_check("loop-closure", rot, expect={"loop": True, "max_loop_rotation_delta_deg": 4.0})
+    assert [f.expected for f in findings] == [4.0]

@@ -10,7 +10,8 @@ Needs no roles. On the clip's pose grid, per bone:
 The single worst bone of each dimension is judged (first bone on ties), so a
 clip gets at most two errors: one when its worst position delta exceeds
 ``max_position_delta_m`` and one when its worst rotation delta exceeds
-``max_rotation_delta_deg``. Comparisons are made in float32 (a value authored
+``max_rotation_delta_deg`` (a clip's own ``max_loop_position_delta_m`` /
+``max_loop_rotation_delta_deg`` in ``[clips.*]`` override these). Comparisons are made in float32 (a value authored
 exactly at the cap passes). Time = clip duration (the seam).
 
 Root-motion locomotion travels, so its root (and every child) never returns
@@ -70,7 +71,7 @@ def check(ctx):
     duration = float(ctx.analysis.grid.times_s[-1])
 
     bone, delta = lc.worst("position_delta_m")
-    cap = float(ctx.options["max_position_delta_m"])
+    cap = float(expect_value(ctx, "max_loop_position_delta_m", ctx.options["max_position_delta_m"]))
     if bone is not None and f32_exceeds(delta, cap):
         name = bone_name(ctx, bone)
         yield ctx.finding(
@@ -83,7 +84,7 @@ def check(ctx):
             expected=cap,
         )
     bone, delta = lc.worst("rotation_delta_deg")
-    cap = float(ctx.options["max_rotation_delta_deg"])
+    cap = float(expect_value(ctx, "max_loop_rotation_delta_deg", ctx.options["max_rotation_delta_deg"]))
     if bone is not None and f32_exceeds(delta, cap):
         name = bone_name(ctx, bone)
         yield ctx.finding(

@@ -6,7 +6,9 @@ bone: outgoing angular velocity = rotation vector of the model-space step
 ``dt_last`` (w ≥ 0 hemisphere, so shortest steps); ``|ω_out − ω_in|`` in deg/s
 compares vectors (20°/s about X vs 20°/s about Y differ by 28.28°/s). One
 error when the worst bone (first on ties) exceeds
-``max_angular_velocity_delta_degps`` (float32 compare; equal passes). Time =
+``max_angular_velocity_delta_degps`` (a clip's own ``[clips.*]
+max_loop_angular_velocity_delta_degps`` overrides it; float32 compare, equal
+passes). Time =
 clip duration.
 
 Coverage gap (scope ``loop_seam_rotation``): ``measurement_unavailable`` as for
@@ -41,7 +43,9 @@ def check(ctx):
         yield gap
         return
     bone, delta = lc.worst("seam_angular_velocity_delta_degps")
-    cap = float(ctx.options["max_angular_velocity_delta_degps"])
+    cap = float(
+        expect_value(ctx, "max_loop_angular_velocity_delta_degps", ctx.options["max_angular_velocity_delta_degps"])
+    )
     if bone is not None and f32_exceeds(delta, cap):
         name = bone_name(ctx, bone)
         yield ctx.finding(

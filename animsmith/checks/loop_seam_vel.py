@@ -4,7 +4,8 @@ Armed by ``[clips.*] loop = true`` (otherwise not judged). Needs no roles. Per
 bone, on the clip's pose grid: outgoing velocity ``(p[1] − p[0]) / dt_first``,
 incoming ``(p[N−1] − p[N−2]) / dt_last`` (model space; the last-to-first chord
 is not used), ``seam_velocity_delta_mps = |out − in|``. One error when the worst
-bone (first on ties) exceeds ``max_velocity_delta_mps`` (float32 compare; equal
+bone (first on ties) exceeds ``max_velocity_delta_mps`` (a clip's own
+``[clips.*] max_loop_velocity_delta_mps`` overrides it; float32 compare, equal
 passes): the loop hitches even when its poses close. Time = clip duration.
 
 Coverage gap (scope ``loop_seam_velocity``): ``measurement_unavailable`` as for
@@ -39,7 +40,7 @@ def check(ctx):
         yield gap
         return
     bone, delta = lc.worst("seam_velocity_delta_mps")
-    cap = float(ctx.options["max_velocity_delta_mps"])
+    cap = float(expect_value(ctx, "max_loop_velocity_delta_mps", ctx.options["max_velocity_delta_mps"]))
     if bone is not None and f32_exceeds(delta, cap):
         name = bone_name(ctx, bone)
         yield ctx.finding(
