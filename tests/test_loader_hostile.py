@@ -157,6 +157,24 @@ def test_deep_json_with_stdlib_parser(monkeypatch):
     expect_error(pack_glb(b'{"x": "\xff"}'), "JSON is invalid")
 
 
+def test_brackets_inside_strings_cannot_hide_depth():
+    # A string full of closing brackets, then 150k nested objects (enough to
+    # overflow orjson's C stack if it ever saw them).
+    deep = b'{"a":' * 150000 + b"1" + b"}" * 150000
+    text = b'{"asset":{"version":"2.0","extras":{"s":"' + b"]}" * 20000 + b'","d":' + deep + b"}}}"
+    expect_error(pack_glb(text), "nested too deeply")
+    # With escapes present the stdlib parser decides (RecursionError -> LoadError).
+    text = b'{"asset":{"version":"2.0","extras":{"s":"\\"]]","d":' + deep + b"}}}"
+    expect_error(pack_glb(text), "nested too deeply")
+
+
+def test_many_brackets_but_shallow_json_loads():
+    def edit(doc, ix):
+        doc["asset"]["extras"] = {"lists": [[i, "[{"] for i in range(10000)], "esc": "quote \" ]"}
+    asset = load_asset_bytes(mutated(edit), "ok.glb")
+    assert len(asset.gltf["asset"]["extras"]["lists"]) == 10000
+
+
 def test_gltf_1_and_unsupported_required_extension():
     expect_error(mutated(lambda d, ix: d["asset"].update(version="1.0")), "glTF 1.0 is not supported")
     expect_error(mutated(lambda d, ix: d.update(extensionsRequired=["EXT_meshopt_compression"])),

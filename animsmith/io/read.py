@@ -63,6 +63,10 @@ except ImportError:  # pragma: no cover - depends on the environment
     _loads = _stdlib_loads
 
 MAX_JSON_DEPTH = 4096
+# orjson survives >= 10k nested levels on an 8 MB stack (main thread and
+# threads); a document with at most this many opening brackets cannot nest
+# deeper, so it needs no depth scan.
+NO_SCAN_OPENING_BRACKETS = 8192
 _JSON_SPECIAL = np.zeros(256, dtype=bool)
 _JSON_SPECIAL[[ord(c) for c in '"[]{}']] = True
 _JSON_STEP = np.zeros(256, dtype=np.int64)
@@ -267,7 +271,7 @@ def _safe_loads(raw: bytes) -> Any:
     RecursionError instead of crashing).
     """
     opens = raw.count(b"[") + raw.count(b"{")
-    if opens <= MAX_JSON_DEPTH or _loads is _stdlib_loads:
+    if opens <= NO_SCAN_OPENING_BRACKETS or _loads is _stdlib_loads:
         return _loads(raw)
     if b"\\" in raw:
         return _stdlib_loads(raw)
