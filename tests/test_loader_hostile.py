@@ -168,11 +168,13 @@ def test_brackets_inside_strings_cannot_hide_depth():
     expect_error(pack_glb(text), "nested too deeply")
 
 
-def test_many_brackets_but_shallow_json_loads():
+@pytest.mark.parametrize("escape", ["", 'quote " ]'])
+def test_many_brackets_but_shallow_json_loads(escape):
     def edit(doc, ix):
-        doc["asset"]["extras"] = {"lists": [[i, "[{"] for i in range(10000)], "esc": "quote \" ]"}
+        doc["asset"]["extras"] = {"lists": [[i, "[{"] for i in range(10000)], "esc": escape}
     asset = load_asset_bytes(mutated(edit), "ok.glb")
     assert len(asset.gltf["asset"]["extras"]["lists"]) == 10000
+    assert asset.gltf["asset"]["extras"]["esc"] == escape
 
 
 def test_gltf_1_and_unsupported_required_extension():
