@@ -153,7 +153,8 @@ def load_asset_bytes(
     """
     p = os.fspath(path)
     try:
-        return _load(bytes(data), p, base_dir, strict)
+        with np.errstate(all="ignore"):  # hostile numbers must not print warnings
+            return _load(bytes(data), p, base_dir, strict)
     except LoadError as exc:
         raise exc.with_path(p)
     except RecursionError:
@@ -847,7 +848,7 @@ def _build_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -
             if path == "weights":
                 weights += 1
                 continue
-            if path not in PATH_WIDTH:
+            if type(path) is not str or path not in PATH_WIDTH:
                 raise LoadError(f"animation {a_i} {base!r} channel {c_i}: unknown target path {_show(path)}")
             sampler = samplers[s_i]
             if type(sampler) is not dict:
