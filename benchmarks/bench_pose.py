@@ -2,7 +2,7 @@
 
 65 bones (an Armature node scaled 0.01 over a 64-joint tree of depth ~10),
 45 keys at 30 fps (1.5 s), LINEAR translation on the hips, LINEAR rotation on
-every joint and LINEAR scale on 64 joints (~130 channels), each channel with its
+every joint (smooth 5-45 deg swings) and LINEAR scale on 64 joints (~130 channels), each channel with its
 own key-time array (equal bytes), as Blender exports do. Print-only, not a test.
 Usage: python benchmarks/bench_pose.py [seconds]
 """
@@ -38,9 +38,11 @@ def synthetic_clip(sk: Skeleton, keys: int = 45, fps: float = 30.0, seed: int = 
     times = np.arange(keys) / fps
     chans = [Channel.make(1, "translation", times.copy(), rng.normal(0, 1, (keys, 3)))]
     for b in range(1, sk.bone_count):
-        q = rng.normal(0, 0.2, (keys, 4))
-        q[:, 3] += 1
-        q /= np.linalg.norm(q, axis=1, keepdims=True)
+        # smooth motion like mocap: 5-45 deg swings at 1 Hz about a random axis
+        axis = rng.normal(size=3)
+        axis /= np.linalg.norm(axis)
+        half = np.radians(rng.uniform(5, 45)) * np.sin(2 * np.pi * times + rng.uniform(0, 6.3)) / 2
+        q = np.concatenate([np.sin(half)[:, None] * axis, np.cos(half)[:, None]], axis=1)
         chans.append(Channel.make(b, "rotation", times.copy(), q))
         chans.append(Channel.make(b, "scale", times.copy(), np.ones((keys, 3))))
     return Clip(name="bench", channels=chans)

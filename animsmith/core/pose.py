@@ -194,58 +194,6 @@ def _rest_pose_bones(skeleton: Skeleton, t, r, s) -> np.ndarray:
     return out
 
 
-def _rotation_matrices_to_quat(m: np.ndarray) -> np.ndarray:
-    """(..., 3, 3) rotation matrices -> unit quaternions (x, y, z, w), w >= 0.
-
-    Shepperd's method: the symmetric 4x4 K with diagonal (1+m00−m11−m22,
-    1−m00+m11−m22, 1−m00−m11+m22, 1+tr) has rows ∝ q·q_i; the row with the
-    largest diagonal is normalised.
-    """
-    m00, m01, m02 = m[..., 0, 0], m[..., 0, 1], m[..., 0, 2]
-    m10, m11, m12 = m[..., 1, 0], m[..., 1, 1], m[..., 1, 2]
-    m20, m21, m22 = m[..., 2, 0], m[..., 2, 1], m[..., 2, 2]
-    k = np.empty(m.shape[:-2] + (4, 4))
-    k[..., 0, 0] = 1.0 + m00 - m11 - m22
-    k[..., 1, 1] = 1.0 - m00 + m11 - m22
-    k[..., 2, 2] = 1.0 - m00 - m11 + m22
-    k[..., 3, 3] = 1.0 + m00 + m11 + m22
-    k[..., 0, 1] = k[..., 1, 0] = m01 + m10
-    k[..., 0, 2] = k[..., 2, 0] = m02 + m20
-    k[..., 1, 2] = k[..., 2, 1] = m12 + m21
-    k[..., 0, 3] = k[..., 3, 0] = m21 - m12
-    k[..., 1, 3] = k[..., 3, 1] = m02 - m20
-    k[..., 2, 3] = k[..., 3, 2] = m10 - m01
-    diag = np.diagonal(k, axis1=-2, axis2=-1)
-    pick = np.argmax(np.nan_to_num(diag, nan=0.0), axis=-1)
-    q = np.take_along_axis(k, pick[..., None, None], axis=-2)[..., 0, :]
-    q = normalize_quat(q)
-    return np.where(q[..., 3:4] < 0, -q, q)
-
-
-def _uniform_positive(s: np.ndarray) -> bool:
-    """All scales positive and equal per (frame, bone) within 1e-9 relative."""
-    s0 = s[..., 0]
-    if not np.all(s0 > 0):
-        return False
-    tol = 1e-9 * s0
-    return bool(np.all(np.abs(s[..., 1] - s0) <= tol) and np.all(np.abs(s[..., 2] - s0) <= tol))
-
-
-def _rest_matrix_is_trs(skeleton: Skeleton, bones: np.ndarray) -> bool:
-    """Rest matrices of ``bones`` equal T·R·S of their rest TRS (no shear) within 1e-9."""
-    from animsmith.model import trs_matrices
-
-    if bones.size == 0:
-        return True
-    trs = trs_matrices(
-        np.asarray(skeleton.rest_translation, float)[bones],
-        normalize_quat(np.asarray(skeleton.rest_rotation, float)[bones]),
-        np.asarray(skeleton.rest_scale, float)[bones],
-    )
-    rest = np.asarray(skeleton.rest_matrix, float)[bones]
-    return bool(np.all(np.abs(trs - rest) <= 1e-9 * (1.0 + np.abs(rest))))
-
-
 def _chain(levels, local: np.ndarray) -> np.ndarray:
     """In place over bone-major (B, N, a, a) local matrices: M[b] = M[parent] · L[b]."""
     for idx, par in levels:
@@ -253,28 +201,60 @@ def _chain(levels, local: np.ndarray) -> np.ndarray:
     return local
 
 
-def _fk_bone_major(skeleton: Skeleton, t, r, s, use_rest_matrix: np.ndarray):
-    """(model matrices (B, N, 4, 4), model rotations (B, N, 4)) from (N, B, ·) local TRS."""
-    rot = quat_to_matrix(normalize_quat(r)).transpose(1, 0, 2, 3)  # (B, N, 3, 3)
+# Left-multiplication matrix of a quaternion a (x, y, z, w): a ⊗ b = L(a) · b, with
+# L(a) = [[w, −z, y, x], [z, w, −x, y], [−y, x, w, z], [−x, −y, −z, w]];
+# L(a ⊗ b) = L(a) · L(b), and L(q) · (0, 0, 0, 1) = q.
+_L_INDEX = np.array([[3, 2, 1, 0], [2, 3, 0, 1], [1, 0, 3, 2], [0, 1, 2, 3]])
+_L_SIGN = np.array([[1.0, -1, 1, 1], [1, 1, -1, 1], [-1, 1, 1, 1], [-1, -1, -1, 1]])
+
+
+def _rotation_into(q: np.ndarray, out: np.ndarray) -> None:
+    """Write the rotation matrices of unit quaternions q (..., 4) into out (..., 3, 3)."""
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    x2, y2, z2 = x + x, y + y, z + z
+    xx, yy, zz = x * x2, y * y2, z * z2
+    xy, xz, yz = x * y2, x * z2, y * z2
+    wx, wy, wz = w * x2, w * y2, w * z2
+    out[..., 0, 0] = 1.0 - (yy + zz)
+    out[..., 0, 1] = xy - wz
+    out[..., 0, 2] = xz + wy
+    out[..., 1, 0] = xy + wz
+    out[..., 1, 1] = 1.0 - (xx + zz)
+    out[..., 1, 2] = yz - wx
+    out[..., 2, 0] = xz - wy
+    out[..., 2, 1] = yz + wx
+    out[..., 2, 2] = 1.0 - (xx + yy)
+
+
+def _fk_bone_major(skeleton: Skeleton, t, r, s, use_rest_matrix: np.ndarray, *, unit: bool = False):
+    """(model matrices (B, N, 4, 4), model rotations (B, N, 4)) from (N, B, ·) local TRS.
+
+    Each bone carries two 4x4 matrices chained together by one batched matmul
+    per depth level: its model matrix (parent · T·R·S) and the quaternion
+    left-multiplication matrix L of its model rotation (L(parent) · L(r)),
+    whose last column is the model rotation quaternion (a product of unit
+    quaternions, so unit up to rounding). ``unit`` says r is already normalised.
+    """
+    rq = np.asarray(r, dtype=np.float64).transpose(1, 0, 2)  # (B, N, 4)
+    if not unit:
+        rq = normalize_quat(rq)
+    b, n = rq.shape[0], rq.shape[1]
+    both = np.empty((b, n, 2, 4, 4))
+    model = both[:, :, 0]
+    lin = model[..., :3, :3]
+    _rotation_into(rq, lin)
     sb = np.asarray(s, dtype=np.float64).transpose(1, 0, 2)
-    b, n = rot.shape[0], rot.shape[1]
-    model = np.empty((b, n, 4, 4))
-    model[..., :3, :3] = rot * sb[..., None, :]
+    if not (sb == 1.0).all():
+        lin *= sb[..., None, :]
     model[..., :3, 3] = np.asarray(t, dtype=np.float64).transpose(1, 0, 2)
     model[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
+    np.multiply(rq[..., _L_INDEX], _L_SIGN, out=both[:, :, 1])
     fixed = np.nonzero(use_rest_matrix)[0]
     if fixed.size:
         model[fixed] = np.asarray(skeleton.rest_matrix, dtype=np.float64)[fixed][:, None]
-    levels = _levels(skeleton)
-    _chain(levels, model)
-    if _uniform_positive(sb) and _rest_matrix_is_trs(skeleton, fixed):
-        # Uniform positive scales: model 3x3 = σ·R with R the product of local rotations.
-        lin = model[..., :3, :3]
-        sigma = np.sqrt((lin[..., :, 0] ** 2).sum(axis=-1))
-        model_rot = lin / sigma[..., None, None]
-    else:
-        model_rot = _chain(levels, rot.copy())
-    return model, _rotation_matrices_to_quat(model_rot)
+    _chain(_levels(skeleton), both)
+    q = both[:, :, 1, :, 3]
+    return model, q * np.where(q[..., 3:4] < 0, -1.0, 1.0)
 
 
 def forward_kinematics(
@@ -314,7 +294,10 @@ def sample_pose(skeleton: Skeleton, clip: Clip, times_s, *, duration_s: Optional
     times_s = np.asarray(times_s, dtype=np.float64).reshape(-1)
     t, r, s, animated = _local_pose_and_animated(skeleton, clip, times_s)
     fixed = np.asarray(skeleton.has_matrix, dtype=bool) & ~animated
-    matrix, position, rotation = forward_kinematics(skeleton, t, r, s, use_rest_matrix=fixed)
+    model, rot_bm = _fk_bone_major(skeleton, t, r, s, fixed, unit=True)
+    matrix = model.transpose(1, 0, 2, 3)
+    position = np.ascontiguousarray(matrix[..., :3, 3])
+    rotation = np.ascontiguousarray(rot_bm.transpose(1, 0, 2))
     return PoseGrid(
         times_s=times_s,
         local_translation=t,

@@ -87,21 +87,26 @@ def _slerp_keys(keys: np.ndarray, k0: np.ndarray, k1: np.ndarray, u: np.ndarray)
 
     Per segment: d = dot(q0, q1), σ = sign (q1 negated when d < 0), θ = acos|d|;
     w0 = sin((1−u)θ)/sin θ, w1 = σ·sin(uθ)/sin θ, or (1−u, σu) when |d| > 0.9995
-    (normalised lerp, as three.js); u = 1 gives q1 exactly as stored.
+    (normalised lerp, as three.js); u = 1 gives q1 exactly as stored. The
+    trigonometry runs only on the samples whose segment is not near-parallel.
     """
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         d = (keys[:-1] * keys[1:]).sum(axis=-1)  # (K-1, n)
         sign = np.where(d < 0.0, -1.0, 1.0)
         ad = np.abs(d)
-        near = ~(ad <= _NLERP_DOT)
-        theta = np.arccos(np.minimum(ad, 1.0))
-        inv_sin = np.where(near, 0.0, 1.0 / np.where(near, 1.0, np.sin(theta)))
-        th = theta[k0]
-        nr = near[k0]
-        isn = inv_sin[k0]
+        sg = sign[k0]  # (T, n)
         uu = u[:, None]
-        w0 = np.where(nr, 1.0 - uu, np.sin((1.0 - uu) * th) * isn)
-        w1 = sign[k0] * np.where(nr, uu, np.sin(uu * th) * isn)
+        w0 = np.broadcast_to(1.0 - uu, sg.shape).copy()
+        w1 = sg * uu
+        far = (ad <= _NLERP_DOT)[k0]
+        if far.any():
+            ti, ci = np.nonzero(far)
+            a = ad[k0[ti], ci]
+            th = np.arccos(a)
+            inv = 1.0 / np.sqrt((1.0 - a) * (1.0 + a))
+            uf = u[ti]
+            w0[ti, ci] = np.sin((1.0 - uf) * th) * inv
+            w1[ti, ci] = sg[ti, ci] * np.sin(uf * th) * inv
         end = u >= 1.0
         if end.any():
             w0[end] = 0.0
