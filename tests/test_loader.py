@@ -561,3 +561,35 @@ def test_corpus_rigged_figure():
     assert abs(clip.duration_s - 1.25) < 0.01
     assert {ch.key_count for ch in clip.channels} == {2}
     assert int(asset.skeleton.is_joint.sum()) == 19
+
+
+def _naive_accessor(doc, bin_chunk, index):
+    """Decode an accessor element by element with struct (no numpy views)."""
+    acc = doc["accessors"][index]
+    view = doc["bufferViews"][acc["bufferView"]]
+    fmt = {5126: "f", 5120: "b", 5121: "B", 5122: "h", 5123: "H"}[acc["componentType"]]
+    width = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[acc["type"]]
+    size = struct.calcsize("<" + fmt)
+    stride = view.get("byteStride", size * width)
+    start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+    rows = [struct.unpack_from("<" + fmt * width, bin_chunk, start + k * stride) for k in range(acc["count"])]
+    return np.array(rows, dtype=np.float64)
+
+
+@pytest.mark.parametrize("name", ["khr_Fox.glb", "khr_CesiumMan.glb", "three_RobotExpressive.glb"])
+def test_corpus_values_match_a_naive_struct_decoder(name):
+    from animsmith.io.glb import split_glb
+
+    with open(os.path.join(DATA, name), "rb") as fh:
+        j, b = split_glb(fh.read())
+    doc = json.loads(j)
+    asset = load_asset(os.path.join(DATA, name))
+    checked = 0
+    for clip in asset.clips:
+        for ch in clip.channels[:8]:
+            times = _naive_accessor(doc, b, ch.input_accessor)[:, 0]
+            np.testing.assert_array_equal(ch.times, times.astype(np.float32))
+            if ch.output_component_type == 5126:
+                np.testing.assert_array_equal(ch.values, _naive_accessor(doc, b, ch.output_accessor).astype(np.float32))
+                checked += 1
+    assert checked > 0
