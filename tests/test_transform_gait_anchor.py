@@ -1,0 +1,448 @@
+"""`transform --gait-anchor`: one refusal per code just past its cap, acceptance just under it.
+
+Every clip is analytic (tests/test_transform_builders.py): feet bob as
+±A·sin(2π(k/P + offset)) so the stride anchor is (0.75 − offset) mod 1; root
+drift / yaw are linear ramps with a known endpoint value. Refusals go through
+the real CLI entry point: exit 1, stdout empty, OUT keeps its sentinel bytes.
+"""
+
+import math
+import os
+
+import numpy as np
+import pytest
+
+from test_transform_builders import (
+    anchor_of_file,
+    asset_of,
+    biped_clip,
+    drift_root,
+    frame_times,
+    run_cli,
+    write,
+    x_quat,
+    yaw_quats,
+)
+from animsmith.errors import Refusal
+from animsmith.model import Channel
+from animsmith.transform import gait_anchor as ga
+
+SENTINEL = b"existing output\n"
+
+
+def refuse_cli(capsys, tmp_path, path, code, *extra):
+    """Run the CLI expecting refusal ``code``; OUT (pre-filled) must keep its bytes."""
+    out = tmp_path / "out.glb"
+    out.write_bytes(SENTINEL)
+    rc, stdout, stderr = run_cli(capsys, "transform", path, "-o", str(out), "--gait-anchor", *extra)
+    assert rc == 1, stderr
+    assert stdout == ""
+    assert f"refused [{code}]" in stderr
+    assert out.read_bytes() == SENTINEL
+    assert [p for p in os.listdir(tmp_path) if p.startswith(".animsmith-")] == []
+    return stderr
+
+
+def accept_cli(capsys, tmp_path, path, *extra):
+    out = tmp_path / "out.glb"
+    rc, stdout, stderr = run_cli(capsys, "transform", path, "-o", str(out), "--gait-anchor", *extra)
+    assert rc == 0, stderr
+    assert "gait-anchored 'walk'" in stdout
+    return str(out)
+
+
+# --------------------------------------------------------------------------
+# Constants and helpers
+# --------------------------------------------------------------------------
+
+
+def test_tolerances_are_four_float32_successors():
+    assert ga.TOLERATED_DRIFT_M == pytest.approx(0.01000000350177288, abs=0)
+    assert ga.TOLERATED_YAW_DEG == pytest.approx(1.0000004768371582, abs=0)
+    assert np.float32(ga.TOLERATED_DRIFT_M) == np.nextafter(
+        np.nextafter(np.nextafter(np.nextafter(np.float32(0.01), np.float32(1)), np.float32(1)), np.float32(1)),
+        np.float32(1),
+    )
+
+
+def test_round_half_away_from_zero():
+    assert [ga.round_half_away(x) for x in (2.5, 3.5, -2.5, 0.49, 23.25)] == [3, 4, -3, 0, 23]
+
+
+# --------------------------------------------------------------------------
+# Drift and yaw: just under / just past the caps
+# --------------------------------------------------------------------------
+
+
+def test_drift_9mm_accepts_and_11mm_refuses(capsys, tmp_path):
+    ok = write(tmp_path, biped_clip(root_translation=drift_root(31, 0.009)), name="ok.glb")
+    accept_cli(capsys, tmp_path, ok)
+    bad = write(tmp_path, biped_clip(root_translation=drift_root(31, 0.011, axis=2)), name="bad.glb")
+    err = refuse_cli(capsys, tmp_path, bad, "horizontal_drift")
+    assert "'walk'" in err and "'root'" in err
+    assert "0.0110 m" in err and "cap 0.0100 m" in err
+    assert "runtime phase offsets" in err.strip().splitlines()[-1]
+
+
+def test_drift_cap_is_inclusive_at_f32_of_the_cap(tmp_path):
+    root = np.zeros((31, 3))
+    root[-1, 0] = np.float32(0.01)
+    asset = asset_of(biped_clip(root_translation=root))
+    plan = ga.prove_gait_anchor(asset, asset.clips[0], _roles(asset), 30.0)
+    assert plan.horizontal_drift_m == pytest.approx(0.01, abs=1e-9)
+
+
+def test_vertical_root_motion_is_not_drift(tmp_path):
+    root = np.zeros((31, 3))
+    root[:, 1] = np.linspace(0, 0.5, 31)  # up 50 cm: not horizontal
+    asset = asset_of(biped_clip(root_translation=root))
+    plan = ga.prove_gait_anchor(asset, asset.clips[0], _roles(asset), 30.0)
+    assert plan.horizontal_drift_m == 0.0
+
+
+def test_yaw_0p8_deg_accepts_and_1p2_deg_refuses(capsys, tmp_path):
+    ok = write(tmp_path, biped_clip(root_rotation=yaw_quats(np.radians(np.linspace(0, 0.8, 31)))), name="ok.glb")
+    out = accept_cli(capsys, tmp_path, ok)
+    assert os.path.getsize(out) > 0
+    bad = write(tmp_path, biped_clip(root_rotation=yaw_quats(np.radians(np.linspace(0, 1.2, 31)))), name="bad.glb")
+    err = refuse_cli(capsys, tmp_path, bad, "yaw_drift")
+    assert "yaw 1.200 deg" in err and "cap 1.000 deg" in err and "'root'" in err
+
+
+def test_yaw_counts_full_turns():
+    # 5 frames at 1 fps, root yaw k·90°: the last heading aliases the first, turns catch it.
+    clip = biped_clip(frames=5, fps=1.0, root_rotation=yaw_quats(np.radians(np.arange(5) * 90.0)))
+    asset = asset_of(clip)
+    with pytest.raises(Refusal) as exc:
+        ga.prove_gait_anchor(asset, clip, _roles(asset), 1.0)
+    assert exc.value.code == "yaw_drift"
+    assert exc.value.measured == pytest.approx(360.0, abs=1e-9)
+
+
+def test_yaw_with_vertical_heading_basis_uses_plus_y():
+    # root rest-like basis rotation_x(-90°) makes local +Z vertical; +Y is the witness.
+    basis = x_quat(-math.pi / 2)
+    qs = np.array([_qmul(y, basis) for y in yaw_quats(np.radians(np.linspace(0, 0.5, 31)))])
+    yaw, axis, lost = ga.yaw_accumulation_proof_deg(qs)
+    assert (axis, lost) == ("+Y", None)
+    assert yaw == pytest.approx(0.5, abs=1e-9)
+    # exact +Y/+X tie at frame 0 keeps +Y (order +Z, +Y, +X)
+    tie = np.tile([-0.5, -0.5, -0.5, 0.5], (3, 1))
+    assert ga.yaw_accumulation_proof_deg(tie)[1] == "+Y"
+
+
+def test_heading_loss_refuses_no_heading(capsys, tmp_path):
+    qs = np.tile([0.0, 0.0, 0.0, 1.0], (31, 1))
+    qs[5] = x_quat(math.pi / 2)  # +Z points straight down at frame 5
+    path = write(tmp_path, biped_clip(root_rotation=qs))
+    err = refuse_cli(capsys, tmp_path, path, "no_heading")
+    assert "+Z" in err and "frame 5" in err
+
+
+# --------------------------------------------------------------------------
+# Grid, keys and channels
+# --------------------------------------------------------------------------
+
+
+def test_off_grid_key_refuses(capsys, tmp_path):
+    clip = biped_clip()
+    t = clip.channels[0].times.copy()
+    t[5] = np.float32(t[5] + 0.001)
+    clip.channels[0] = Channel.make(2, "translation", t, clip.channels[0].values)
+    path = write(tmp_path, clip)
+    err = refuse_cli(capsys, tmp_path, path, "off_grid_key")
+    assert "key 5" in err and "30 fps" in err
+
+
+def test_duplicate_time_key_refuses_as_off_grid(capsys, tmp_path):
+    clip = biped_clip()
+    t = clip.channels[1].times.copy()
+    t[5] = t[4]
+    clip.channels[1] = Channel.make(3, "translation", t, clip.channels[1].values)
+    path = write(tmp_path, clip)
+    err = refuse_cli(capsys, tmp_path, path, "off_grid_key")
+    assert "key 5" in err
+
+
+def test_duration_off_the_frame_grid_refuses(tmp_path):
+    # 31 keys at 30 fps but the clip is read at 24 fps: 1.0 s = 24 frames, keys do not match
+    asset = asset_of(biped_clip())
+    with pytest.raises(Refusal) as exc:
+        ga.prove_gait_anchor(asset, asset.clips[0], _roles(asset), 24.0)
+    assert exc.value.code == "key_count"
+    with pytest.raises(Refusal) as exc:
+        ga.prove_gait_anchor(asset, asset.clips[0], _roles(asset), 29.97)
+    assert exc.value.code == "off_grid_key"
+    assert "not a whole number of frames" in exc.value.message
+
+
+def test_sparse_channel_refuses_key_count(capsys, tmp_path):
+    scale = Channel.make(1, "scale", [0.0, 1.0], [[1, 1, 1], [1.1, 1.1, 1.1]])
+    path = write(tmp_path, biped_clip(extra=[scale]))
+    err = refuse_cli(capsys, tmp_path, path, "key_count")
+    assert "2 keys instead of exactly 31" in err and "'Hips'" in err
+
+
+def test_duplicate_constant_channels_refuse(capsys, tmp_path):
+    a = Channel.make(1, "scale", [0.0], [[1, 1, 1]])
+    b = Channel.make(1, "scale", [0.0], [[1, 1, 1]])
+    path = write(tmp_path, biped_clip(extra=[a, b]))
+    err = refuse_cli(capsys, tmp_path, path, "duplicate_channel")
+    assert "'Hips'" in err
+
+
+def test_constant_channels_are_exempt_and_untouched(capsys, tmp_path):
+    # constant cubic translation with keys past the grid and a single-key scale: exempt
+    cubic = Channel.make(
+        0, "translation", [0.0, 0.5, 1.0], [[0, 0, 0]] * 3, interpolation="CUBICSPLINE"
+    )
+    one = Channel.make(1, "scale", [0.0], [[1, 1, 1]])
+    clip = biped_clip(extra=[cubic, one])
+    asset = asset_of(clip)
+    plan = ga.prove_gait_anchor(asset, clip, _roles(asset), 30.0)
+    assert plan.rotated_channels == [0, 1] and plan.exempt_channels == [2, 3]
+
+
+def test_nonconstant_cubic_refuses(capsys, tmp_path):
+    t = frame_times()
+    vals = np.zeros((31, 3))
+    vals[:, 0] = np.linspace(0, 0.001, 31)
+    cubic = Channel.make(1, "scale", t, 1.0 + vals, interpolation="CUBICSPLINE")
+    path = write(tmp_path, biped_clip(extra=[cubic]))
+    err = refuse_cli(capsys, tmp_path, path, "cubic_track")
+    assert "CUBICSPLINE" in err and "LINEAR" in err
+
+
+def test_constant_cubic_with_tangents_is_not_exempt():
+    t = frame_times()
+    tan = np.tile([1.0, 0, 0], (31, 1))
+    cubic = Channel.make(1, "scale", t, np.ones((31, 3)), interpolation="CUBICSPLINE", in_tangents=tan, out_tangents=tan)
+    asset = asset_of(biped_clip(extra=[cubic]))
+    with pytest.raises(Refusal) as exc:
+        ga.prove_gait_anchor(asset, asset.clips[0], _roles(asset), 30.0)
+    assert exc.value.code == "cubic_track"
+
+
+def test_non_finite_value_refuses(capsys, tmp_path):
+    clip = biped_clip()
+    v = clip.channels[0].values.copy()
+    v[16, 1] = np.nan
+    clip.channels[0] = Channel.make(2, "translation", clip.channels[0].times, v)
+    path = write(tmp_path, clip)
+    err = refuse_cli(capsys, tmp_path, path, "non_finite")
+    assert "key 16" in err and "'LeftFoot'" in err
+
+
+def test_budget_is_inclusive_at_one_million(tmp_path):
+    # 4 bones: E = 250000 -> 1,000,000 pose samples (allowed), E = 250001 refuses.
+    for frames, code in ((250000, "key_count"), (250001, "budget_exceeded")):
+        hold = Channel.make(1, "scale", [0.0, float(frames - 1)], [[1, 1, 1], [1, 1, 1]])
+        asset = asset_of(biped_clip(extra=[hold]))
+        with pytest.raises(Refusal) as exc:
+            ga.prove_gait_anchor(asset, asset.clips[0], _roles(asset), 1.0)
+        assert exc.value.code == code, exc.value.message
+    assert exc.value.measured == 1_000_004 and exc.value.limit == 1_000_000
+
+
+def _budget_channels_case():
+    extra = [Channel.make(1, "scale", [0.0], [[1, 1, 1]])] * 32257
+    asset = asset_of(biped_clip(extra=extra))
+    return asset
+
+
+def test_channel_budget_refuses_before_sampling():
+    asset = _budget_channels_case()
+    clip = asset.clips[0]
+    frames, _ = ga.declared_frames(clip, 30.0, "root")
+    assert frames * len(clip.channels) == 31 * 32259
+    with pytest.raises(Refusal) as exc:
+        ga.prove_budget(asset.skeleton, clip, frames, "root")
+    assert exc.value.code == "budget_exceeded" and "channel samples" in exc.value.message
+
+
+# --------------------------------------------------------------------------
+# Roles and stride anchor
+# --------------------------------------------------------------------------
+
+
+def test_no_trajectory_bone_refuses(capsys, tmp_path):
+    path = write(tmp_path, biped_clip(), names=["base", "pelvic_thing", "LeftFoot", "RightFoot"])
+    cfg = tmp_path / "animsmith.toml"
+    cfg.write_text('[rig]\nprofile = "none"\n[rig.roles]\nleft_foot = "LeftFoot"\nright_foot = "RightFoot"\n')
+    err = refuse_cli(capsys, tmp_path, path, "no_trajectory_bone", "--config", str(cfg))
+    assert "Root" in err and "Hips" in err
+
+
+def test_hips_fallback_is_used_without_root():
+    from animsmith.core.roles import resolve_roles
+
+    asset = asset_of(biped_clip())
+    roles = resolve_roles(asset.skeleton, profile="none", overrides={"hips": "Hips", "left_foot": "LeftFoot", "right_foot": "RightFoot"})
+    plan = ga.prove_gait_anchor(asset, asset.clips[0], roles, 30.0)
+    assert plan.trajectory_role == "Hips fallback" and plan.trajectory_bone == "Hips"
+
+
+def test_standing_clip_refuses_no_stride_anchor(capsys, tmp_path):
+    clip = biped_clip(amp_m=0.0, root_translation=drift_root(31, 0.001))  # nonconstant but no foot swing
+    path = write(tmp_path, clip)
+    err = refuse_cli(capsys, tmp_path, path, "no_stride_anchor")
+    assert "stride anchor" in err
+
+
+def test_low_amplitude_refuses_below_3cm_and_accepts_above(capsys, tmp_path):
+    # L-R peak to peak ~ 4A: A = 0.007 -> 0.0279 m refuses, A = 0.008 -> 0.0318 m accepts
+    bad = write(tmp_path, biped_clip(amp_m=0.007), name="bad.glb")
+    err = refuse_cli(capsys, tmp_path, bad, "low_amplitude")
+    s = 2 * 0.007 * np.sin(2 * np.pi * np.arange(30) / 30)
+    assert f"{s.max() - s.min():.4f} m" in err and "0.03 m" in err
+    ok = write(tmp_path, biped_clip(amp_m=0.008), name="ok.glb")
+    accept_cli(capsys, tmp_path, ok)
+
+
+# --------------------------------------------------------------------------
+# The rewrite
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("offset", [0.0, 0.1, 0.3, 0.45, 0.6, 0.9])
+def test_anchor_lands_within_half_a_frame_of_zero(capsys, tmp_path, offset):
+    path = write(tmp_path, biped_clip(offset=offset, amp_m=0.05))
+    before, frames = anchor_of_file(path, "walk")
+    assert before.gait_phase == pytest.approx((0.75 - offset) % 1.0, abs=1e-9)
+    out = accept_cli(capsys, tmp_path, path)
+    after, _ = anchor_of_file(out, "walk")
+    dist = min(after.gait_phase, 1.0 - after.gait_phase)
+    assert dist * (frames - 1) <= 0.5 + 1e-9
+
+
+def test_rewrite_is_an_exact_left_rotation(capsys, tmp_path):
+    from animsmith.io.read import load_asset
+
+    path = write(tmp_path, biped_clip(offset=0.2))
+    out = accept_cli(capsys, tmp_path, path)
+    a, b = load_asset(path).clip("walk"), load_asset(out).clip("walk")
+    # anchor 0.55 of E = 31 frames: s = round(17.05) = 17 (seam n/a: steps < 2 cm keep s)
+    s = 17
+    for ca, cb in zip(a.channels, b.channels):
+        assert ca.times.tobytes() == cb.times.tobytes()
+        expected = np.array([ca.values[(k + s) % 31] for k in range(31)])
+        assert expected.tobytes() == cb.values.tobytes()
+
+
+def test_text_and_json_outputs(capsys, tmp_path):
+    import json
+
+    path = write(tmp_path, biped_clip(offset=0.2))
+    out = tmp_path / "out.glb"
+    rc, stdout, _ = run_cli(capsys, "transform", path, "-o", str(out), "--gait-anchor", "--format", "json")
+    assert rc == 0
+    doc = json.loads(stdout)
+    assert doc["schema_version"] == 1 and doc["command"] == "transform" and doc["outcome"] == "published"
+    assert doc["output"] == str(out) and doc["refusal"] is None
+    (c,) = doc["clips"]
+    assert set(["name", "phase_before", "phase_after", "shift_frames", "frames", "fps", "seam_ratio"]) <= set(c)
+    assert c["name"] == "walk" and c["frames"] == 31 and c["fps"] == 30.0 and c["shift_frames"] == 17
+    assert c["phase_before"] == pytest.approx(0.55, abs=1e-6)
+    rc, stdout, _ = run_cli(capsys, "transform", path, "-o", str(out), "--gait-anchor")
+    assert stdout.splitlines()[0].startswith("gait-anchored 'walk': phase 0.550 -> ")
+    assert "(shift 17 frames, seam n/a)" in stdout.splitlines()[0]
+
+
+def test_dry_run_writes_nothing(capsys, tmp_path):
+    import json
+
+    path = write(tmp_path, biped_clip(offset=0.2))
+    out = tmp_path / "out.glb"
+    rc, stdout, _ = run_cli(capsys, "transform", path, "-o", str(out), "--gait-anchor", "--dry-run", "--format", "json")
+    assert rc == 0 and json.loads(stdout)["outcome"] == "dry-run"
+    assert not out.exists()
+
+
+def test_json_refusal_object(capsys, tmp_path):
+    import json
+
+    path = write(tmp_path, biped_clip(root_translation=drift_root(31, 0.02)))
+    out = tmp_path / "out.glb"
+    rc, stdout, stderr = run_cli(capsys, "transform", path, "-o", str(out), "--gait-anchor", "--format", "json")
+    assert rc == 1 and not out.exists()
+    doc = json.loads(stdout)
+    assert doc["outcome"] == "refused" and doc["output"] is None
+    r = doc["refusal"]
+    assert r["code"] == "horizontal_drift" and r["clip"] == "walk" and r["bone"] == "root"
+    assert r["measured"] == pytest.approx(0.02, abs=1e-6) and r["limit"] == 0.01
+    assert "refused [horizontal_drift]" in stderr
+
+
+def test_one_refusing_clip_refuses_the_whole_command(capsys, tmp_path):
+    good = biped_clip("walk", offset=0.2)
+    bad = biped_clip("stand", amp_m=0.0, root_translation=drift_root(31, 0.001))
+    path = write(tmp_path, good, bad)
+    err = refuse_cli(capsys, tmp_path, path, "no_stride_anchor")
+    assert "'stand'" in err
+    # --clip selects only the good one
+    out = tmp_path / "only.glb"
+    rc, stdout, _ = run_cli(capsys, "transform", path, "-o", str(out), "--gait-anchor", "--clip", "walk")
+    assert rc == 0 and "'walk'" in stdout and "'stand'" not in stdout
+
+
+def test_output_equal_to_input_needs_in_place(capsys, tmp_path):
+    path = write(tmp_path, biped_clip(offset=0.2))
+    before = open(path, "rb").read()
+    link = tmp_path / "link.glb"
+    os.symlink(path, link)
+    for target in (path, str(link)):
+        rc, stdout, stderr = run_cli(capsys, "transform", path, "-o", target, "--gait-anchor")
+        assert rc == 2 and "--in-place" in stderr and stdout == ""
+        assert open(path, "rb").read() == before
+    rc, stdout, _ = run_cli(capsys, "transform", path, "--in-place", "--gait-anchor")
+    assert rc == 0 and open(path, "rb").read() != before
+    after, frames = anchor_of_file(path, "walk")
+    assert min(after.gait_phase, 1 - after.gait_phase) * (frames - 1) <= 0.5 + 1e-9
+
+
+def test_operator_errors_exit_2(capsys, tmp_path):
+    path = write(tmp_path, biped_clip())
+    rc, _, err = run_cli(capsys, "transform", path, "-o", str(tmp_path / "o.glb"), "--gait-anchor", "--clip", "nope")
+    assert rc == 2 and "nope" in err
+    rc, _, err = run_cli(capsys, "transform", path, "-o", str(tmp_path / "o.glb"))
+    assert rc == 2 and "--gait-anchor" in err
+    rc, _, err = run_cli(capsys, "transform", str(tmp_path / "missing.glb"), "-o", str(tmp_path / "o.glb"), "--gait-anchor")
+    assert rc == 2 and "missing.glb" in err
+    broken = tmp_path / "broken.glb"
+    broken.write_bytes(b"glTF\x02\x00\x00\x00\xff\x00\x00\x00")
+    rc, _, err = run_cli(capsys, "transform", str(broken), "-o", str(tmp_path / "o.glb"), "--gait-anchor")
+    assert rc == 2 and "broken.glb" in err and "Traceback" not in err
+
+
+def test_fps_defaults_from_config_clip_table(capsys, tmp_path):
+    # 25 keys at 24 fps: only the config's fps = 24 makes the grid whole
+    clip = biped_clip(frames=25, fps=24.0, offset=0.2)
+    path = write(tmp_path, clip)
+    rc, _, err = run_cli(capsys, "transform", path, "-o", str(tmp_path / "o.glb"), "--gait-anchor")
+    assert rc == 1 and "refused [" in err
+    cfg = tmp_path / "animsmith.toml"
+    cfg.write_text("[clips.walk]\nfps = 24\n")
+    rc, stdout, err = run_cli(capsys, "--config", str(cfg), "transform", path, "-o", str(tmp_path / "o.glb"), "--gait-anchor")
+    assert rc == 0, err
+
+
+# --------------------------------------------------------------------------
+
+
+def _roles(asset):
+    from animsmith.core.roles import resolve_roles
+
+    return resolve_roles(asset.skeleton)
+
+
+def _qmul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.array(
+        [
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ]
+    )
