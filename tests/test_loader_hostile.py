@@ -511,3 +511,22 @@ def test_measure_bad_file_exits_2_with_one_line(tmp_path):
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith(f"animsmith: {bad}:"), lines[0]
     assert "declares 4294967295 bytes" in lines[0]
+
+
+def test_many_cubic_channels_sharing_one_output_split_once():
+    raw = RawGltf()
+    n = raw.node("b")
+    keys = 2000
+    t = raw.floats(np.arange(keys, dtype=np.float32), "SCALAR")
+    out = raw.floats(np.zeros((3 * keys, 3), np.float32), "VEC3")
+    raw.animation("A", [(n, "translation", t, out, "CUBICSPLINE")] * 3000)
+    data = raw.glb()
+    tracemalloc.start()
+    try:
+        asset = load_asset_bytes(data, "cubic.glb")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    chans = asset.clips[0].channels
+    assert len(chans) == 3000 and chans[0].values is chans[-1].values
+    assert peak < FEW_MB + 10 * len(data)

@@ -803,6 +803,19 @@ def _unique_name(base: str, used: set, repeats: Dict[str, int]) -> str:
     return name
 
 
+def _split_triplets(values: np.ndarray, keys: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CUBICSPLINE output (3K, C) -> (in-tangents, values, out-tangents), each (K, C).
+
+    glTF stores per key k the triplet [a_k, v_k, b_k] at rows 3k, 3k+1, 3k+2.
+    """
+    triplets = values.reshape(keys, 3, values.shape[1])
+    return (
+        np.ascontiguousarray(triplets[:, 0]),
+        np.ascontiguousarray(triplets[:, 1]),
+        np.ascontiguousarray(triplets[:, 2]),
+    )
+
+
 def _bad_index(v: Any, n: int, what: str) -> LoadError:
     try:
         _index(v, n, what)
@@ -819,6 +832,7 @@ def _build_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -
     meta_cache = acc.meta_cache
     times_cache = acc.times_cache
     times_checked: Dict[int, Optional[str]] = {}
+    cubic_cache: Dict[int, Tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     clips: List[Clip] = []
     used: set = set()
     repeats: Dict[str, int] = {}
@@ -898,10 +912,10 @@ def _build_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -
                 values = acc.decode(out_i)
             in_t = out_t = None
             if cubic:
-                triplets = values.reshape(keys, 3, values.shape[1])
-                in_t = np.ascontiguousarray(triplets[:, 0])
-                values = np.ascontiguousarray(triplets[:, 1])
-                out_t = np.ascontiguousarray(triplets[:, 2])
+                split = cubic_cache.get(out_i)
+                if split is None:
+                    split = cubic_cache[out_i] = _split_triplets(values, keys)
+                in_t, values, out_t = split
             channels.append(
                 Channel(bone_of[node], node, path, interp, times, values, in_t, out_t, s_i, in_i, out_i, ctype, normalized)
             )
