@@ -1,0 +1,262 @@
+"""Bake a simulated walk into an :class:`~animsmith.model.Asset` (and GLB bytes).
+
+Skeleton (parents first): the body root (``Hips`` for ``naming = "mixamo"``,
+else ``body``) at the body's hip height; per leg one bone per segment
+(``<leg>_upper``/``<leg>_lower`` for two-bone legs, ``<leg>_seg<i>`` for
+longer ones; mixamo bipeds ``LeftUpLeg``/``LeftLeg``) and a ``<leg>_foot``
+end bone. Rest pose: every leg hangs straight down (segment offsets
+``(0, −L, 0)``), so a segment's animated rotation maps local −Y onto the
+solved segment and local +X onto the knee axis.
+
+Channels (LINEAR, one key per sample): root translation (world path for
+``root_motion``; with the travel removed for in-place), root rotation when the
+body tilts or rolls, and one rotation per segment. Channels that never change
+are not written. Quaternions are kept on one hemisphere along time.
+
+Contact markers go into the animation's ``extras`` (docs/sim.md):
+``{"animsmith_contacts": {"version": 1, "feet": {leg: foot bone}, "events":
+[{"leg", "kind": "plant"|"lift", "time_s"}, ...]}}``; :func:`read_contact_markers`
+reads them back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from animsmith.model import Asset, Channel, Clip, Skeleton
+from animsmith.sim.creature import Creature
+from animsmith.sim.terrain import Terrain
+from animsmith.sim.walker import Walk, WalkOptions, contact_events, segment_rotations, simulate
+
+CONTACTS_KEY = "animsmith_contacts"
+CONTACTS_VERSION = 1
+
+
+def bone_names(creature: Creature) -> Tuple[str, List[List[str]], List[str]]:
+    """(root name, per-leg segment bone names, per-leg foot bone names)."""
+    if creature.naming == "mixamo":
+        root = "Hips"
+        segs, feet = [], []
+        for leg in creature.legs:
+            side = "Left" if leg.side == "L" else "Right"
+            names = [f"{side}UpLeg", f"{side}Leg"] + [f"{side}Leg{i}" for i in range(2, len(leg.segments))]
+            segs.append(names)
+            feet.append(f"{side}Foot")
+        return root, segs, feet
+    segs = []
+    for leg in creature.legs:
+        if leg.two_bone:
+            segs.append([f"{leg.name}_upper", f"{leg.name}_lower"])
+        else:
+            segs.append([f"{leg.name}_seg{i}" for i in range(len(leg.segments))])
+    return "body", segs, [f"{leg.name}_foot" for leg in creature.legs]
+
+
+@dataclass
+class CreatureRig:
+    skeleton: Skeleton
+    root: int
+    segment_bones: List[List[int]]
+    foot_bones: List[int]
+
+
+def creature_skeleton(creature: Creature) -> CreatureRig:
+    """The rest skeleton of ``creature`` (module docstring)."""
+    root_name, seg_names, foot_names = bone_names(creature)
+    names = [root_name]
+    parents = [-1]
+    rest = [[0.0, creature.body_height, 0.0]]
+    seg_bones: List[List[int]] = []
+    feet: List[int] = []
+    for li, leg in enumerate(creature.legs):
+        ids = []
+        for si, length_prev in enumerate((None,) + tuple(leg.segments[:-1])):
+            ids.append(len(names))
+            names.append(seg_names[li][si])
+            parents.append(0 if si == 0 else ids[-2])
+            if si == 0:
+                rest.append([leg.hip[0], leg.hip[1] - creature.body_height, leg.hip[2]])
+            else:
+                rest.append([0.0, -float(length_prev), 0.0])
+        feet.append(len(names))
+        names.append(foot_names[li])
+        parents.append(ids[-1])
+        rest.append([0.0, -float(leg.segments[-1]), 0.0])
+        seg_bones.append(ids)
+    sk = Skeleton.build(names, parents, rest)
+    return CreatureRig(skeleton=sk, root=0, segment_bones=seg_bones, foot_bones=feet)
+
+
+def continuous_quaternions(q: np.ndarray) -> np.ndarray:
+    """Flip signs along axis 0 so consecutive quaternions have a non-negative dot product."""
+    q = np.asarray(q, dtype=np.float64)
+    if q.shape[0] < 2:
+        return q
+    dots = np.einsum("n...i,n...i->n...", q[1:], q[:-1])
+    sign = np.where(dots < 0, -1.0, 1.0)
+    cum = np.concatenate([np.ones((1,) + sign.shape[1:]), np.cumprod(sign, axis=0)], axis=0)
+    return q * cum[..., None]
+
+
+def _moves(values: np.ndarray) -> bool:
+    v = np.asarray(values, dtype=np.float32)
+    return bool(np.any(v != v[0:1]))
+
+
+def walk_clip(walk: Walk, rig: CreatureRig, name: str, *, root_motion: bool, extras=None) -> Clip:
+    """One LINEAR clip from a :class:`Walk` (module docstring)."""
+    from animsmith.core import quat
+
+    times = walk.times_s - walk.times_s[0]
+    channels: List[Channel] = []
+    root_t = walk.body_position_m if root_motion else walk.body_position_m - walk.travel_m
+    if _moves(root_t):
+        channels.append(Channel.make(rig.root, "translation", times, root_t))
+    body_q = continuous_quaternions(quat.from_matrix(walk.body_rotation))
+    if _moves(body_q):
+        channels.append(Channel.make(rig.root, "rotation", times, body_q))
+    for li in range(len(walk.creature.legs)):
+        world = segment_rotations(walk, li)  # (N, n, 3, 3)
+        parent = walk.body_rotation
+        for si, bone in enumerate(rig.segment_bones[li]):
+            local = np.einsum("nji,njk->nik", parent, world[:, si])
+            q = continuous_quaternions(quat.from_matrix(local))
+            if _moves(q):
+                channels.append(Channel.make(bone, "rotation", times, q))
+            parent = world[:, si]
+    return Clip(name=name, channels=channels, extras=extras)
+
+
+@dataclass
+class Baked:
+    asset: Asset
+    walk: Walk
+    rig: CreatureRig
+    events: List[dict]
+    terrain: str
+    speed_mps: float
+    root_motion: bool
+
+    @property
+    def clip(self) -> Clip:
+        return self.asset.clips[0]
+
+    @property
+    def key_times_s(self) -> np.ndarray:
+        """The clip's key times exactly as stored (float32 -> float64)."""
+        return self.clip.channels[0].times.astype(np.float64) if self.clip.channels else self.walk.times_s
+
+
+def sample_times_s(creature: Creature, speed_mps: float, cycles: float, fps: Optional[float], samples_per_cycle: Optional[int]) -> np.ndarray:
+    """Uniform key times over exactly ``cycles`` gait cycles (first and last pose equal).
+
+    ``duration = cycles·cycle_m / speed``; intervals = ``samples_per_cycle·cycles``
+    when given, else ``max(2, round(duration·fps))``.
+    """
+    duration = cycles * creature.cycle_m / speed_mps
+    if samples_per_cycle:
+        k = max(2, int(round(samples_per_cycle * cycles)))
+    else:
+        k = max(2, int(round(duration * (fps or 30.0))))
+    return np.linspace(0.0, duration, k + 1)
+
+
+def bake(
+    creature: Creature,
+    *,
+    terrain: str = "flat",
+    speed_mps: Optional[float] = None,
+    cycles: float = 1.0,
+    fps: Optional[float] = 30.0,
+    samples_per_cycle: Optional[int] = None,
+    root_motion: bool = False,
+    options: Optional[WalkOptions] = None,
+    clip_name: Optional[str] = None,
+    camera_distance_m: Optional[float] = None,
+) -> Baked:
+    """Simulate and bake ``creature`` walking straight ahead (+Z) into an Asset."""
+    speed = creature.clip_speed if speed_mps is None else float(speed_mps)
+    if not speed > 0:
+        raise ValueError("speed must be > 0")
+    times = sample_times_s(creature, speed, cycles, fps, samples_per_cycle)
+    times = times.astype(np.float32).astype(np.float64)
+    walk = simulate(
+        creature,
+        times,
+        speed_mps=speed,
+        terrain=Terrain(terrain, creature.body_height),
+        options=options,
+        camera_distance_m=camera_distance_m,
+    )
+    rig = creature_skeleton(creature)
+    events = contact_events(creature, float(walk.distance_m[0]), float(walk.distance_m[-1]), speed)
+    _, _, foot_names = bone_names(creature)
+    extras = {
+        CONTACTS_KEY: {
+            "version": CONTACTS_VERSION,
+            "feet": {leg.name: foot_names[i] for i, leg in enumerate(creature.legs)},
+            "events": events,
+        },
+        "animsmith_sim": {
+            "creature": creature.name,
+            "terrain": terrain,
+            "speed_mps": speed,
+            "cycles": cycles,
+            "mode": "root-motion" if root_motion else "in-place",
+        },
+    }
+    name = clip_name or ("walk" if terrain == "flat" else f"walk_{terrain}")
+    clip = walk_clip(walk, rig, name, root_motion=root_motion, extras=extras)
+    asset = Asset(skeleton=rig.skeleton, clips=[clip])
+    return Baked(asset=asset, walk=walk, rig=rig, events=events, terrain=terrain, speed_mps=speed, root_motion=root_motion)
+
+
+def read_contact_markers(clip: Clip) -> Optional[Dict[str, List[Tuple[float, float]]]]:
+    """Authored contacts from ``clip.extras``: {foot bone name: [(plant_s, lift_s), ...]} or None.
+
+    A leg already planted at the clip start plants at 0; one still planted at
+    the end lifts at the clip's duration. Unknown versions or malformed
+    markers -> None (the caller infers contacts instead).
+    """
+    ex = clip.extras
+    if not isinstance(ex, dict) or not isinstance(ex.get(CONTACTS_KEY), dict):
+        return None
+    doc = ex[CONTACTS_KEY]
+    if doc.get("version") != CONTACTS_VERSION or not isinstance(doc.get("events"), list):
+        return None
+    feet = doc.get("feet") if isinstance(doc.get("feet"), dict) else {}
+    per_leg: Dict[str, List[Tuple[str, float]]] = {}
+    for e in doc["events"]:
+        if not isinstance(e, dict) or e.get("kind") not in ("plant", "lift"):
+            return None
+        t = e.get("time_s")
+        if not isinstance(t, (int, float)) or isinstance(t, bool) or not np.isfinite(t):
+            return None
+        per_leg.setdefault(str(e.get("leg")), []).append((e["kind"], float(t)))
+    end = clip.duration_s
+    out: Dict[str, List[Tuple[float, float]]] = {}
+    for leg, evs in per_leg.items():
+        evs.sort(key=lambda x: (x[1], x[0] != "lift"))
+        intervals = []
+        start = None
+        if evs and evs[0][0] == "lift":
+            start = 0.0
+        for kind, t in evs:
+            if kind == "plant":
+                start = t
+            elif start is not None:
+                intervals.append((start, t))
+                start = None
+        if start is not None:
+            intervals.append((start, end))
+        out[str(feet.get(leg, leg))] = intervals
+    return out
+
+
+def to_glb(baked: Baked) -> bytes:
+    from animsmith.io.write import asset_to_glb
+
+    return asset_to_glb(baked.asset)

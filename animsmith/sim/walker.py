@@ -1,0 +1,411 @@
+"""The distance-driven walker: foot targets, terrain following, body attitude, leg IK.
+
+Foot targets are a pure function of distance travelled ``d`` (never time).
+For leg phase ``p`` and cycle ``C = stride / duty`` metres, the leg's place in
+its cycle is ``t = frac(d / C + p)``. With ``home`` the mid-stance foot and
+``dir`` the unit travel direction in the body frame:
+
+* stance (``t < duty``, ``s = t / duty``): ``home + dir·stride·(0.5 − s)`` —
+  the foot slides back exactly as fast as the body advances (over one stance
+  the body covers ``duty·C = stride``), so it stands still in the world;
+* swing (``s = smoothstep((t − duty)/(1 − duty))``):
+  ``home + dir·stride·(s − 0.5) + up·lift·sin(π s)``.
+
+A stopped creature (constant ``d``) stands still mid-step.
+
+:func:`simulate` places the body along a straight path, casts every foot
+onto the terrain (look-ahead casts for swinging feet), sets the body height
+to the smoothed mean plant height + ``body_height`` + bob, orients the
+chassis from a plane fit through the planted feet (critically damped spring)
+plus :func:`~animsmith.sim.attitude.tilt_for`, rolls a biped over its stance
+leg, then solves every leg (two-bone closed form or FABRIK) for all frames at
+once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+from animsmith.sim import attitude as att
+from animsmith.sim.creature import Creature
+from animsmith.sim.ik import KNEE_POLES, fabrik, initial_chain, two_bone
+from animsmith.sim.terrain import Terrain, cast_down, look_ahead_point
+
+UP = np.array([0.0, 1.0, 0.0])
+
+
+def smoothstep(x):
+    """``x²(3 − 2x)`` on [0, 1]."""
+    x = np.asarray(x, dtype=np.float64)
+    return x * x * (3.0 - 2.0 * x)
+
+
+def leg_cycle_phase(creature: Creature, distance_m) -> np.ndarray:
+    """(N, L) ``frac(d / cycle + phase)`` in [0, 1)."""
+    d = np.asarray(distance_m, dtype=np.float64).reshape(-1)
+    phases = np.array([leg.phase for leg in creature.legs])
+    t = np.mod(d[:, None] / creature.cycle_m + phases[None, :], 1.0)
+    return np.where(t >= 1.0, 0.0, t)
+
+
+@dataclass
+class FootTargets:
+    """Body-frame targets (N, L, 3), stance mask (N, L), swing progress s (N, L; 0 in stance)."""
+
+    position_m: np.ndarray
+    stance: np.ndarray
+    swing_s: np.ndarray
+    cycle_phase: np.ndarray
+
+
+def foot_targets(creature: Creature, distance_m, direction=(0.0, 0.0, 1.0)) -> FootTargets:
+    """Body-frame foot targets as a pure function of distance (module docstring)."""
+    t = leg_cycle_phase(creature, distance_m)
+    duty, stride = creature.duty, creature.stride
+    dirv = np.asarray(direction, dtype=np.float64)
+    dirv = dirv / np.linalg.norm(dirv)
+    home = np.array([leg.home for leg in creature.legs])  # (L, 3)
+    stance = t < duty
+    s_stance = t / duty
+    s_swing = smoothstep(np.clip((t - duty) / (1.0 - duty), 0.0, 1.0))
+    along = np.where(stance, 0.5 - s_stance, s_swing - 0.5) * stride
+    lift = np.where(stance, 0.0, np.sin(np.pi * s_swing) * creature.lift)
+    pos = home[None, :, :] + along[..., None] * dirv + lift[..., None] * UP
+    return FootTargets(position_m=pos, stance=stance, swing_s=np.where(stance, 0.0, s_swing), cycle_phase=t)
+
+
+def body_bob_m(creature: Creature, distance_m) -> np.ndarray:
+    """``bob·cos(4π(t₀ − duty/2))`` with t₀ the first leg's cycle phase: high at mid-stance."""
+    t0 = leg_cycle_phase(creature, distance_m)[:, 0]
+    return creature.bob * np.cos(4.0 * np.pi * (t0 - creature.duty / 2.0))
+
+
+def biped_roll_rad(creature: Creature, targets: FootTargets) -> np.ndarray:
+    """Roll over the stance leg: ``−roll·(lift_R − lift_L)``, lift = sin(π s) of each swing (0 in stance)."""
+    n = targets.swing_s.shape[0]
+    if creature.roll_deg == 0.0:
+        return np.zeros(n)
+    up = np.where(targets.stance, 0.0, np.sin(np.pi * targets.swing_s))
+    sides = np.array([leg.side for leg in creature.legs])
+    left = up[:, sides == "L"].mean(axis=1) if np.any(sides == "L") else np.zeros(n)
+    right = up[:, sides == "R"].mean(axis=1) if np.any(sides == "R") else np.zeros(n)
+    return -math.radians(creature.roll_deg) * (right - left)
+
+
+# --------------------------------------------------------------------------
+# LOD
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class LodTiers:
+    """Distance LOD: full IK within ``near_m``; snapped feet (no terrain
+    smoothing, one FABRIK pass) within ``far_m``; keyframes (the flat-ground
+    cycle, no casts) beyond. Distances in metres from the camera."""
+
+    near_m: float = 24.0
+    far_m: float = 60.0
+
+    def tier(self, camera_distance_m: Optional[float]) -> int:
+        if camera_distance_m is None or camera_distance_m <= self.near_m:
+            return 0
+        return 1 if camera_distance_m <= self.far_m else 2
+
+
+LOD_NAMES = ("full-ik", "snapped-feet", "keyframes")
+
+
+# --------------------------------------------------------------------------
+# Simulation
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class WalkOptions:
+    look_ahead_s: float = att.LOOK_AHEAD_S
+    ray_height_m: Optional[float] = None  # default: body_height
+    ray_length_m: Optional[float] = None  # default: 2 × body_height
+    plant_smoothing_s: float = att.PLANT_SMOOTHING_S
+    height_rate: float = att.HEIGHT_RATE
+    tilt_rate: float = att.TILT_RATE
+    max_height_offset_m: Optional[float] = None  # default: 0.5 × body_height
+    bank_per: float = att.TILT_BANK_PER
+    pitch_per: float = att.TILT_PITCH_PER
+    tilt_max_deg: float = att.TILT_MAX_DEG
+    chassis_omega: float = 8.0  # rad/s, critically damped spring for the plane-fit attitude
+    fabrik_tolerance_m: float = 1e-5
+    fabrik_iterations: int = 32
+
+
+@dataclass
+class Walk:
+    """Everything :func:`simulate` computed (N frames, L legs); world space, metres.
+
+    joints_m[leg]: (N, n_segments + 1, 3) hip .. foot positions.
+    """
+
+    creature: Creature
+    times_s: np.ndarray
+    distance_m: np.ndarray
+    body_position_m: np.ndarray
+    body_rotation: np.ndarray
+    foot_target_m: np.ndarray
+    stance: np.ndarray
+    ground_m: np.ndarray
+    plant_weight: np.ndarray
+    joints_m: List[np.ndarray]
+    shortfall_m: np.ndarray
+    travel_m: np.ndarray
+    lod_tier: int = 0
+    knee_axis: List[np.ndarray] = field(default_factory=list)
+
+    @property
+    def foot_m(self) -> np.ndarray:
+        """(N, L, 3) solved foot positions."""
+        return np.stack([j[:, -1, :] for j in self.joints_m], axis=1)
+
+    @property
+    def worst_shortfall_m(self) -> float:
+        return float(np.max(self.shortfall_m)) if self.shortfall_m.size else 0.0
+
+
+def _exp_filter(target: np.ndarray, rate: float, dt: float) -> np.ndarray:
+    """Per-frame exponential approach along axis 0, starting at target[0] (lfilter)."""
+    from scipy.signal import lfilter
+
+    a = min(max(dt, 0.0) * rate, 1.0)
+    if target.shape[0] == 0 or a >= 1.0:
+        return target.copy()
+    x = np.asarray(target, dtype=np.float64)
+    zi = ((1.0 - a) * x[0])[None, ...] if x.ndim > 1 else np.array([(1.0 - a) * x[0]])
+    y, _ = lfilter([a], [1.0, -(1.0 - a)], x, axis=0, zi=zi)
+    return y
+
+
+def _fade_weights(hit: np.ndarray, fade_s: float, dt: float) -> np.ndarray:
+    """(N, L) plant weights: linear fades toward hit (1) / miss (0) over ``fade_s``."""
+    if np.all(hit):
+        return np.ones(hit.shape)
+    w = np.empty(hit.shape)
+    cur = hit[0].astype(float)
+    for i in range(hit.shape[0]):
+        cur = np.array([att.fade_weight(c, float(h), fade_s, dt if i else 0.0) for c, h in zip(cur, hit[i])])
+        w[i] = cur
+    return w
+
+
+def _chassis_attitude(foot_m, stance, dt: float, omega: float):
+    """(pitch_rad, roll_rad) per frame: plane fit through planted feet, spring-smoothed."""
+    n = foot_m.shape[0]
+    targets = np.zeros((n, 2))
+    have = np.zeros(n, dtype=bool)
+    for i in range(n):
+        pts = foot_m[i][stance[i]]
+        if pts.shape[0] >= 3:
+            normal = att.plane_normal(pts)
+            if normal is not None:
+                targets[i] = att.pitch_roll_from_normal(normal)
+                have[i] = True
+    if not np.any(have):
+        return np.zeros(n), np.zeros(n)
+    # hold the last fitted attitude where no plane could be fitted
+    idx = np.where(have, np.arange(n), 0)
+    np.maximum.accumulate(idx, out=idx)
+    first = int(np.argmax(have))
+    idx[:first] = first
+    targets = targets[idx]
+    x = targets[0].copy()
+    v = np.zeros(2)
+    out = np.empty((n, 2))
+    for i in range(n):
+        if i:
+            x, v = att.critical_spring_step(x, v, targets[i], omega, dt)
+        out[i] = x
+    return out[:, 0], out[:, 1]
+
+
+def _segment_frames(joints: np.ndarray, knee_axis: np.ndarray) -> np.ndarray:
+    """(N, n, 3, 3) world rotation of each segment: local −Y along the segment, local X = knee axis."""
+    seg = joints[:, 1:, :] - joints[:, :-1, :]
+    y = -seg / np.linalg.norm(seg, axis=-1, keepdims=True)
+    x = np.broadcast_to(knee_axis[:, None, :], y.shape)
+    x = x - np.einsum("...i,...i->...", x, y)[..., None] * y
+    x = x / np.linalg.norm(x, axis=-1, keepdims=True)
+    z = np.cross(x, y)
+    return np.stack([x, y, z], axis=-1)
+
+
+def simulate(
+    creature: Creature,
+    times_s,
+    *,
+    speed_mps: Optional[float] = None,
+    terrain: Optional[Terrain] = None,
+    direction=(0.0, 0.0, 1.0),
+    start_distance_m: float = 0.0,
+    options: Optional[WalkOptions] = None,
+    camera_distance_m: Optional[float] = None,
+    lod: Optional[LodTiers] = None,
+) -> Walk:
+    """Walk ``creature`` straight along ``direction`` (body frame = world axes) for ``times_s``.
+
+    Distance ``d = start_distance + speed·t``; the body faces +Z whatever the
+    travel direction (sideways / backward walking). ``camera_distance_m`` with
+    ``lod`` picks a :class:`LodTiers` tier for the whole batch.
+    """
+    opts = options or WalkOptions()
+    c = creature
+    t = np.asarray(times_s, dtype=np.float64).reshape(-1)
+    n, legs = t.shape[0], len(c.legs)
+    speed = c.clip_speed if speed_mps is None else float(speed_mps)
+    tier = (lod or LodTiers()).tier(camera_distance_m)
+    if tier == 2 or terrain is None:
+        terrain = Terrain("flat", c.body_height)
+    dt = float(np.median(np.diff(t))) if n > 1 else 0.0
+    dirv = np.asarray(direction, dtype=np.float64)
+    dirv = dirv / np.linalg.norm(dirv)
+    distance = start_distance_m + speed * t
+    travel = (distance - start_distance_m)[:, None] * dirv[None, :]  # (N, 3) world travel
+    velocity = speed * dirv
+
+    ft = foot_targets(c, distance, dirv)
+    tb = ft.position_m  # body frame, y = lift above the ground
+    ray_h = c.body_height if opts.ray_height_m is None else opts.ray_height_m
+    ray_l = 2.0 * c.body_height if opts.ray_length_m is None else opts.ray_length_m
+
+    # --- ground under every foot -------------------------------------------------
+    foot_xz = travel[:, None, :] + tb * np.array([1.0, 0.0, 1.0])  # world x/z, y = 0
+    flat_ground = terrain.kind == "flat" and not terrain.holes
+    if flat_ground:
+        ground = np.zeros((n, legs))
+        hit = np.ones((n, legs), dtype=bool)
+    else:
+        # stance: cast straight down at the (stationary) foot; swing: interpolate between
+        # the lift-off and landing plants and rise over anything the look-ahead cast finds
+        tphase = ft.cycle_phase
+        d_lift = distance[:, None] - (tphase - c.duty) * c.cycle_m
+        d_land = d_lift + (1.0 - c.duty) * c.cycle_m
+        home = np.array([leg.home for leg in c.legs])
+        half = 0.5 * c.stride * dirv
+        p_lift = (d_lift - start_distance_m)[..., None] * dirv + home - half
+        p_land = (d_land - start_distance_m)[..., None] * dirv + home + half
+        g_here = cast_down(terrain, foot_xz, ray_h, ray_l)
+        g_lift = cast_down(terrain, p_lift * [1, 0, 1], ray_h, ray_l)
+        g_land = cast_down(terrain, p_land * [1, 0, 1], ray_h, ray_l)
+        ahead = look_ahead_point(foot_xz, velocity, opts.look_ahead_s)
+        g_ahead = cast_down(terrain, ahead, ray_h, ray_l)
+        s = ft.swing_s
+        base = g_lift + (g_land - g_lift) * s
+        rise = np.where(np.isfinite(g_ahead), np.maximum(0.0, g_ahead - base), 0.0) * np.sin(np.pi * s)
+        swing_ground = base + rise
+        ground = np.where(ft.stance, g_here, swing_ground)
+        hit = np.isfinite(ground)
+        ground = np.where(hit, ground, 0.0)
+    weight = _fade_weights(hit, opts.plant_smoothing_s, dt)
+
+    # --- body height: smoothed mean plant delta + body height + bob --------------
+    max_off = 0.5 * c.body_height if opts.max_height_offset_m is None else opts.max_height_offset_m
+    if flat_ground:
+        offset = np.zeros(n)
+    else:
+        counts = hit.sum(axis=1)
+        mean = np.where(counts > 0, np.where(hit, ground, 0.0).sum(axis=1) / np.maximum(counts, 1), 0.0)
+        target = np.clip(mean, -max_off, max_off)  # == height_offset() of each frame's planted deltas
+        offset = target if tier == 1 else _exp_filter(target, opts.height_rate, dt)
+    body_y = c.body_height + offset + body_bob_m(c, distance)
+    body_pos = travel + body_y[:, None] * UP
+
+    # --- feet: planted targets on the ground, airborne -> animated pose ----------
+    conformed = foot_xz + (ground + tb[..., 1])[..., None] * UP
+    animated = foot_xz + (offset[:, None] + tb[..., 1])[..., None] * UP
+    target_w = animated + weight[..., None] * (conformed - animated)
+
+    # --- chassis attitude -------------------------------------------------------
+    pitch = np.zeros(n)
+    roll = biped_roll_rad(c, ft)
+    if legs >= 3 and not flat_ground and tier == 0:
+        p_fit, r_fit = _chassis_attitude(target_w, ft.stance & hit, dt, opts.chassis_omega)
+        pitch = pitch + p_fit
+        roll = roll + r_fit
+    # acceleration tilt (zero for a straight walk at constant speed), smoothed at tilt_rate
+    vel = np.gradient(travel, t, axis=0) if n > 1 else np.zeros((n, 3))
+    tilt = np.zeros((n, 2))
+    for i in range(1, n):
+        tilt[i] = att.tilt_for(vel[i], vel[i - 1], (0.0, 0.0, 1.0), t[i] - t[i - 1], opts.bank_per, opts.pitch_per, opts.tilt_max_deg)
+    if np.any(tilt):
+        tilt = _exp_filter(tilt, opts.tilt_rate, dt)
+        pitch = pitch + np.radians(tilt[:, 1])
+        roll = roll + np.radians(tilt[:, 0])
+    rot = att.rotation_xz(pitch, roll)  # (N, 3, 3)
+
+    # --- legs ---------------------------------------------------------------------
+    joints: List[np.ndarray] = []
+    axes: List[np.ndarray] = []
+    shortfall = np.zeros((n, legs))
+    for li, leg in enumerate(c.legs):
+        hip = body_pos + np.einsum("nij,j->ni", rot, np.asarray(leg.hip) - np.array([0.0, c.body_height, 0.0]))
+        pole = np.einsum("nij,j->ni", rot, np.asarray(KNEE_POLES[leg.knee]))
+        tgt = target_w[:, li, :]
+        if leg.two_bone:
+            sol = two_bone(hip, tgt, leg.segments[0], leg.segments[1], pole)
+            pts = np.stack([hip, sol.knee_m, sol.foot_m], axis=1)
+            shortfall[:, li] = np.maximum(0.0, np.abs(sol.shortfall_m) - 1e-4)
+            u = sol.foot_m - hip
+        else:
+            start = initial_chain(hip, tgt, leg.segments, pole)
+            iters = 1 if tier == 1 else opts.fabrik_iterations
+            fs = fabrik(start, leg.segments, tgt, tolerance_m=opts.fabrik_tolerance_m, max_iterations=iters)
+            pts = fs.points_m
+            shortfall[:, li] = fs.residual_m
+            u = tgt - hip
+        u = u / np.maximum(np.linalg.norm(u, axis=-1, keepdims=True), 1e-12)
+        v = pole - np.einsum("ni,ni->n", pole, u)[:, None] * u
+        v = v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
+        axes.append(np.cross(v, u))
+        joints.append(pts)
+
+    return Walk(
+        creature=c,
+        times_s=t,
+        distance_m=distance,
+        body_position_m=body_pos,
+        body_rotation=rot,
+        foot_target_m=target_w,
+        stance=ft.stance,
+        ground_m=ground,
+        plant_weight=weight,
+        joints_m=joints,
+        shortfall_m=shortfall,
+        travel_m=travel,
+        lod_tier=tier,
+        knee_axis=axes,
+    )
+
+
+def segment_rotations(walk: Walk, leg_index: int) -> np.ndarray:
+    """(N, n, 3, 3) world rotations of one leg's segments (see :func:`_segment_frames`)."""
+    return _segment_frames(walk.joints_m[leg_index], walk.knee_axis[leg_index])
+
+
+def contact_events(creature: Creature, start_distance_m: float, end_distance_m: float, speed_mps: float, time_offset_s: float = 0.0) -> List[dict]:
+    """Analytic plant/lift events in [start, end] distance, sorted by time.
+
+    Leg ``p`` plants at ``d = (k − p)·C`` and lifts at ``d = (k − p + duty)·C``;
+    ``time_s = (d − start)/speed``.
+    """
+    out = []
+    cyc = creature.cycle_m
+    for leg in creature.legs:
+        for kind, off in (("plant", 0.0), ("lift", creature.duty)):
+            k0 = math.floor(start_distance_m / cyc + leg.phase - off) - 1
+            k1 = math.ceil(end_distance_m / cyc + leg.phase - off) + 1
+            for k in range(k0, k1 + 1):
+                d = (k - leg.phase + off) * cyc
+                if start_distance_m - 1e-12 <= d <= end_distance_m + 1e-12:
+                    out.append({"leg": leg.name, "kind": kind, "time_s": round(time_offset_s + (d - start_distance_m) / speed_mps, 6)})
+    out.sort(key=lambda e: (e["time_s"], e["leg"], e["kind"]))
+    return out
