@@ -1,33 +1,21 @@
 """Run one per-clip check module on an in-memory asset (tests of animsmith/checks/*).
 
-Uses the lint framework's ClipContext when it exists, so the checks are tested
-through the same context the runner gives them; falls back to a minimal
-stand-in with the documented attributes otherwise.
+Builds the same :class:`~animsmith.checks.context.ClipContext` the lint runner
+gives a check: the clip's shared ClipAnalysis, resolved roles, the effective
+``[clips.*]`` entry (a ClipExpect) and the check's CONFIG defaults overlaid by
+``options``.
 """
 
 from __future__ import annotations
 
 import importlib
-from types import SimpleNamespace
 from typing import Any, Dict, Optional
 
-from animsmith.checks.base import CheckContextBase
+from animsmith.checks.context import ClipContext
+from animsmith.config import ClipExpect, Contract, RigConfig
 from animsmith.core.analysis import ClipAnalysis
 from animsmith.core.roles import RoleMap, resolve_roles
 from animsmith.results import CoverageGap, Finding
-
-
-class _Ctx(CheckContextBase):
-    def __init__(self, module, asset, clip, roles, expect, options, contract):
-        self.check_id = module.ID
-        self.severity = module.SEVERITY
-        self.asset = asset
-        self.clip = clip
-        self.roles = roles
-        self.expect = expect
-        self.options = options
-        self.contract = contract
-        self.analysis = ClipAnalysis(asset, clip, roles)
 
 
 def run_check(
@@ -49,25 +37,22 @@ def run_check(
         roles = resolve_roles(asset.skeleton, "auto")
     opts = {k: o.default for k, o in module.CONFIG.items()}
     opts.update(options or {})
-    exp = None if expect is None else SimpleNamespace(**_full_expect(expect))
-    contract = SimpleNamespace(rig=SimpleNamespace(required_bones=list(required_bones or [])))
-    ctx = _Ctx(module, asset, clip, roles, exp, opts, contract)
+    exp = None if expect is None else ClipExpect(**expect)
+    contract = Contract(rig=RigConfig(required_bones=list(required_bones or [])))
+    ctx = ClipContext(
+        check_id=module.ID,
+        severity=module.SEVERITY,
+        path="<memory>",
+        asset=asset,
+        clip=clip,
+        analysis=ClipAnalysis(asset, clip, roles),
+        roles=roles,
+        expect=exp,
+        options=opts,
+        contract=contract,
+    )
     out = list(module.check(ctx))
     findings = [o for o in out if isinstance(o, Finding)]
     gaps = [o for o in out if isinstance(o, CoverageGap)]
     assert len(findings) + len(gaps) == len(out)
     return findings, gaps
-
-
-def _full_expect(expect: Dict[str, Any]) -> Dict[str, Any]:
-    base = dict(
-        loop=None,
-        fps=None,
-        duration_s=None,
-        speed_mps=None,
-        speed_tolerance_mps=None,
-        movement_owner_xz=None,
-        animates_bones=None,
-    )
-    base.update(expect)
-    return base
