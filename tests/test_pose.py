@@ -255,3 +255,17 @@ def test_level_by_level_fk_equals_bone_by_bone_reference():
             np.testing.assert_allclose(position[f, b], m_ref[b][:3, 3], atol=1e-9)
             assert_same_rotation(rotation[f, b], q_ref[b], tol=1e-12)
             assert abs(np.linalg.norm(rotation[f, b]) - 1) < 1e-12
+
+
+def test_hostile_key_times_never_raise_in_pose_grid():
+    sk = Skeleton.build(["a", "b"], [-1, 0], [[0, 0, 0], [1, 0, 0]])
+    clip = Clip("bad", [
+        Channel.make(0, "translation", [0.0, 2.0, 1.0, np.nan], np.arange(12).reshape(4, 3)),
+        Channel.make(1, "rotation", [-np.inf, 0.5, np.inf], [[0, 0, 0, 1], [np.nan] * 4, [0, 0, 0, 0]]),
+        Channel.make(1, "scale", [0.0, 0.0, 0.0], [[1, 1, 1], [2, 2, 2], [3, 3, 3]], "CUBICSPLINE"),
+    ])
+    with np.errstate(all="raise"):
+        g = pose_grid(sk, clip)
+    assert g.duration_s == clip.duration_s == 2.0
+    assert g.model_position_m.shape == (4, 2, 3)
+    assert np.all(np.isfinite(g.model_position_m[:, 0]))
