@@ -530,3 +530,23 @@ def test_many_cubic_channels_sharing_one_output_split_once():
     chans = asset.clips[0].channels
     assert len(chans) == 3000 and chans[0].values is chans[-1].values
     assert peak < FEW_MB + 10 * len(data)
+
+
+def test_one_external_file_named_by_many_buffers_is_read_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(read_mod, "EXTERNAL_TOTAL_MAX_BYTES", 1000)
+    raw, _ = minimal()
+    text, blob = raw.gltf(uri="file", bin_name="b.bin")
+    doc = json.loads(text)
+    doc["buffers"] = doc["buffers"] * 500  # 500 x ~60 bytes would pass the 1000-byte total only if shared
+    (tmp_path / "b.bin").write_bytes(blob)
+    (tmp_path / "a.gltf").write_text(json.dumps(doc))
+    asset = load_asset(str(tmp_path / "a.gltf"))
+    assert len(asset.buffers) == 500 and asset.buffers[0] is asset.buffers[-1]
+
+
+def test_main_file_size_cap(tmp_path, monkeypatch):
+    monkeypatch.setattr(read_mod, "MAX_FILE_BYTES", 100)
+    p = tmp_path / "big.glb"
+    p.write_bytes(minimal()[0].glb())
+    with pytest.raises(LoadError, match="the limit is 100"):
+        load_asset(str(p))

@@ -78,6 +78,8 @@ DECODE_FLOOR_COMPONENTS = 1024 * 1024
 DECODE_COMPONENTS_PER_INPUT_BYTE = 16
 EXTERNAL_MAX_BYTES = 64 * 1024 * 1024
 EXTERNAL_TOTAL_MAX_BYTES = 256 * 1024 * 1024
+EXTERNAL_MAX_FILES = 1024
+MAX_FILE_BYTES = 1024 * 1024 * 1024
 MAX_BYTE_STRIDE = 252
 
 EXTENSIONS = (".glb", ".gltf")
@@ -132,14 +134,18 @@ def load_asset(path: Any, *, strict: bool = True) -> Asset:
         raise LoadError("is a directory, not a .glb/.gltf file", p)
     if not stat.S_ISREG(st.st_mode):
         raise LoadError("not a regular file", p)
+    if st.st_size > MAX_FILE_BYTES:
+        raise LoadError(f"file is {st.st_size} bytes; the limit is {MAX_FILE_BYTES}", p)
     try:
         with open(p, "rb") as fh:
             if os.path.splitext(p)[1].lower() not in EXTENSIONS and fh.read(4) != b"glTF":
                 raise LoadError("unsupported input (expected .glb or .gltf)", p)
             fh.seek(0)
-            data = fh.read()
+            data = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise LoadError(f"cannot read file: {exc.strerror or exc}", p) from None
+    if len(data) > MAX_FILE_BYTES:  # grew while we read it
+        raise LoadError(f"file is over {MAX_FILE_BYTES} bytes; the limit is {MAX_FILE_BYTES}", p)
     return load_asset_bytes(data, p, strict=strict)
 
 
@@ -344,6 +350,7 @@ class _Budget:
         self.cap = max(DECODE_FLOOR_COMPONENTS, DECODE_COMPONENTS_PER_INPUT_BYTE * input_bytes)
         self.used = 0
         self.external_bytes = 0
+        self.external_files: Dict[str, bytes] = {}
 
     def spend(self, components: int, what: Any) -> None:
         self.used += components
@@ -360,6 +367,11 @@ def _read_external(uri: str, base_dir: str, what: str, budget: _Budget) -> bytes
     full = os.path.realpath(os.path.join(root, rel))
     if full != root and not full.startswith(root.rstrip(os.sep) + os.sep):
         raise LoadError(f"{what}: unsafe external resource {_show(uri)} (escapes the file's folder)")
+    cached = budget.external_files.get(full)
+    if cached is not None:  # several buffers naming one file share its bytes
+        return cached
+    if len(budget.external_files) >= EXTERNAL_MAX_FILES:
+        raise LoadError(f"{what}: more than {EXTERNAL_MAX_FILES} external resources")
     try:
         st = os.stat(full)
     except OSError:
@@ -378,6 +390,7 @@ def _read_external(uri: str, base_dir: str, what: str, budget: _Budget) -> bytes
     budget.external_bytes += len(data)
     if budget.external_bytes > EXTERNAL_TOTAL_MAX_BYTES:
         raise LoadError(f"external resources exceed {EXTERNAL_TOTAL_MAX_BYTES} bytes in total")
+    budget.external_files[full] = data
     return data
 
 
