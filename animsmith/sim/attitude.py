@@ -62,6 +62,24 @@ def tilt_for(velocity, last_velocity, facing, dt: float, bank_per: float, pitch_
     return bank, pitch
 
 
+def tilt_for_batch(velocity, last_velocity, facing, dt, bank_per: float, pitch_per: float, max_deg: float) -> np.ndarray:
+    """(N, 2) [bank_deg, pitch_deg] — :func:`tilt_for` applied row by row, vectorised."""
+    v = np.asarray(velocity, dtype=np.float64).reshape(-1, 3)
+    lv = np.asarray(last_velocity, dtype=np.float64).reshape(-1, 3)
+    f = np.broadcast_to(np.asarray(facing, dtype=np.float64), v.shape)
+    dt = np.broadcast_to(np.asarray(dt, dtype=np.float64), v.shape[:1])
+    ok_dt = dt > 0
+    accel = (v - lv) / np.where(ok_dt, dt, 1.0)[:, None]
+    flat = f * np.array([1.0, 0.0, 1.0])
+    mag = np.linalg.norm(flat, axis=1)
+    ok = ok_dt & (mag >= 1e-4)
+    forward = flat / np.where(ok, mag, 1.0)[:, None]
+    right = np.cross(forward, UP)
+    bank = np.clip(np.einsum("ni,ni->n", accel, right) * bank_per, -max_deg, max_deg)
+    pitch = np.clip(-np.einsum("ni,ni->n", accel, forward) * pitch_per, -max_deg, max_deg)
+    return np.where(ok[:, None], np.stack([bank, pitch], axis=1), 0.0)
+
+
 def exp_approach(current, target, rate: float, dt: float):
     """``current + (target − current)·min(dt·rate, 1)``: exponential approach, never overshoots."""
     blend = min(max(dt, 0.0) * rate, 1.0)
@@ -124,6 +142,28 @@ def plane_normal(points_m, weights=None) -> Optional[np.ndarray]:
         a, b = float(sol[0, 0]), float(sol[1, 0])
     n = np.array([-a, 1.0, -b])
     return n / np.linalg.norm(n)
+
+
+def plane_normals_batch(points_m, weights) -> tuple:
+    """Vectorised :func:`plane_normal` over frames: points (N, F, 3), weights (N, F) (0 = not planted).
+
+    Returns ((N, 3) unit normals, (N,) bool "fitted": at least 3 weighted points
+    and a well-conditioned fit).
+    """
+    p = np.asarray(points_m, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    a = np.stack([p[..., 0], p[..., 2], np.ones(p.shape[:2])], axis=-1)  # (N, F, 3)
+    ata = np.einsum("nf,nfi,nfj->nij", w, a, a)
+    aty = np.einsum("nf,nfi,nf->ni", w, a, p[..., 1])
+    count = (w > 0).sum(axis=1)
+    det = np.linalg.det(ata)
+    scale = np.einsum("nii->n", ata) ** 3
+    ok = (count >= 3) & (np.abs(det) > 1e-12 * np.maximum(scale, 1e-300))
+    eye = np.broadcast_to(np.eye(3), ata.shape)
+    sol = np.linalg.solve(np.where(ok[:, None, None], ata, eye), np.where(ok[:, None], aty, 0.0)[..., None])[..., 0]
+    n = np.stack([-sol[:, 0], np.ones(sol.shape[0]), -sol[:, 1]], axis=1)
+    n = n / np.linalg.norm(n, axis=1, keepdims=True)
+    return np.where(ok[:, None], n, UP), ok
 
 
 def pitch_roll_from_normal(normal, forward=(0.0, 0.0, 1.0)) -> Tuple[float, float]:

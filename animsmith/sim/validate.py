@@ -152,9 +152,9 @@ def walk_test(creature: Creature, baked: Optional[Baked] = None) -> tuple:
     )
 
 
-def terrain_test(creature: Creature, kind: str) -> tuple:
+def terrain_test(creature: Creature, kind: str, baked: Optional[Baked] = None) -> tuple:
     """(terrain_tests entry, failures) for one terrain."""
-    b = bake(creature, terrain=kind, cycles=CYCLES, samples_per_cycle=SAMPLES_PER_CYCLE, root_motion=True)
+    b = baked or bake(creature, terrain=kind, cycles=CYCLES, samples_per_cycle=SAMPLES_PER_CYCLE, root_motion=True)
     m = measure_baked(b, Terrain(kind, creature.body_height))
     fails = []
     f = _slide_failure(creature.name, f"terrain:{kind}", m)
@@ -177,12 +177,14 @@ def terrain_test(creature: Creature, kind: str) -> tuple:
 
 
 def validate_creature(creature: Creature, terrains: Sequence[str] = TERRAINS) -> CreatureReport:
-    wt, fail = walk_test(creature)
+    """Walk test plus one terrain test per terrain (the flat bake is shared)."""
+    flat = bake(creature, cycles=CYCLES, samples_per_cycle=SAMPLES_PER_CYCLE, root_motion=True)
+    wt, fail = walk_test(creature, flat)
     rep = CreatureReport(name=creature.name, walk_test=wt)
     if fail:
         rep.failures.append(fail)
     for kind in terrains:
-        entry, fails = terrain_test(creature, kind)
+        entry, fails = terrain_test(creature, kind, flat if kind == "flat" else None)
         rep.terrain_tests.append(entry)
         rep.failures.extend(fails)
     return rep

@@ -174,15 +174,18 @@ class Walk:
 
 
 def _exp_filter(target: np.ndarray, rate: float, dt: float) -> np.ndarray:
-    """Per-frame exponential approach along axis 0, starting at target[0] (lfilter)."""
-    from scipy.signal import lfilter
-
-    a = min(max(dt, 0.0) * rate, 1.0)
-    if target.shape[0] == 0 or a >= 1.0:
-        return target.copy()
+    """Per-frame exponential approach along axis 0, starting at target[0]:
+    ``y[i] = y[i−1] + (x[i] − y[i−1])·min(dt·rate, 1)`` (a first-order IIR filter)."""
     x = np.asarray(target, dtype=np.float64)
-    zi = ((1.0 - a) * x[0])[None, ...] if x.ndim > 1 else np.array([(1.0 - a) * x[0]])
-    y, _ = lfilter([a], [1.0, -(1.0 - a)], x, axis=0, zi=zi)
+    a = min(max(dt, 0.0) * rate, 1.0)
+    if x.shape[0] == 0 or a >= 1.0:
+        return x.copy()
+    y = np.empty_like(x)
+    cur = x[0].copy() if x.ndim > 1 else float(x[0])
+    b = 1.0 - a
+    for i in range(x.shape[0]):
+        cur = b * cur + a * x[i]
+        y[i] = cur
     return y
 
 
@@ -201,15 +204,8 @@ def _fade_weights(hit: np.ndarray, fade_s: float, dt: float) -> np.ndarray:
 def _chassis_attitude(foot_m, stance, dt: float, omega: float):
     """(pitch_rad, roll_rad) per frame: plane fit through planted feet, spring-smoothed."""
     n = foot_m.shape[0]
-    targets = np.zeros((n, 2))
-    have = np.zeros(n, dtype=bool)
-    for i in range(n):
-        pts = foot_m[i][stance[i]]
-        if pts.shape[0] >= 3:
-            normal = att.plane_normal(pts)
-            if normal is not None:
-                targets[i] = att.pitch_roll_from_normal(normal)
-                have[i] = True
+    normals, have = att.plane_normals_batch(foot_m, stance.astype(float))
+    targets = np.stack([np.arctan2(normals[:, 2], normals[:, 1]), -np.arcsin(np.clip(normals[:, 0], -1, 1))], axis=1)
     if not np.any(have):
         return np.zeros(n), np.zeros(n)
     # hold the last fitted attitude where no plane could be fitted
@@ -334,8 +330,8 @@ def simulate(
     # acceleration tilt (zero for a straight walk at constant speed), smoothed at tilt_rate
     vel = np.gradient(travel, t, axis=0) if n > 1 else np.zeros((n, 3))
     tilt = np.zeros((n, 2))
-    for i in range(1, n):
-        tilt[i] = att.tilt_for(vel[i], vel[i - 1], (0.0, 0.0, 1.0), t[i] - t[i - 1], opts.bank_per, opts.pitch_per, opts.tilt_max_deg)
+    if n > 1:
+        tilt[1:] = att.tilt_for_batch(vel[1:], vel[:-1], (0.0, 0.0, 1.0), np.diff(t), opts.bank_per, opts.pitch_per, opts.tilt_max_deg)
     if np.any(tilt):
         tilt = _exp_filter(tilt, opts.tilt_rate, dt)
         pitch = pitch + np.radians(tilt[:, 1])
