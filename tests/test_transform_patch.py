@@ -1,0 +1,236 @@
+"""Byte-preserving output of `transform --gait-anchor`, checked against the input file.
+
+The input is written by tests/gltf_raw.py (not by our writer) with a mesh, an
+embedded PNG, a skin, extras, an unknown root extension, an unknown JSON
+field, a quantised (normalized SHORT) rotation channel and — in one variant —
+a second clip that shares every output accessor with the anchored one.
+Expectations are computed from the input JSON (accessor byte ranges), never
+from our own output; the Khronos validator and three.js are the outside
+oracles.
+"""
+
+import json
+import math
+import os
+import struct
+import subprocess
+import zlib
+
+import numpy as np
+import pytest
+
+from gltf_raw import RawGltf
+from test_transform_builders import feet_values, frame_times, run_cli
+
+FRAMES = 31
+FPS = 30.0
+OFFSET = 0.2  # anchor 0.55 -> s = round(0.55 * 31) = 17 (seam n/a: steps < 2 cm)
+SHIFT = 17
+
+
+def png_1x1() -> bytes:
+    def chunk(tag, data):
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
+    ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    idat = zlib.compress(b"\x00\xff\x00\x00")
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+def hips_sway_shorts() -> np.ndarray:
+    """(E, 4) int16 normalized quaternions: small sway about Y, w near 1."""
+    k = np.arange(FRAMES)
+    ang = 0.1 * np.sin(2 * np.pi * k / (FRAMES - 1))
+    q = np.stack([np.zeros(FRAMES), np.sin(ang / 2), np.zeros(FRAMES), np.cos(ang / 2)], axis=1)
+    return np.rint(q * 32767).astype(np.int16)
+
+
+def build_raw(shared_clip: bool) -> bytes:
+    raw = RawGltf()
+    lf_n = raw.node("LeftFoot", translation=[0.1, -0.9, 0.0])
+    rf_n = raw.node("RightFoot", translation=[-0.1, -0.9, 0.0], extras={"note": "keep me"})
+    hips = raw.node("Hips", children=[lf_n, rf_n], translation=[0.0, 1.0, 0.0])
+    root = raw.node("root", children=[hips])
+    # a triangle mesh on its own node
+    pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], np.float32)
+    pa = raw.accessor(pos, "VEC3", min=[0.0, 0.0, 0.0], max=[1.0, 1.0, 0.0])
+    uv = raw.accessor(np.array([[0, 0], [1, 0], [0, 1]], np.float32), "VEC2")
+    raw.doc.setdefault("meshes", []).append({"primitives": [{"attributes": {"POSITION": pa, "TEXCOORD_0": uv}}], "name": "tri"})
+    body = raw.node("Body", mesh=0)
+    raw.scene([root, body])
+    raw.skin([root, hips, lf_n, rf_n])
+    img_view = raw.view(png_1x1())
+    raw.doc["images"] = [{"bufferView": img_view, "mimeType": "image/png", "name": "swatch"}]
+    raw.doc["textures"] = [{"source": 0}]
+    raw.doc["materials"] = [{"name": "m", "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]
+    raw.doc["meshes"][0]["primitives"][0]["material"] = 0
+    raw.doc["extensionsUsed"] = ["EXT_animsmith_test_unknown"]
+    raw.doc["extensions"] = {"EXT_animsmith_test_unknown": {"payload": [1, 2.5, "x"]}}
+    raw.doc["x_unknown_field"] = {"kept": True}
+    raw.doc["asset"]["extras"] = {"author": "tests"}
+
+    t = raw.floats(frame_times(FRAMES, FPS), "SCALAR")
+    lf, rf = feet_values(FRAMES, 0.05, OFFSET)
+    lfa = raw.accessor(lf.astype(np.float32), "VEC3")
+    rfa = raw.accessor(rf.astype(np.float32), "VEC3")
+    qa = raw.accessor(hips_sway_shorts(), "VEC4", normalized=True)
+    t1 = raw.floats([0.0], "SCALAR")
+    root_hold = raw.accessor(np.zeros((1, 3), np.float32), "VEC3")
+    walk = [
+        (lf_n, "translation", t, lfa, "LINEAR"),
+        (rf_n, "translation", t, rfa, "LINEAR"),
+        (hips, "rotation", t, qa, "LINEAR"),
+        (root, "translation", t1, root_hold, "LINEAR"),
+    ]
+    raw.animation("walk", walk, extras={"loop": True})
+    if shared_clip:
+        raw.animation("walk_copy", walk[:3])
+    return raw.glb()
+
+
+def chunks(data: bytes):
+    """(json dict, json chunk bytes, bin bytes) parsed by hand."""
+    jlen, _ = struct.unpack_from("<II", data, 12)
+    jbytes = data[20 : 20 + jlen]
+    off = 20 + jlen
+    blen, _ = struct.unpack_from("<II", data, off)
+    return json.loads(jbytes), jbytes, data[off + 8 : off + 8 + blen]
+
+
+def accessor_range(doc, ai):
+    acc = doc["accessors"][ai]
+    view = doc["bufferViews"][acc["bufferView"]]
+    start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+    size = {5126: 4, 5122: 2}[acc["componentType"]] * {"VEC3": 3, "VEC4": 4}[acc["type"]]
+    return start, start + size * acc["count"], size
+
+
+def element_rows(bin_bytes, start, size, count):
+    return [bin_bytes[start + k * size : start + (k + 1) * size] for k in range(count)]
+
+
+@pytest.fixture
+def anchored(tmp_path, capsys):
+    def make(shared_clip: bool, *extra):
+        src = tmp_path / ("shared.glb" if shared_clip else "solo.glb")
+        src.write_bytes(build_raw(shared_clip))
+        out = tmp_path / ("shared_out.glb" if shared_clip else "solo_out.glb")
+        rc, stdout, stderr = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor", "--clip", "walk", *extra)
+        assert rc == 0, stderr
+        assert f"(shift {SHIFT} frames" in stdout
+        return src.read_bytes(), out.read_bytes(), str(out)
+
+    return make
+
+
+def test_in_place_rewrite_touches_only_the_rotated_accessor_bytes(anchored):
+    before, after, _ = anchored(False)
+    doc0, j0, b0 = chunks(before)
+    doc1, j1, b1 = chunks(after)
+    assert j1 == j0  # JSON chunk byte-identical: nothing repointed
+    assert len(after) == len(before)
+    walk = doc0["animations"][0]
+    rotated = [walk["samplers"][c["sampler"]]["output"] for c in walk["channels"][:3]]
+    mask = np.ones(len(b0), bool)
+    for ai in rotated:
+        s, e, size = accessor_range(doc0, ai)
+        mask[s:e] = False
+        rows0 = element_rows(b0, s, size, FRAMES)
+        rows1 = element_rows(b1, s, size, FRAMES)
+        assert rows1 == [rows0[(k + SHIFT) % FRAMES] for k in range(FRAMES)]
+    a0 = np.frombuffer(b0, np.uint8)
+    a1 = np.frombuffer(b1, np.uint8)
+    assert np.array_equal(a0[mask], a1[mask])  # mesh, image, times, constant channel: same bytes
+    assert before[:12 + 8][:4] == after[:4]
+
+
+def test_shared_accessors_get_new_accessors_and_the_other_clip_is_unchanged(anchored):
+    from animsmith.core.pose import sample_pose
+    from animsmith.io.read import load_asset_bytes
+
+    before, after, out = anchored(True)
+    doc0, _, b0 = chunks(before)
+    doc1, _, b1 = chunks(after)
+    # every original BIN byte is kept; new data is appended after it
+    assert b1[: len(b0)] == b0
+    assert len(doc1["accessors"]) == len(doc0["accessors"]) + 3
+    # everything in the JSON except the appended accessors/views, buffer length
+    # and walk's repointed sampler outputs is equal, unknown fields included
+    for key in doc0:
+        if key not in ("accessors", "bufferViews", "buffers", "animations"):
+            assert doc1[key] == doc0[key], key
+    assert doc1["accessors"][: len(doc0["accessors"])] == doc0["accessors"]
+    assert doc1["bufferViews"][: len(doc0["bufferViews"])] == doc0["bufferViews"]
+    assert doc1["animations"][1] == doc0["animations"][1]
+    assert doc1["animations"][0]["channels"] == doc0["animations"][0]["channels"]
+    assert doc1["animations"][0]["extras"] == {"loop": True}
+    # quantised rotation keeps its encoding in the new accessor
+    new_q = doc1["accessors"][doc1["animations"][0]["samplers"][2]["output"]]
+    assert new_q["componentType"] == 5122 and new_q["normalized"] is True and new_q["type"] == "VEC4"
+    s, e, size = accessor_range(doc1, doc1["animations"][0]["samplers"][2]["output"])
+    rows = element_rows(b1, s, size, FRAMES)
+    src = hips_sway_shorts()
+    assert rows == [src[(k + SHIFT) % FRAMES].tobytes() for k in range(FRAMES)]
+    # the other clip samples exactly as before
+    a0 = load_asset_bytes(before, "before.glb")
+    a1 = load_asset_bytes(after, "after.glb")
+    t = frame_times(FRAMES, FPS).astype(np.float64)
+    g0 = sample_pose(a0.skeleton, a0.clip("walk_copy"), t)
+    g1 = sample_pose(a1.skeleton, a1.clip("walk_copy"), t)
+    assert np.array_equal(g0.model_position_m, g1.model_position_m)
+    assert np.array_equal(g0.model_rotation, g1.model_rotation)
+    # and walk is its left rotation by SHIFT frames
+    w0 = sample_pose(a0.skeleton, a0.clip("walk"), t)
+    w1 = sample_pose(a1.skeleton, a1.clip("walk"), t)
+    np.testing.assert_allclose(w1.model_position_m, np.roll(w0.model_position_m, -SHIFT, axis=0), atol=1e-12)
+
+
+@pytest.mark.parametrize("shared_clip", [False, True])
+def test_outputs_pass_the_khronos_validator(anchored, oracles, shared_clip):
+    before, _, out = anchored(shared_clip)
+    src = out.replace("_out.glb", ".glb")
+    for path in (src, out):  # the input is valid, and so is the output
+        res = subprocess.run(["node", os.path.join(oracles, "validate.mjs"), path, "--report", path + ".json"], capture_output=True, text=True, timeout=120)
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert "errors=0" in res.stdout
+
+
+@pytest.mark.parametrize("shared_clip", [False, True])
+def test_outputs_reload_in_threejs_to_the_rotated_poses(anchored, oracles, shared_clip):
+    """three.js samples OUT at frame k where our sampler samples IN at frame (k + s) mod E."""
+    from animsmith.core.pose import sample_pose
+    from animsmith.io.read import load_asset_bytes
+
+    before, _, out = anchored(shared_clip)
+    times = frame_times(FRAMES, FPS).astype(np.float64)
+    res = subprocess.run(
+        ["node", os.path.join(oracles, "sample.mjs"), out, "--clip", "walk", "--nodes", "root,Hips,LeftFoot,RightFoot",
+         "--times", ",".join(repr(float(x)) for x in times)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    a0 = load_asset_bytes(before, "before.glb")
+    g0 = sample_pose(a0.skeleton, a0.clip("walk"), times)
+    names = ["root", "Hips", "LeftFoot", "RightFoot"]
+    bones = [a0.skeleton.find(n) for n in names]
+    for k, sample in enumerate(doc["samples"]):
+        src = (k + SHIFT) % FRAMES
+        for n, b in zip(names, bones):
+            p = np.array(sample["nodes"][n]["position"])
+            q = np.array(sample["nodes"][n]["quaternion"])
+            np.testing.assert_allclose(p, g0.model_position_m[src, b], atol=2e-6)
+            assert abs(abs(float(np.dot(q, g0.model_rotation[src, b]))) - 1.0) < 1e-6
+
+
+def test_gltf_input_is_an_operator_error(tmp_path, capsys):
+    raw = RawGltf()
+    n = raw.node("root")
+    t = raw.floats([0.0, 1.0], "SCALAR")
+    v = raw.accessor(np.zeros((2, 3), np.float32), "VEC3")
+    raw.animation("walk", [(n, "translation", t, v)])
+    text, _ = raw.gltf(uri="data")
+    src = tmp_path / "in.gltf"
+    src.write_text(text if isinstance(text, str) else text.decode())
+    rc, out, err = run_cli(capsys, "transform", str(src), "-o", str(tmp_path / "o.glb"), "--gait-anchor")
+    assert rc == 2 and ".glb" in err and out == ""
