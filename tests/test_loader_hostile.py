@@ -250,6 +250,8 @@ TYPE_CASES = [
     (["accessors", 0, "normalized"], 1, "normalized must be true or false"),
     (["accessors", 0, "bufferView"], 9, "bufferView 9 out of range"),
     (["accessors", 0, "bufferView"], -1, "bufferView -1 out of range"),
+    (["accessors", 1, "bufferView"], {"a": 1}, "bufferView must be an integer index"),
+    (["accessors", 1, "bufferView"], [1], "bufferView must be an integer index"),
     (["accessors", 0, "byteOffset"], -4, "byteOffset must be >= 0"),
     (["accessors", 0, "byteOffset"], 1 << 40, "needs"),
     (["accessors", 0, "byteOffset"], "0", "byteOffset must be an integer"),

@@ -700,7 +700,7 @@ class _Accessors:
         bv = acc.get("bufferView")
         if ctype == FLOAT and "sparse" not in acc and bv is not None and FLOAT32_IS_NATIVE:
             # Fast path (the common case): tightly packed or strided float view.
-            got = self.view_cache.get(bv) or self.view(bv, ai)
+            got = (type(bv) is int and self.view_cache.get(bv)) or self.view(bv, ai)
             data, v_off, v_len, stride, _ = got
             a_off = acc.get("byteOffset", 0)
             elem = 4 * width
