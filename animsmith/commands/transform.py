@@ -20,7 +20,6 @@ from animsmith.cli import config_option, effective_config_path
 
 SCHEMA_VERSION = 1
 DEFAULT_FPS = 30.0
-DEFAULT_CONFIG = "animsmith.toml"
 
 
 def same_file(a: str, b: str) -> bool:
@@ -33,62 +32,20 @@ def same_file(a: str, b: str) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
-def _config_path(ctx: click.Context, local: Optional[str]) -> Optional[str]:
-    path = effective_config_path(ctx, local)
-    if path is None and os.path.isfile(DEFAULT_CONFIG):
-        path = DEFAULT_CONFIG
-    return path
+def load_transform_contract(ctx: click.Context, local: Optional[str]):
+    """The contract from --config (command or group), else ./animsmith.toml, else defaults."""
+    from animsmith.config import load_contract
+
+    return load_contract(effective_config_path(ctx, local))
 
 
-def _toml(path: str) -> Dict[str, Any]:
-    from animsmith.errors import ConfigError
-
-    try:
-        import tomllib  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover - Python < 3.11
-        import tomli as tomllib  # type: ignore[no-redef]
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except OSError as exc:
-        raise ConfigError(f"cannot read config: {exc.strerror or exc}", path) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid TOML: {' '.join(str(exc).split())}", path) from None
-
-
-def clip_fps_from_config(path: Optional[str], clip_name: str) -> Optional[float]:
-    """``[clips.<name>] fps`` of the contract (None when absent).
-
-    Uses ``animsmith.config.load_config`` when it exposes clip expectations,
-    else reads the TOML table directly.
-    """
-    from animsmith.errors import ConfigError
-
-    if path is None:
-        return None
-    try:
-        from animsmith.config import load_config  # type: ignore[attr-defined]
-    except ImportError:
-        load_config = None
-    if load_config is not None:
-        contract = load_config(path)
-        finder = getattr(contract, "clip_expectation", None) or getattr(contract, "clip", None)
-        if callable(finder):
-            try:
-                exp = finder(clip_name)
-            except (KeyError, LookupError):
-                exp = None
-            fps = None if exp is None else (exp.get("fps") if isinstance(exp, dict) else getattr(exp, "fps", None))
-            if fps is not None:
-                return float(fps)
-    clips = _toml(path).get("clips", {})
-    entry = clips.get(clip_name) if isinstance(clips, dict) else None
-    if isinstance(entry, dict) and "fps" in entry:
-        fps = entry["fps"]
-        if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not fps > 0:
-            raise ConfigError(f"[clips.{clip_name}] fps must be a positive number, got {fps!r}", path)
-        return float(fps)
-    return None
+def clip_fps(contract, clip_name: str, fps_flag: Optional[float]) -> float:
+    """--fps, else the clip's effective ``[clips.*] fps``, else 30."""
+    if fps_flag is not None:
+        return float(fps_flag)
+    expect = contract.expect_for(clip_name) if contract is not None else None
+    fps = None if expect is None else expect.fps
+    return float(fps) if fps else DEFAULT_FPS
 
 
 def _emit_json(doc: Dict[str, Any]) -> None:
@@ -129,7 +86,6 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     if output is not None and same_file(output, file) and not in_place:
         raise AnimsmithError(f"output {output!r} is the input file; pass --in-place to overwrite it")
 
-    from animsmith.commands.measure import rig_settings
     from animsmith.core.roles import resolve_roles
     from animsmith.io.read import load_asset_bytes
     from animsmith.transform import gait_anchored_glb, plan_gait_anchor, select_clips, verify_gait_anchored
@@ -145,14 +101,14 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     if asset.container != "glb":
         raise AnimsmithError("transform edits .glb files only (convert the .gltf to .glb first)", file)
 
-    profile, overrides, cfg = rig_settings(ctx, config_path, None)
+    contract = load_transform_contract(ctx, config_path)
     try:
-        roles = resolve_roles(asset.skeleton, profile=profile, overrides=overrides)
+        roles = resolve_roles(asset.skeleton, profile=contract.rig.profile, overrides=contract.rig.roles or None)
     except ValueError as exc:
-        raise ConfigError(str(exc), cfg or file) from None
+        raise ConfigError(str(exc), contract.path or file) from None
 
     clips = select_clips(asset, clip_names)
-    fps_by_clip = {c.name: (float(fps) if fps is not None else (clip_fps_from_config(cfg, c.name) or DEFAULT_FPS)) for c in clips}
+    fps_by_clip = {c.name: clip_fps(contract, c.name, fps) for c in clips}
 
     doc: Dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
