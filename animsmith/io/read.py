@@ -395,6 +395,7 @@ def _read_external(uri: str, base_dir: str, what: str, budget: _Budget) -> bytes
 
 
 def _data_uri(uri: str, what: str) -> bytes:
+    import base64
     import binascii
     from urllib.parse import unquote_to_bytes
 
@@ -403,7 +404,7 @@ def _data_uri(uri: str, what: str) -> bytes:
         raise LoadError(f"{what}: malformed data URI (no comma)")
     if head.endswith(";base64"):
         try:
-            return binascii.a2b_base64(payload.encode("ascii"), strict_mode=True)
+            return base64.b64decode(payload.encode("ascii"), validate=True)
         except (binascii.Error, ValueError, UnicodeEncodeError):
             raise LoadError(f"{what}: data URI is not valid base64") from None
     return unquote_to_bytes(payload)
