@@ -1,0 +1,134 @@
+"""``animsmith sim``: the procedural gait simulator (docs/sim.md).
+
+* ``sim catalog [--format json]`` — the built-in creatures with each one's
+  ``walk_test.foot_slide_mm``.
+* ``sim bake CREATURE -o out.glb [--terrain flat|slope|steps|rough] [--speed M/S]
+  [--cycles N] [--fps N] [--in-place|--root-motion]``.
+* ``sim validate [CREATURE...] [--format json]`` — exit 1 when any stance foot
+  slides more than 1 mm (or a planted foot is off the ground by more than 1 mm).
+* ``sim ring -o PATH`` — the seed's four-clip run ring.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import click
+
+TERRAIN_CHOICES = ("flat", "slope", "steps", "rough")
+
+
+def _positive(name: str, value, *, integer: bool = False):
+    if value is None:
+        return None
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+        raise click.BadParameter(f"must be a finite number > 0, got {value!r}", param_hint=name)
+    return value
+
+
+def _write(path: str, data: bytes) -> None:
+    from animsmith.errors import AnimsmithError
+    from animsmith.io.write import publish_bytes
+
+    try:
+        publish_bytes(path, data)
+    except OSError as exc:
+        raise AnimsmithError(f"cannot write output: {exc.strerror or exc}", path) from None
+
+
+@click.group(name="sim")
+def sim_grp():
+    """Procedural gait simulator: bake, validate, catalog, ring."""
+
+
+@sim_grp.command("catalog")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def catalog_cmd(fmt: str) -> int:
+    """List the built-in creatures with their measured walk_test.foot_slide_mm."""
+    from animsmith.sim.creature import load_catalog
+    from animsmith.sim.validate import walk_test
+
+    rows = []
+    for c in load_catalog():
+        wt, _ = walk_test(c)
+        doc = c.to_json()
+        doc["walk_test"] = wt
+        rows.append(doc)
+    if fmt == "json":
+        click.echo(json.dumps({"schema_version": 1, "command": "sim catalog", "creatures": rows}, indent=2))
+        return 0
+    click.echo(f"{'creature':<9} {'legs':>4} {'solver':<9} {'stride':>7} {'duty':>5} {'lift':>6} {'cycle_m':>8} {'clip_speed':>10}  walk_test.foot_slide_mm")
+    for r in rows:
+        solver = "fabrik" if any(leg["solver"] == "fabrik" for leg in r["legs"]) else "two-bone"
+        click.echo(
+            f"{r['name']:<9} {len(r['legs']):>4} {solver:<9} {r['stride']:>7.3f} {r['duty']:>5.2f} {r['lift']:>6.3f} "
+            f"{r['cycle_m']:>8.4f} {r['clip_speed']:>10.3f}  {r['walk_test']['foot_slide_mm']:.6f}"
+        )
+    return 0
+
+
+@sim_grp.command("bake")
+@click.argument("creature")
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), help="GLB file to write.")
+@click.option("--terrain", type=click.Choice(TERRAIN_CHOICES), default="flat", show_default=True)
+@click.option("--speed", "speed", type=float, default=None, help="Travel speed in m/s (default: the creature's clip_speed).")
+@click.option("--cycles", type=float, default=1.0, show_default=True, help="Gait cycles to bake.")
+@click.option("--fps", type=float, default=30.0, show_default=True, help="Key rate (rounded so the clip holds whole cycles).")
+@click.option("--in-place/--root-motion", "in_place", default=True, show_default=True, help="Keep the root's travel out of the clip, or bake it in.")
+def bake_cmd(creature: str, output: str, terrain: str, speed, cycles: float, fps: float, in_place: bool) -> int:
+    """Bake CREATURE (a catalog name or a .toml/.json file) walking straight ahead into a GLB."""
+    from animsmith.sim.bake import bake, to_glb
+    from animsmith.sim.creature import resolve_creature
+
+    _positive("--speed", speed)
+    _positive("--cycles", cycles)
+    _positive("--fps", fps)
+    c = resolve_creature(creature)
+    samples = (cycles * c.cycle_m / (speed or c.clip_speed)) * fps
+    if samples > 1_000_000:
+        raise click.BadParameter(f"{samples:.0f} keys per channel is over the 1,000,000 limit", param_hint="--cycles/--fps")
+    baked = bake(c, terrain=terrain, speed_mps=speed, cycles=cycles, fps=fps, root_motion=not in_place)
+    _write(output, to_glb(baked))
+    w = baked.walk
+    click.echo(
+        f"{output}: {c.name} {terrain} {baked.speed_mps:g} m/s, {len(w.times_s)} keys over {w.times_s[-1]:.4f} s "
+        f"({'in-place' if in_place else 'root-motion'}), {len(baked.events)} contact events, "
+        f"worst reach shortfall {w.worst_shortfall_m * 1e3:.3f} mm"
+    )
+    return 0
+
+
+@sim_grp.command("validate")
+@click.argument("creatures", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def validate_cmd(creatures, fmt: str) -> int:
+    """Walk each creature (default: the whole catalog) and fail on a stance foot sliding > 1 mm."""
+    from animsmith.sim.creature import load_catalog
+    from animsmith.sim.validate import report_json, validate_catalog
+
+    reports = validate_catalog(load_catalog(list(creatures) or None))
+    ok = all(r.passed for r in reports)
+    if fmt == "json":
+        click.echo(json.dumps(report_json(reports), indent=2))
+        return 0 if ok else 1
+    for r in reports:
+        terr = ", ".join(f"{t['terrain']} {t['foot_slide_mm']:.4f}/{t['ground_error_mm']:.4f}" for t in r.terrain_tests)
+        status = "ok  " if r.passed else "FAIL"
+        click.echo(f"{status} {r.name}: walk_test.foot_slide_mm {r.walk_test['foot_slide_mm']:.6f}; terrain slide/ground mm: {terr}")
+        for f in r.failures:
+            click.echo(f"  error: {f.message()}")
+    failed = sum(1 for r in reports if not r.passed)
+    click.echo(f"{len(reports) - failed} passed, {failed} failed")
+    return 0 if ok else 1
+
+
+@sim_grp.command("ring")
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), help="GLB file to write.")
+def ring_cmd(output: str) -> int:
+    """Write the seed's four-clip run ring (run_forward/backward/left/right)."""
+    from animsmith.sim.ring import RING, ring_glb
+
+    _write(output, ring_glb())
+    click.echo(f"{output}: {', '.join(name for name, _, _ in RING)}")
+    return 0
