@@ -1,0 +1,238 @@
+"""The check registry: every module in this package that declares an ``ID``.
+
+``registry() -> {id: CheckSpec}`` in catalog order. A module is a check when
+its name does not start with ``_``, it is not one of the framework modules
+(``base``, ``context``) and it declares ``ID`` and ``check``. Order: the ids
+in :data:`CATALOG` first, in that order, then any other check sorted by id;
+a module may pin its place with ``ORDER = <int>`` (lower first; catalog ids
+are numbered 10, 20, 30...).
+
+``animsmith checks``, ``docs/checks.md`` (:func:`markdown`) and config
+validation all derive from these declarations. Regenerate the doc with
+``python -m animsmith.checks --markdown > docs/checks.md``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+
+#: catalog order: output record order and the tie order of text output.
+CATALOG = (
+    "nan",
+    "time-monotonic",
+    "quat-norm",
+    "quat-flip",
+    "duration-sanity",
+    "constant-track",
+    "required-bones",
+    "missing-bones",
+    "duplicate-loop-endpoint",
+    "loop-closure",
+    "loop-seam",
+    "loop-seam-vel",
+    "loop-seam-rot",
+    "root-motion-speed",
+    "gait-group",
+    "sync-group",
+    "time-complement",
+    "in-place",
+    "fps",
+    "bind-pose",
+    "foot-slide",
+)
+
+FRAMEWORK_MODULES = {"base", "context"}
+SCOPES = ("clip", "group")
+GROUP_TABLES = ("gait_groups", "sync_groups")
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """One check's declaration, read from its module."""
+
+    id: str
+    severity: str
+    scope: str
+    needs: Tuple[str, ...]
+    config: Mapping[str, Any]
+    doc: str
+    module: str
+    group_table: Optional[str] = None
+    order: int = 0
+    run: Callable = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+
+    @property
+    def summary(self) -> str:
+        """First line of the docstring (the one-line description)."""
+        return self.doc.strip().splitlines()[0].strip() if self.doc.strip() else ""
+
+    @property
+    def body(self) -> str:
+        """The docstring after its first paragraph."""
+        text = inspect.cleandoc(self.doc or "")
+        parts = text.split("\n\n", 1)
+        return parts[1].strip() if len(parts) > 1 else ""
+
+    def defaults(self) -> Dict[str, Any]:
+        return {k: opt.default for k, opt in self.config.items()}
+
+
+_REGISTRY: Optional[Dict[str, CheckSpec]] = None
+
+
+def _spec_of(module) -> CheckSpec:
+    cid = module.ID
+    scope = getattr(module, "SCOPE", "clip")
+    severity = getattr(module, "SEVERITY", "error")
+    if scope not in SCOPES:
+        raise RuntimeError(f"check module {module.__name__}: SCOPE must be one of {SCOPES}")
+    if severity not in ("error", "warning", "note"):
+        raise RuntimeError(f"check module {module.__name__}: bad SEVERITY {severity!r}")
+    table = getattr(module, "GROUP_TABLE", None)
+    if scope == "group" and table not in GROUP_TABLES:
+        raise RuntimeError(f"check module {module.__name__}: GROUP_TABLE must be one of {GROUP_TABLES}")
+    if cid in CATALOG:
+        order = (CATALOG.index(cid) + 1) * 10
+    else:
+        order = getattr(module, "ORDER", 10_000)
+    order = getattr(module, "ORDER", order)
+    return CheckSpec(
+        id=cid,
+        severity=severity,
+        scope=scope,
+        needs=tuple(getattr(module, "NEEDS", ())),
+        config=dict(getattr(module, "CONFIG", {})),
+        doc=inspect.cleandoc(module.__doc__ or ""),
+        module=module.__name__,
+        group_table=table,
+        order=order,
+        run=module.check,
+    )
+
+
+def registry() -> Dict[str, CheckSpec]:
+    """{id: CheckSpec} of every check module, in catalog order (cached)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        specs: List[CheckSpec] = []
+        for info in pkgutil.iter_modules(__path__):
+            name = info.name
+            if name.startswith("_") or name in FRAMEWORK_MODULES:
+                continue
+            module = importlib.import_module(f"{__name__}.{name}")
+            if not hasattr(module, "ID") or not hasattr(module, "check"):
+                continue
+            specs.append(_spec_of(module))
+        specs.sort(key=lambda s: (s.order, s.id))
+        seen: Dict[str, CheckSpec] = {}
+        for s in specs:
+            if s.id in seen:
+                raise RuntimeError(f"duplicate check id {s.id!r} in {s.module} and {seen[s.id].module}")
+            seen[s.id] = s
+        _REGISTRY = seen
+    return _REGISTRY
+
+
+def check_ids() -> List[str]:
+    return list(registry())
+
+
+def get_check(check_id: str) -> CheckSpec:
+    """The spec of ``check_id``; ``AnimsmithError`` naming the closest id when unknown."""
+    from animsmith.config import unknown
+    from animsmith.errors import AnimsmithError
+
+    specs = registry()
+    if check_id not in specs:
+        raise AnimsmithError(f"{unknown(check_id, specs, 'check')} '{check_id}' (known: {', '.join(specs)})")
+    return specs[check_id]
+
+
+# ---------------------------------------------------------------------------
+# Documentation generated from the registry
+# ---------------------------------------------------------------------------
+
+
+def _fmt_default(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_fmt_default(v) for v in value) + "]"
+    return repr(value) if not isinstance(value, float) else f"{value:g}"
+
+
+def option_range(opt) -> str:
+    parts = []
+    if opt.minimum is not None:
+        parts.append(f"≥ {opt.minimum:g}")
+    if opt.maximum is not None:
+        parts.append(f"≤ {opt.maximum:g}")
+    if opt.choices:
+        parts.append("one of " + ", ".join(f'"{c}"' for c in opt.choices))
+    return ", ".join(parts)
+
+
+def explain(spec: CheckSpec) -> str:
+    """Plain-text explanation of one check (``animsmith checks ID``)."""
+    lines = [f"{spec.id} ({spec.severity}, {spec.scope} check)", "", spec.doc.strip(), ""]
+    lines.append("Needs: " + ("; ".join(spec.needs) if spec.needs else "nothing (always on)"))
+    if spec.group_table:
+        lines.append(f"Armed by: [{spec.group_table}.<name>] in the config")
+    lines.append("")
+    lines.append(f"Config [checks.{spec.id}]:")
+    lines.append(f"  enabled = true            Run this check (false disables it).")
+    lines.append(f'  severity = "{spec.severity}"  Rewrites the severity of every finding (error | warning | note | off).')
+    for key, opt in spec.config.items():
+        rng = option_range(opt)
+        lines.append(f"  {key} = {_fmt_default(opt.default)} ({opt.type}{', ' + rng if rng else ''})  {opt.doc}")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def markdown() -> str:
+    """docs/checks.md, generated from the registry (a test fails when the file drifts)."""
+    specs = registry()
+    out = [
+        "# Check reference",
+        "",
+        "<!-- GENERATED by `python -m animsmith.checks --markdown > docs/checks.md`; do not edit. -->",
+        "",
+        "Every check `animsmith lint` runs, in catalog order (the order of JSON records",
+        "and of text lines with equal sort keys). `animsmith checks` lists them and",
+        "`animsmith checks ID` explains one. Every check also accepts",
+        "`[checks.<id>] enabled = false` and `severity = \"error\" | \"warning\" | \"note\" | \"off\"`",
+        "(a severity override rewrites every finding of the check; coverage gaps have",
+        "no severity).",
+        "",
+        "| id | severity | scope | summary |",
+        "|---|---|---|---|",
+    ]
+    for s in specs.values():
+        out.append(f"| [`{s.id}`](#{s.id}) | {s.severity} | {s.scope} | {_cell(s.summary)} |")
+    for s in specs.values():
+        out += ["", f"## {s.id}", "", f"**Default severity:** {s.severity} · **Scope:** {s.scope}"]
+        if s.group_table:
+            out[-1] += f" · **Armed by:** `[{s.group_table}.<name>]`"
+        out += ["", s.summary]
+        if s.body:
+            out += ["", s.body]
+        out += ["", "**Needs:** " + ("; ".join(s.needs) if s.needs else "nothing (always on)")]
+        if s.config:
+            out += ["", f"| `[checks.{s.id}]` key | type | default | range | meaning |", "|---|---|---|---|---|"]
+            for key, opt in s.config.items():
+                out.append(
+                    f"| `{key}` | {opt.type} | `{_fmt_default(opt.default)}` | {option_range(opt) or '—'} | "
+                    f"{_cell(opt.doc)} |"
+                )
+        else:
+            out += ["", f"No `[checks.{s.id}]` keys beyond `enabled` and `severity`."]
+    return "\n".join(out) + "\n"

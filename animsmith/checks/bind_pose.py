@@ -1,0 +1,88 @@
+"""A clip whose first frame is far from the rest pose (authored against a different bind?).
+
+Per clip, every rotation channel counts as evidence when it has at least one
+key, targets a bone of the skeleton, and both its first key and the bone's
+rest rotation are finite and non-zero. For each such track:
+
+    deg = 2·atan2(|(r̂⁻¹ q̂).xyz|, |(r̂⁻¹ q̂).w|)   (r = rest, q = first key, hats = normalised)
+
+the sign-invariant angle between the rest rotation and the first key.
+Fewer than three such tracks → coverage gap
+``insufficient_rotation_evidence`` (scope ``first_frame_rest_delta``,
+subject = the clip): translation-only clips carry no rotation evidence.
+Otherwise **warning** when the mean angle > ``max_mean_rest_delta_deg``; the
+finding names the worst bone (the first track with the largest angle),
+time 0, measured = the mean, expected = the cap.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from animsmith.checks.base import Option
+
+ID = "bind-pose"
+SEVERITY = "warning"
+SCOPE = "clip"
+NEEDS = ("at least three rotation channels per clip",)
+CONFIG = {
+    "max_mean_rest_delta_deg": Option(
+        45.0,
+        "number",
+        "Warn when the first frame's rotations differ from the rest pose by more than this many degrees on average.",
+        minimum=0.0,
+        maximum=180.0,
+    ),
+}
+
+
+def first_frame_rest_deltas_deg(skeleton, clip):
+    """[(bone, degrees)] for every usable rotation track (module docstring), in channel order."""
+    from animsmith.core import quat
+
+    bones, firsts, rests = [], [], []
+    nb = len(skeleton.names)
+    for ch in clip.channels:
+        if ch.path != "rotation" or ch.key_count < 1 or not (0 <= ch.bone < nb):
+            continue
+        q = np.asarray(ch.values[0], dtype=np.float64)
+        r = np.asarray(skeleton.rest_rotation[ch.bone], dtype=np.float64)
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(r))):
+            continue
+        if not (np.linalg.norm(q) > 0 and np.linalg.norm(r) > 0):
+            continue
+        bones.append(int(ch.bone))
+        firsts.append(q)
+        rests.append(r)
+    if not bones:
+        return []
+    deg = np.degrees(quat.angle_between_rad(np.array(rests), np.array(firsts)))
+    return list(zip(bones, (float(d) for d in deg)))
+
+
+def check(ctx):
+    clip = ctx.clip.name
+    deltas = first_frame_rest_deltas_deg(ctx.asset.skeleton, ctx.clip)
+    if len(deltas) < 3:
+        yield ctx.gap(
+            "insufficient_rotation_evidence",
+            f"only {len(deltas)} usable first-frame rotation track(s); at least three are required",
+            scope="first_frame_rest_delta",
+            subjects=[clip],
+        )
+        return
+    cap = float(ctx.options["max_mean_rest_delta_deg"])
+    degs = np.array([d for _, d in deltas])
+    mean = float(degs.mean())
+    if mean > cap:
+        worst = int(np.argmax(degs))
+        bone = ctx.asset.skeleton.names[deltas[worst][0]]
+        yield ctx.finding(
+            f"first frame deviates from the rest pose by {mean:.0f}° on average across {len(deltas)} rotation "
+            f"tracks (worst '{bone}': {degs[worst]:.0f}°) — was the clip authored against a different bind pose?",
+            clip=clip,
+            bone=bone,
+            time_s=0.0,
+            measured=mean,
+            expected=cap,
+        )

@@ -1,0 +1,130 @@
+"""A declared blend ring whose members do not share one stride phase.
+
+Armed by ``[gait_groups.<name>]``. Each member's stride anchor
+(``gait_phase``, cycles in [0, 1): the trough of the first harmonic of the
+left-minus-right foot height relative to the hips, see ``measure``) is read
+from its measurements. Then, in declared order:
+
+* a member that is **missing** (no such clip in the linted file(s), no such
+  member file, a multi-clip file named without ``#clip``) is an **error**
+  finding naming it;
+* a member whose gait **cannot be measured at all** (no hips/foot roles, no
+  left/right alternation, too short to sample) is an **error** finding with
+  the reason — the group's coherence is never silently unverified;
+* a member whose ``lr_amplitude_m`` is **below** ``min_lr_amplitude_m`` is
+  excluded as noise: coverage gap ``measurement_unavailable`` (scope
+  ``phase_measurement``, subject = the member). An amplitude exactly at the
+  floor counts as evidence.
+
+With at least two measured anchors p_i: circular mean
+μ = atan2(Σ sin 2πp_i, Σ cos 2πp_i); spread = max_i of the circular distance
+of p_i from μ, in cycles ([0, 0.5]); anchors 0.75/0.75/0.50/0.75 → 0.1988.
+**Error** when spread > ``max_gait_phase_spread`` (a spread at the cap
+passes); the outliers are the members farther than the cap from μ. No member
+is nominated as the reference: the set's spread is judged.
+Fewer than two measured anchors → gap ``insufficient_measurable_members``
+(scope ``phase_coherence``, subject = the group).
+
+The group's anchors, spread, cap and outliers are published in the JSON
+``measurements.groups.<name>``.
+"""
+
+from __future__ import annotations
+
+from animsmith.checks._group import exceeds, finite, fmt_list, missing_message, phase_reason
+from animsmith.checks.context import GroupRecord
+
+ID = "gait-group"
+SEVERITY = "error"
+SCOPE = "group"
+GROUP_TABLE = "gait_groups"
+NEEDS = (
+    "config: [gait_groups.<name>] clips, max_gait_phase_spread, min_lr_amplitude_m",
+    "roles: hips + left and right foot (or toe) in every member",
+)
+CONFIG = {}
+
+
+def circular_spread(phases):
+    """(mean μ in cycles, spread in cycles, distance of each phase from μ)."""
+    from animsmith.core.gait import circular_distance_cycles, circular_mean_cycles
+
+    mean = circular_mean_cycles(phases)
+    dists = [circular_distance_cycles(p, mean) for p in phases]
+    return mean, (max(dists) if dists else 0.0), dists
+
+
+def check(ctx):
+    g = ctx.group
+    name = ctx.group_name
+    cap = float(g.max_gait_phase_spread)
+    floor = float(g.min_lr_amplitude_m)
+    measured = []  # (label, phase, amplitude)
+    for m in ctx.members:
+        if not m.found:
+            yield ctx.finding(missing_message("gait", name, m), clip=m.label, measured="missing", expected="present")
+            continue
+        s = m.summary
+        phase = finite(s.get("gait_phase"))
+        amp = finite(s.get("lr_amplitude_m"))
+        if phase is None:
+            yield ctx.finding(
+                f"gait group '{name}' member '{m.label}': gait phase cannot be measured ({phase_reason(s)}) "
+                "— the group's coherence is unverified",
+                clip=m.clip_name or m.label,
+                measured="unmeasurable",
+                expected="a measurable stride anchor",
+            )
+            continue
+        if amp is None or amp < floor:
+            shown = "unknown" if amp is None else f"{amp:.3f} m"
+            yield ctx.gap(
+                "measurement_unavailable",
+                f"left/right gait amplitude {shown} is below the {floor:.3f} m evidence floor; "
+                "the member is excluded from the spread as noise",
+                scope="phase_measurement",
+                subjects=[m.label],
+            )
+            continue
+        measured.append((m.label, phase, amp))
+    if len(measured) < 2:
+        yield ctx.gap(
+            "insufficient_measurable_members",
+            f"gait group '{name}' has {len(measured)} measurable stride anchor(s); at least two are required",
+            scope="phase_coherence",
+            subjects=[name],
+        )
+        return
+    phases = [p for _, p, _ in measured]
+    mean, spread, dists = circular_spread(phases)
+    outliers = [label for (label, _, _), d in zip(measured, dists) if exceeds(d, cap)]
+    yield GroupRecord(
+        ID,
+        {
+            "check_id": ID,
+            "anchors": {label: p for label, p, _ in measured},
+            "amplitudes_m": {label: a for label, _, a in measured},
+            "circular_mean": mean,
+            "spread": spread,
+            "cap": cap,
+            "outliers": outliers,
+        },
+    )
+    if exceeds(spread, cap):
+        yield ctx.finding(
+            f"gait group '{name}': stride-anchor phases spread by {spread:.2f} cycle (cap {cap:.2f}) — "
+            "directional blends between these clips will skate or pop. "
+            f"Measured: {fmt_list([(label, p) for label, p, _ in measured])}",
+            measured=spread,
+            expected=cap,
+            members=[
+                {
+                    "member": label,
+                    "gait_phase": p,
+                    "lr_amplitude_m": a,
+                    "distance_from_mean": d,
+                    "outlier": label in outliers,
+                }
+                for (label, p, a), d in zip(measured, dists)
+            ],
+        )

@@ -1,0 +1,539 @@
+"""The TOML contract: what a project declares about its clips, rig and groups.
+
+``load_contract(path=None) -> Contract`` reads and validates the file strictly
+(docs/config.md documents every key). Without a path it loads
+``./animsmith.toml`` when present, else the built-in defaults
+(:func:`default_contract`).
+
+Every problem raises :class:`~animsmith.errors.ConfigError` whose one-line
+message is ``bad config <path>: <key.path>: <problem>``; an unknown key names
+the closest valid key (``difflib``) when there is one.
+
+Tables
+------
+* ``[rig]``: ``profile`` (string, default ``"auto"``), ``roles`` {role: bone
+  name}, ``required_bones`` (list of bone names).
+* ``[clips."<name or glob>"]``: :class:`ClipExpect` fields. Effective
+  expectation of a clip = every matching glob entry overlaid in order of
+  specificity (fewer literal characters first; equal specificity in file
+  order), then the exact-name entry last. A field left unset does not
+  override.
+* ``[gait_groups.<name>]``: ``clips``, ``max_gait_phase_spread`` (0.15 cycle,
+  in [0, 0.5]), ``min_lr_amplitude_m`` (0.03 m, ≥ 0).
+* ``[sync_groups.<name>]``: ``clips``, ``max_duration_delta_s`` (0.001),
+  ``max_frame_count_delta`` (0), ``max_fps_delta`` (0.01); optional
+  ``[sync_groups.<name>.time_complement]`` with ``min_reflected_time_advantage``
+  (in [0, 1], default 0.25) and ``min_lr_amplitude_m`` (≥ 0, default 0.03).
+* ``[checks.<id>]``: ``enabled`` (bool), ``severity`` (``error`` |
+  ``warning`` | ``note``; ``warn`` is accepted for ``warning``, ``off`` means
+  ``enabled = false``) and the check's own keys (its ``CONFIG``).
+
+Group members: ``"clip"`` (a clip name in the linted files), ``"file.glb"``
+(a single-clip file) or ``"file.glb#clip"``; file paths are relative to the
+config file's folder (:class:`MemberRef`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import math
+import os
+import re
+from dataclasses import dataclass, field, fields
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from animsmith.errors import ConfigError
+
+DEFAULT_CONFIG_NAME = "animsmith.toml"
+SEVERITY_ALIASES = {"error": "error", "warning": "warning", "warn": "warning", "note": "note"}
+MEMBER_FILE_SUFFIXES = (".glb", ".gltf")
+
+
+# ---------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class RigConfig:
+    profile: str = "auto"
+    roles: Dict[str, str] = field(default_factory=dict)
+    required_bones: List[str] = field(default_factory=list)
+
+
+@dataclass
+class ClipExpect:
+    """A clip's declared expectations; ``None`` = not declared."""
+
+    loop: Optional[bool] = None
+    fps: Optional[float] = None
+    duration_s: Optional[float] = None
+    duration_tolerance_s: Optional[float] = None
+    speed_mps: Optional[float] = None
+    speed_tolerance_mps: Optional[float] = None
+    movement_owner_xz: Optional[str] = None
+    animates_bones: Optional[List[str]] = None
+    max_loop_position_delta_m: Optional[float] = None
+    max_loop_rotation_delta_deg: Optional[float] = None
+    max_loop_velocity_delta_mps: Optional[float] = None
+    max_loop_angular_velocity_delta_degps: Optional[float] = None
+
+    def overlay(self, other: "ClipExpect") -> "ClipExpect":
+        """A copy of self with every field ``other`` declares replaced."""
+        merged = ClipExpect(**{f.name: getattr(self, f.name) for f in fields(self)})
+        for f in fields(other):
+            value = getattr(other, f.name)
+            if value is not None:
+                setattr(merged, f.name, value)
+        return merged
+
+    def declared(self) -> Dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = getattr(self, key, None)
+        return default if value is None else value
+
+
+@dataclass(frozen=True)
+class MemberRef:
+    """One group member as declared: ``label`` is the string from the config.
+
+    ``file`` is the absolute path of the member's file (None for a bare clip
+    name); ``clip`` is the clip name (None for a single-clip file).
+    """
+
+    label: str
+    file: Optional[str] = None
+    clip: Optional[str] = None
+
+
+@dataclass
+class GaitGroup:
+    name: str
+    clips: List[str]
+    members: List[MemberRef]
+    max_gait_phase_spread: float = 0.15
+    min_lr_amplitude_m: float = 0.03
+
+
+@dataclass
+class TimeComplement:
+    min_reflected_time_advantage: float = 0.25
+    min_lr_amplitude_m: float = 0.03
+
+
+@dataclass
+class SyncGroup:
+    name: str
+    clips: List[str]
+    members: List[MemberRef]
+    max_duration_delta_s: float = 0.001
+    max_frame_count_delta: int = 0
+    max_fps_delta: float = 0.01
+    time_complement: Optional[TimeComplement] = None
+
+
+@dataclass
+class CheckSettings:
+    enabled: bool = True
+    severity: Optional[str] = None
+    options: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Contract:
+    """The validated contract (built-in defaults when ``path`` is None)."""
+
+    path: Optional[str] = None
+    base_dir: str = "."
+    rig: RigConfig = field(default_factory=RigConfig)
+    clips: Dict[str, ClipExpect] = field(default_factory=dict)
+    gait_groups: Dict[str, GaitGroup] = field(default_factory=dict)
+    sync_groups: Dict[str, SyncGroup] = field(default_factory=dict)
+    checks: Dict[str, CheckSettings] = field(default_factory=dict)
+
+    # -- clips -------------------------------------------------------------
+    def expect_for(self, clip_name: str) -> Optional[ClipExpect]:
+        """Effective ``[clips.*]`` entry for ``clip_name`` (None when nothing matches).
+
+        Matching globs are overlaid from least to most specific (specificity =
+        number of literal, non-wildcard characters; ties in file order), then
+        the exact-name entry.
+        """
+        globs = []
+        for order, (pattern, expect) in enumerate(self.clips.items()):
+            if pattern == clip_name or not is_glob(pattern):
+                continue
+            if fnmatch.fnmatchcase(clip_name, pattern):
+                globs.append((glob_specificity(pattern), order, expect))
+        exact = self.clips.get(clip_name)
+        if not globs and exact is None:
+            return None
+        out = ClipExpect()
+        for _, _, expect in sorted(globs, key=lambda g: (g[0], g[1])):
+            out = out.overlay(expect)
+        if exact is not None:
+            out = out.overlay(exact)
+        return out
+
+    # -- checks ------------------------------------------------------------
+    def settings(self, check_id: str) -> CheckSettings:
+        return self.checks.get(check_id) or CheckSettings()
+
+    def check_enabled(self, check_id: str) -> bool:
+        return self.settings(check_id).enabled
+
+    def check_severity(self, check_id: str, default: str) -> str:
+        return self.settings(check_id).severity or default
+
+    def check_options(self, check_id: str, defaults: Mapping[str, Any]) -> Dict[str, Any]:
+        opts = dict(defaults)
+        opts.update(self.settings(check_id).options)
+        return opts
+
+    def groups(self, table: str) -> Dict[str, Any]:
+        return getattr(self, table)
+
+
+def is_glob(pattern: str) -> bool:
+    return any(c in pattern for c in "*?[")
+
+
+def glob_specificity(pattern: str) -> int:
+    """Literal characters in a glob (``run_*`` -> 4); more = more specific."""
+    return len(re.sub(r"\[[^\]]*\]|[*?]", "", pattern))
+
+
+def default_contract() -> Contract:
+    return Contract()
+
+
+# ---------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------
+
+
+def _toml():
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib
+
+
+def find_config(path: Optional[str]) -> Optional[str]:
+    """The config path to load: ``path``, else ./animsmith.toml when present, else None."""
+    if path:
+        return str(path)
+    return DEFAULT_CONFIG_NAME if os.path.isfile(DEFAULT_CONFIG_NAME) else None
+
+
+def load_contract(path: Optional[str] = None) -> Contract:
+    """Load and validate the contract at ``path`` (see :func:`find_config`)."""
+    chosen = find_config(path)
+    if chosen is None:
+        return default_contract()
+    try:
+        with open(chosen, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise ConfigError(f"bad config {chosen}: cannot read: {exc.strerror or exc}") from None
+    return parse_contract(raw, chosen)
+
+
+def parse_contract(raw: bytes, path: str = "<config>", base_dir: Optional[str] = None) -> Contract:
+    """Validate TOML bytes into a :class:`Contract` (``ConfigError`` on any problem)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"bad config {path}: not UTF-8 text") from None
+    try:
+        doc = _toml().loads(text)
+    except Exception as exc:  # TOMLDecodeError
+        raise ConfigError(f"bad config {path}: invalid TOML: {exc}") from None
+    if base_dir is None:
+        base_dir = os.path.dirname(os.path.abspath(path)) if path != "<config>" else os.getcwd()
+    try:
+        return _Parser(base_dir).contract(doc, path)
+    except _Problem as exc:
+        raise ConfigError(f"bad config {path}: {exc.key}: {exc.problem}") from None
+
+
+class _Problem(Exception):
+    def __init__(self, key: str, problem: str):
+        super().__init__(f"{key}: {problem}")
+        self.key = key
+        self.problem = problem
+
+
+def key_part(name: str) -> str:
+    """A TOML key as written in a dotted path (quoted unless bare-safe)."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else '"' + name.replace('"', '\\"') + '"'
+
+
+def join_key(prefix: str, name: str) -> str:
+    return f"{prefix}.{key_part(name)}" if prefix else key_part(name)
+
+
+def closest(word: str, choices) -> Optional[str]:
+    hits = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return hits[0] if hits else None
+
+
+def unknown(word: str, choices, what: str = "key") -> str:
+    hint = closest(word, choices)
+    return f"unknown {what}" + (f" (did you mean '{hint}'?)" if hint else "")
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "table"
+    return type(value).__name__
+
+
+def _table(value: Any, key: str) -> dict:
+    if not isinstance(value, dict):
+        raise _Problem(key, f"must be a table, got {_type_name(value)}")
+    return value
+
+
+def _only_keys(table: Mapping[str, Any], allowed, prefix: str) -> None:
+    for k in table:
+        if k not in allowed:
+            raise _Problem(join_key(prefix, k), unknown(k, allowed))
+
+
+def validate_value(value: Any, kind: str, key: str, *, minimum=None, maximum=None, choices=None) -> Any:
+    """Type/range-check one value; returns it normalised (numbers as float)."""
+    if kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _Problem(key, f"must be a number, got {_type_name(value)}")
+        value = float(value)
+        if not math.isfinite(value):
+            raise _Problem(key, "must be a finite number")
+    elif kind == "integer":
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+                value = int(value)
+            else:
+                raise _Problem(key, f"must be an integer, got {_type_name(value)}")
+    elif kind == "bool":
+        if not isinstance(value, bool):
+            raise _Problem(key, f"must be true or false, got {_type_name(value)}")
+    elif kind == "string":
+        if not isinstance(value, str):
+            raise _Problem(key, f"must be a string, got {_type_name(value)}")
+    elif kind == "list":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise _Problem(key, "must be a list of strings")
+    if kind in ("number", "integer"):
+        if minimum is not None and value < minimum:
+            raise _Problem(key, f"must be ≥ {minimum:g}, got {value:g}")
+        if maximum is not None and value > maximum:
+            raise _Problem(key, f"must be ≤ {maximum:g}, got {value:g}")
+    if choices is not None and value not in choices:
+        hint = closest(str(value), choices)
+        extra = f" (did you mean '{hint}'?)" if hint else ""
+        raise _Problem(key, f"must be one of {', '.join(repr(c) for c in choices)}, got {value!r}{extra}")
+    return value
+
+
+# name -> (kind, minimum, maximum, choices)
+CLIP_KEYS: Dict[str, Tuple[str, Optional[float], Optional[float], Optional[Tuple[str, ...]]]] = {
+    "loop": ("bool", None, None, None),
+    "fps": ("number", 0.0, None, None),
+    "duration_s": ("number", 0.0, None, None),
+    "duration_tolerance_s": ("number", 0.0, None, None),
+    "speed_mps": ("number", 0.0, None, None),
+    "speed_tolerance_mps": ("number", 0.0, None, None),
+    "movement_owner_xz": ("string", None, None, ("gameplay", "animation")),
+    "animates_bones": ("list", None, None, None),
+    "max_loop_position_delta_m": ("number", 0.0, None, None),
+    "max_loop_rotation_delta_deg": ("number", 0.0, None, None),
+    "max_loop_velocity_delta_mps": ("number", 0.0, None, None),
+    "max_loop_angular_velocity_delta_degps": ("number", 0.0, None, None),
+}
+
+GAIT_GROUP_KEYS = {
+    "clips": ("list", None, None, None),
+    "max_gait_phase_spread": ("number", 0.0, 0.5, None),
+    "min_lr_amplitude_m": ("number", 0.0, None, None),
+}
+SYNC_GROUP_KEYS = {
+    "clips": ("list", None, None, None),
+    "max_duration_delta_s": ("number", 0.0, None, None),
+    "max_frame_count_delta": ("integer", 0, None, None),
+    "max_fps_delta": ("number", 0.0, None, None),
+}
+TIME_COMPLEMENT_KEYS = {
+    "min_reflected_time_advantage": ("number", 0.0, 1.0, None),
+    "min_lr_amplitude_m": ("number", 0.0, None, None),
+}
+TOP_KEYS = ("rig", "clips", "gait_groups", "sync_groups", "checks")
+RIG_KEYS = ("profile", "roles", "required_bones")
+
+
+def _fill(target: Any, table: Mapping[str, Any], spec: Mapping[str, tuple], prefix: str) -> None:
+    for k, v in table.items():
+        kind, lo, hi, choices = spec[k]
+        setattr(target, k, validate_value(v, kind, join_key(prefix, k), minimum=lo, maximum=hi, choices=choices))
+
+
+def parse_member(label: str, base_dir: str, key: str) -> MemberRef:
+    """``clip`` | ``file.glb`` | ``file.glb#clip`` -> MemberRef (file made absolute)."""
+    if not label:
+        raise _Problem(key, "member names must not be empty")
+    file_part, sep, clip = label.partition("#")
+    if sep or file_part.lower().endswith(MEMBER_FILE_SUFFIXES):
+        if not file_part.lower().endswith(MEMBER_FILE_SUFFIXES):
+            raise _Problem(key, f"member '{label}': the part before '#' must be a .glb or .gltf file")
+        if sep and not clip:
+            raise _Problem(key, f"member '{label}': empty clip name after '#'")
+        path = os.path.normpath(os.path.join(base_dir, file_part))
+        return MemberRef(label=label, file=path, clip=clip if sep else None)
+    return MemberRef(label=label, clip=label)
+
+
+class _Parser:
+    def __init__(self, base_dir: str):
+        self.base_dir = base_dir
+
+    def contract(self, doc: Mapping[str, Any], path: str) -> Contract:
+        _only_keys(doc, TOP_KEYS, "")
+        c = Contract(path=path, base_dir=self.base_dir)
+        if "rig" in doc:
+            c.rig = self.rig(_table(doc["rig"], "rig"))
+        for pattern, entry in _table(doc.get("clips", {}), "clips").items():
+            c.clips[pattern] = self.clip(pattern, entry)
+        for name, entry in _table(doc.get("gait_groups", {}), "gait_groups").items():
+            c.gait_groups[name] = self.gait_group(name, entry)
+        for name, entry in _table(doc.get("sync_groups", {}), "sync_groups").items():
+            c.sync_groups[name] = self.sync_group(name, entry)
+        c.checks = self.checks(_table(doc.get("checks", {}), "checks"))
+        return c
+
+    def rig(self, table: Mapping[str, Any]) -> RigConfig:
+        from animsmith.core.roles import PROFILE_ALIASES, ROLES
+
+        _only_keys(table, RIG_KEYS, "rig")
+        rig = RigConfig()
+        if "profile" in table:
+            profile = validate_value(table["profile"], "string", "rig.profile")
+            if profile.strip().lower() not in PROFILE_ALIASES:
+                raise _Problem("rig.profile", f"unknown rig profile {profile!r}" + _hint(profile, PROFILE_ALIASES))
+            rig.profile = profile
+        roles = _table(table.get("roles", {}), "rig.roles")
+        for role, bone in roles.items():
+            key = join_key("rig.roles", role)
+            if role not in ROLES:
+                raise _Problem(key, unknown(role, ROLES, "role") + f"; roles: {', '.join(ROLES)}")
+            bone = validate_value(bone, "string", key)
+            if not bone:
+                raise _Problem(key, "must be a non-empty bone name")
+            rig.roles[role] = bone
+        if "required_bones" in table:
+            rig.required_bones = list(validate_value(table["required_bones"], "list", "rig.required_bones"))
+        return rig
+
+    def clip(self, pattern: str, entry: Any) -> ClipExpect:
+        prefix = join_key("clips", pattern)
+        table = _table(entry, prefix)
+        _only_keys(table, CLIP_KEYS, prefix)
+        expect = ClipExpect()
+        _fill(expect, table, CLIP_KEYS, prefix)
+        if expect.animates_bones is not None:
+            expect.animates_bones = list(expect.animates_bones)
+        return expect
+
+    def members(self, clips: List[str], prefix: str) -> List[MemberRef]:
+        key = join_key(prefix, "clips")
+        if not clips:
+            raise _Problem(key, "must list at least one member")
+        return [parse_member(label, self.base_dir, key) for label in clips]
+
+    def gait_group(self, name: str, entry: Any) -> GaitGroup:
+        prefix = join_key("gait_groups", name)
+        table = _table(entry, prefix)
+        _only_keys(table, GAIT_GROUP_KEYS, prefix)
+        if "clips" not in table:
+            raise _Problem(join_key(prefix, "clips"), "missing required key")
+        g = GaitGroup(name=name, clips=[], members=[])
+        _fill(g, table, GAIT_GROUP_KEYS, prefix)
+        g.members = self.members(g.clips, prefix)
+        return g
+
+    def sync_group(self, name: str, entry: Any) -> SyncGroup:
+        prefix = join_key("sync_groups", name)
+        table = dict(_table(entry, prefix))
+        _only_keys(table, tuple(SYNC_GROUP_KEYS) + ("time_complement",), prefix)
+        if "clips" not in table:
+            raise _Problem(join_key(prefix, "clips"), "missing required key")
+        tc_raw = table.pop("time_complement", None)
+        g = SyncGroup(name=name, clips=[], members=[])
+        _fill(g, table, SYNC_GROUP_KEYS, prefix)
+        g.members = self.members(g.clips, prefix)
+        if tc_raw is not None:
+            tprefix = join_key(prefix, "time_complement")
+            tc_table = _table(tc_raw, tprefix)
+            _only_keys(tc_table, TIME_COMPLEMENT_KEYS, tprefix)
+            tc = TimeComplement()
+            _fill(tc, tc_table, TIME_COMPLEMENT_KEYS, tprefix)
+            g.time_complement = tc
+        return g
+
+    def checks(self, table: Mapping[str, Any]) -> Dict[str, CheckSettings]:
+        from animsmith.checks import registry
+
+        specs = registry()
+        out: Dict[str, CheckSettings] = {}
+        for check_id, entry in table.items():
+            prefix = join_key("checks", check_id)
+            if check_id not in specs:
+                raise _Problem(prefix, unknown(check_id, specs, "check id"))
+            spec = specs[check_id]
+            settings_table = _table(entry, prefix)
+            allowed = ("enabled", "severity") + tuple(spec.config)
+            _only_keys(settings_table, allowed, prefix)
+            s = CheckSettings()
+            for k, v in settings_table.items():
+                key = join_key(prefix, k)
+                if k == "enabled":
+                    s.enabled = validate_value(v, "bool", key)
+                elif k == "severity":
+                    sev = validate_value(v, "string", key)
+                    if sev == "off":
+                        s.enabled = False
+                    elif sev in SEVERITY_ALIASES:
+                        s.severity = SEVERITY_ALIASES[sev]
+                    else:
+                        raise _Problem(
+                            key, f"must be one of 'error', 'warning', 'note', 'off', got {sev!r}" + _hint(sev, SEVERITY_ALIASES)
+                        )
+                else:
+                    opt = spec.config[k]
+                    s.options[k] = validate_value(
+                        v, opt.type, key, minimum=opt.minimum, maximum=opt.maximum, choices=opt.choices
+                    )
+            out[check_id] = s
+        return out
+
+
+def _hint(word: str, choices) -> str:
+    hint = closest(word, choices)
+    return f" (did you mean '{hint}'?)" if hint else ""
+
+
+#: alias used by ``measure`` / ``inspect``
+load_config = load_contract

@@ -1,0 +1,532 @@
+"""The lint runner: files -> clip checks -> group checks -> :class:`LintResult`.
+
+Per file (one worker task; ``jobs > 1`` runs files in spawned processes with
+the same output order as ``jobs = 1``):
+
+1. ``load_asset(path, strict=False)`` (lenient, so ``nan`` /
+   ``time-monotonic`` can report what a strict load would refuse);
+2. roles resolved once for the skeleton (``[rig] profile`` + ``roles``);
+3. one :class:`~animsmith.core.analysis.ClipAnalysis` per clip shared by all
+   clip checks, in catalog order;
+4. a small summary dict (the clip's measurements + its L−R signal) kept for
+   each clip a declared group names; the asset is then released, so a run
+   never holds more than one file's clips per process.
+
+Then every declared group is judged ONCE with all its members, even across
+files (:func:`resolve_members`), and its output is attached to the file of
+its first member that was linted (else the first file).
+"""
+
+from __future__ import annotations
+
+import glob as globmod
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from animsmith.errors import AnimsmithError, LoadError
+from animsmith.results import SEVERITY_RANK, CoverageGap, Finding
+
+ASSET_SUFFIXES = (".glb", ".gltf")
+
+
+# ---------------------------------------------------------------------------
+# Result
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class FileResult:
+    """One linted file: findings, coverage gaps and measurements.
+
+    ``measurements`` = ``{"clips": {clip name: measure dict}, "groups": {group
+    name: {"check_id", "anchors", "spread", "cap", "outliers"}}}``. ``rig`` is
+    the resolved RoleMap JSON. ``error`` is a one-line load failure (the
+    command turns it into exit 2).
+    """
+
+    path: str
+    findings: List[Finding] = field(default_factory=list)
+    coverage_gaps: List[CoverageGap] = field(default_factory=list)
+    measurements: Dict[str, Any] = field(default_factory=lambda: {"clips": {}, "groups": {}})
+    rig: Optional[Dict[str, Any]] = None
+    clip_names: List[str] = field(default_factory=list)
+    error: Optional[str] = None
+
+
+@dataclass
+class LintResult:
+    files: List[FileResult]
+    config_path: Optional[str] = None
+    #: {"gait_groups" | "sync_groups": {group name: [Member]}} (the report draws these)
+    group_members: Dict[str, Dict[str, List[Any]]] = field(default_factory=dict)
+
+    def all_findings(self) -> Iterable[Finding]:
+        for f in self.files:
+            yield from f.findings
+
+    def summary(self) -> Dict[str, int]:
+        counts = {"errors": 0, "warnings": 0, "notes": 0, "coverage_gaps": 0, "files": len(self.files)}
+        key = {"error": "errors", "warning": "warnings", "note": "notes"}
+        for f in self.files:
+            for finding in f.findings:
+                counts[key[finding.severity]] += 1
+            counts["coverage_gaps"] += len(f.coverage_gaps)
+        return counts
+
+    def exit_code(self, deny_warnings: bool = False) -> int:
+        """1 when a finding fails the run (error; warning too with ``deny_warnings``), else 0."""
+        threshold = SEVERITY_RANK["warning" if deny_warnings else "error"]
+        return 1 if any(SEVERITY_RANK[f.severity] >= threshold for f in self.all_findings()) else 0
+
+    def without_checks(self, allowed: Set[str]) -> "LintResult":
+        """A copy with the findings of ``allowed`` checks removed (``--allow``)."""
+        files = []
+        for f in self.files:
+            files.append(
+                FileResult(
+                    path=f.path,
+                    findings=[x for x in f.findings if x.check_id not in allowed],
+                    coverage_gaps=list(f.coverage_gaps),
+                    measurements=f.measurements,
+                    rig=f.rig,
+                    clip_names=f.clip_names,
+                    error=f.error,
+                )
+            )
+        return LintResult(files=files, config_path=self.config_path, group_members=self.group_members)
+
+
+# ---------------------------------------------------------------------------
+# Files
+# ---------------------------------------------------------------------------
+
+
+def expand_paths(paths: Sequence[str]) -> List[str]:
+    """Files, globs and folders (recursively ``*.glb``/``*.gltf``) -> file list.
+
+    Order: arguments in order; a folder's files and a glob's matches sorted;
+    duplicates (same real path) kept once. Raises ``AnimsmithError`` for a
+    path that does not exist, or when nothing is found.
+    """
+    out: List[str] = []
+    seen: Set[str] = set()
+
+    def add(p: str) -> None:
+        key = os.path.realpath(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+
+    for arg in paths:
+        if os.path.isdir(arg):
+            found = []
+            for root, dirs, files in os.walk(arg):
+                dirs.sort()
+                for name in files:
+                    if name.lower().endswith(ASSET_SUFFIXES):
+                        found.append(os.path.join(root, name))
+            for p in sorted(found):
+                add(p)
+        elif os.path.exists(arg):
+            add(arg)
+        elif globmod.has_magic(arg):
+            matches = sorted(globmod.glob(arg, recursive=True))
+            for p in matches:
+                if os.path.isdir(p):
+                    for q in expand_paths([p]) if _has_assets(p) else []:
+                        add(q)
+                elif p.lower().endswith(ASSET_SUFFIXES):
+                    add(p)
+        else:
+            raise AnimsmithError("no such file or directory", arg)
+    if not out:
+        raise AnimsmithError("no .glb/.gltf files found in " + ", ".join(paths))
+    return out
+
+
+def _has_assets(folder: str) -> bool:
+    for _, _, files in os.walk(folder):
+        if any(n.lower().endswith(ASSET_SUFFIXES) for n in files):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Plan: what each worker needs
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """Everything a worker needs (picklable): contract, checks, wanted members."""
+
+    contract: Any
+    clip_checks: Tuple[str, ...]
+    with_measurements: bool
+    bare_names: frozenset
+    file_members: Dict[str, frozenset]  # realpath -> clip names ('' = the single clip)
+
+
+def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measurements: bool = True) -> Plan:
+    from animsmith.checks import registry
+
+    specs = registry()
+    chosen = [
+        cid
+        for cid, s in specs.items()
+        if s.scope == "clip" and (selected is None or cid in selected) and contract.check_enabled(cid)
+    ]
+    bare: Set[str] = set()
+    files: Dict[str, Set[str]] = {}
+    for table in ("gait_groups", "sync_groups"):
+        for group in getattr(contract, table).values():
+            for ref in group.members:
+                if ref.file is None:
+                    bare.add(ref.clip)
+                else:
+                    files.setdefault(os.path.realpath(ref.file), set()).add(ref.clip or "")
+    return Plan(
+        contract=contract,
+        clip_checks=tuple(chosen),
+        with_measurements=with_measurements,
+        bare_names=frozenset(bare),
+        file_members={k: frozenset(v) for k, v in files.items()},
+    )
+
+
+# ---------------------------------------------------------------------------
+# One file
+# ---------------------------------------------------------------------------
+
+
+def _override(item, severity: Optional[str]):
+    if severity is not None and isinstance(item, Finding):
+        item.severity = severity
+    return item
+
+
+def _internal_gap(check_id: str, clip: str, exc: BaseException) -> CoverageGap:
+    if os.environ.get("ANIMSMITH_DEBUG"):
+        raise exc
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    return CoverageGap(
+        check_id=check_id,
+        code="check_failed",
+        message=f"the check could not evaluate this clip ({type(exc).__name__}: {reason})",
+        scope="internal",
+        subjects=[clip],
+    )
+
+
+def run_clip_checks(path: str, asset, analysis, roles, plan: Plan) -> Tuple[List[Finding], List[CoverageGap]]:
+    """Every selected, enabled clip check on one clip (catalog order)."""
+    from animsmith.checks import registry
+    from animsmith.checks.context import ClipContext
+
+    specs = registry()
+    contract = plan.contract
+    clip = analysis.clip
+    expect = contract.expect_for(clip.name)
+    findings: List[Finding] = []
+    gaps: List[CoverageGap] = []
+    for cid in plan.clip_checks:
+        spec = specs[cid]
+        override = contract.settings(cid).severity
+        ctx = ClipContext(
+            check_id=cid,
+            severity=override or spec.severity,
+            path=path,
+            asset=asset,
+            clip=clip,
+            analysis=analysis,
+            roles=roles,
+            expect=expect,
+            options=contract.check_options(cid, spec.defaults()),
+            contract=contract,
+        )
+        try:
+            for item in spec.run(ctx) or ():
+                item = _override(item, override)
+                (findings if isinstance(item, Finding) else gaps).append(item)
+        except Exception as exc:  # noqa: BLE001 - a check bug must not hide the rest
+            gaps.append(_internal_gap(cid, clip.name, exc))
+    return findings, gaps
+
+
+def member_summary(analysis, measurements: Optional[Dict[str, Any]], expect) -> Dict[str, Any]:
+    """The group-facing summary of one clip: its measurements + L−R signal + declared loop/fps."""
+    summary = dict(measurements if measurements is not None else analysis.measurements())
+    try:
+        signal = analysis.gait.signal_m
+    except Exception:  # noqa: BLE001
+        signal = None
+    summary["lr_signal_m"] = None if signal is None else [float(v) for v in signal]
+    summary["declared_loop"] = None if expect is None else expect.loop
+    summary["declared_fps"] = None if expect is None else expect.fps
+    return summary
+
+
+@dataclass
+class FileOutcome:
+    result: FileResult
+    summaries: Dict[str, Dict[str, Any]]  # clip name -> member summary
+
+
+def _wanted(plan: Plan, real: str, clip_name: str, clip_count: int) -> bool:
+    if clip_name in plan.bare_names:
+        return True
+    wanted = plan.file_members.get(real)
+    if not wanted:
+        return False
+    return clip_name in wanted or ("" in wanted and clip_count == 1)
+
+
+def lint_file(path: str, plan: Plan) -> FileOutcome:
+    """Load one file, run its clip checks, keep member summaries; never raises LoadError."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.roles import resolve_roles
+    from animsmith.io.read import load_asset
+
+    result = FileResult(path=path)
+    try:
+        asset = load_asset(path, strict=False)
+    except LoadError as exc:
+        result.error = exc.with_path(path).message
+        return FileOutcome(result, {})
+    contract = plan.contract
+    roles = resolve_roles(asset.skeleton, contract.rig.profile, contract.rig.roles or None)
+    result.rig = roles.to_json()
+    real = os.path.realpath(path)
+    summaries: Dict[str, Dict[str, Any]] = {}
+    count = len(asset.clips)
+    for clip in asset.clips:
+        result.clip_names.append(clip.name)
+        analysis = ClipAnalysis(asset, clip, roles)
+        findings, gaps = run_clip_checks(path, asset, analysis, roles, plan)
+        result.findings += findings
+        result.coverage_gaps += gaps
+        measured = None
+        if plan.with_measurements:
+            measured = _safe_measurements(analysis)
+            result.measurements["clips"][clip.name] = measured
+        if _wanted(plan, real, clip.name, count):
+            summaries[clip.name] = member_summary(analysis, measured, contract.expect_for(clip.name))
+        del analysis
+    return FileOutcome(result, summaries)
+
+
+def _safe_measurements(analysis) -> Dict[str, Any]:
+    try:
+        return analysis.measurements()
+    except Exception as exc:  # noqa: BLE001
+        if os.environ.get("ANIMSMITH_DEBUG"):
+            raise
+        return {"name": analysis.clip.name, "measurements_unavailable": f"{type(exc).__name__}: {exc}"}
+
+
+# ---------------------------------------------------------------------------
+# Workers
+# ---------------------------------------------------------------------------
+
+_WORKER_PLAN: Optional[Plan] = None
+
+
+def _worker_init(plan: Plan) -> None:
+    global _WORKER_PLAN
+    _WORKER_PLAN = plan
+
+
+def _worker_lint(path: str) -> FileOutcome:
+    assert _WORKER_PLAN is not None
+    return lint_file(path, _WORKER_PLAN)
+
+
+def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
+    if jobs <= 1 or len(paths) <= 1:
+        for p in paths:
+            yield lint_file(p, plan)
+        return
+    import multiprocessing
+
+    mp = multiprocessing.get_context("spawn")
+    with mp.Pool(processes=min(jobs, len(paths)), initializer=_worker_init, initargs=(plan,)) as pool:
+        # imap keeps argument order, so output order equals --jobs 1
+        yield from pool.imap(_worker_lint, paths, chunksize=1)
+
+
+# ---------------------------------------------------------------------------
+# Groups
+# ---------------------------------------------------------------------------
+
+
+def _load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional[str], List[str], Dict[str, Dict[str, Any]]]:
+    """(load error, clip names, summaries) for a member file that was not linted."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.roles import resolve_roles
+    from animsmith.io.read import load_asset
+
+    try:
+        asset = load_asset(path, strict=False)
+    except LoadError as exc:
+        return exc.reason, [], {}
+    contract = plan.contract
+    roles = resolve_roles(asset.skeleton, contract.rig.profile, contract.rig.roles or None)
+    names = [c.name for c in asset.clips]
+    out: Dict[str, Dict[str, Any]] = {}
+    for clip in asset.clips:
+        if clip.name in wanted or ("" in wanted and len(names) == 1):
+            analysis = ClipAnalysis(asset, clip, roles)
+            out[clip.name] = member_summary(analysis, _safe_measurements(analysis), contract.expect_for(clip.name))
+    return None, names, out
+
+
+def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Dict[str, Any]]], plan: Plan, extra_cache: Dict[str, Any]):
+    """[Member] for a group's declared members, and the index of the file the group attaches to.
+
+    * ``"clip"``: the first linted file (in order) holding a clip of that name;
+    * ``"file.glb"`` / ``"file.glb#clip"``: that file (config-relative), from the
+      run when it was linted, else loaded just for the group.
+    """
+    from animsmith.checks.context import Member
+
+    real_index = {os.path.realpath(f.path): i for i, f in enumerate(files)}
+    members: List[Member] = []
+    attach: Optional[int] = None
+    for ref in group.members:
+        if ref.file is None:
+            hit = next((i for i, f in enumerate(files) if ref.clip in f.clip_names and f.error is None), None)
+            if hit is None:
+                members.append(Member(ref.label, reason=f"no clip named '{ref.clip}' in the linted file(s)"))
+                continue
+            attach = hit if attach is None else attach
+            members.append(Member(ref.label, files[hit].path, ref.clip, summaries[hit].get(ref.clip)))
+            continue
+        real = os.path.realpath(ref.file)
+        display = os.path.relpath(ref.file) if not os.path.isabs(plan.contract.path or "") else ref.file
+        if real in real_index:
+            i = real_index[real]
+            fr = files[i]
+            error, names, sums, shown = fr.error, fr.clip_names, summaries[i], fr.path
+            if error is None:
+                attach = i if attach is None else attach
+        else:
+            if real not in extra_cache:
+                extra_cache[real] = _load_member_file(ref.file, set(plan.file_members.get(real, ())), plan)
+            error, names, sums = extra_cache[real]
+            shown = display
+        if error is not None:
+            members.append(Member(ref.label, shown, ref.clip, reason=f"cannot read member file: {error}"))
+            continue
+        if ref.clip is None:
+            if len(names) != 1:
+                members.append(
+                    Member(ref.label, shown, None, reason=f"file has {len(names)} clips; name one as '{os.path.basename(ref.file)}#<clip>'")
+                )
+                continue
+            clip_name = names[0]
+        else:
+            clip_name = ref.clip
+            if clip_name not in names:
+                members.append(Member(ref.label, shown, clip_name, reason=f"no clip named '{clip_name}' in {shown}"))
+                continue
+        members.append(Member(ref.label, shown, clip_name, sums.get(clip_name)))
+    return members, (attach if attach is not None else 0)
+
+
+def run_group_checks(files: List[FileResult], summaries, plan: Plan, selected: Optional[Sequence[str]]) -> Dict[str, list]:
+    """Judge every declared group once; findings/gaps/records go to the group's file."""
+    from animsmith.checks import registry
+    from animsmith.checks.context import GroupContext, GroupRecord
+
+    contract = plan.contract
+    specs = [
+        s
+        for s in registry().values()
+        if s.scope == "group" and (selected is None or s.id in selected) and contract.check_enabled(s.id)
+    ]
+    extra_cache: Dict[str, Any] = {}
+    resolved: Dict[Tuple[str, str], Tuple[list, int]] = {}
+    group_members: Dict[str, list] = {}
+    for spec in specs:
+        table = getattr(contract, spec.group_table)
+        override = contract.settings(spec.id).severity
+        for name in sorted(table):
+            group = table[name]
+            key = (spec.group_table, name)
+            if key not in resolved:
+                resolved[key] = resolve_members(group, files, summaries, plan, extra_cache)
+            members, attach = resolved[key]
+            group_members.setdefault(spec.group_table, {})[name] = members
+            ctx = GroupContext(
+                check_id=spec.id,
+                severity=override or spec.severity,
+                group_name=name,
+                group=group,
+                members=members,
+                options=contract.check_options(spec.id, spec.defaults()),
+                contract=contract,
+            )
+            target = files[attach]
+            try:
+                for item in spec.run(ctx) or ():
+                    if isinstance(item, GroupRecord):
+                        target.measurements.setdefault("groups", {})[name] = dict(item.data)
+                    elif isinstance(item, Finding):
+                        target.findings.append(_override(item, override))
+                    else:
+                        target.coverage_gaps.append(item)
+            except Exception as exc:  # noqa: BLE001
+                target.coverage_gaps.append(_internal_gap(spec.id, name, exc))
+    return group_members
+
+
+# ---------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------
+
+
+def validate_check_ids(ids: Sequence[str], flag: str) -> List[str]:
+    """Each id must be a registered check (``AnimsmithError`` naming the closest)."""
+    from animsmith.checks import registry
+    from animsmith.config import closest
+
+    specs = registry()
+    out = []
+    for cid in ids:
+        if cid not in specs:
+            hint = closest(cid, specs)
+            extra = f" (did you mean '{hint}'?)" if hint else ""
+            raise AnimsmithError(f"{flag}: unknown check '{cid}'{extra}")
+        out.append(cid)
+    return out
+
+
+def run_lint(
+    paths: Sequence[str],
+    contract,
+    *,
+    select: Optional[Sequence[str]] = None,
+    jobs: int = 1,
+    with_measurements: bool = True,
+) -> LintResult:
+    """Lint ``paths`` (already expanded: see :func:`expand_paths`) against ``contract``."""
+    plan = make_plan(contract, select, with_measurements)
+    files: List[FileResult] = []
+    summaries: List[Dict[str, Dict[str, Any]]] = []
+    for outcome in _iter_outcomes(list(paths), plan, max(1, int(jobs))):
+        files.append(outcome.result)
+        summaries.append(outcome.summaries)
+    group_members: Dict[str, list] = {}
+    if files and any(f.error is None for f in files):
+        group_members = run_group_checks(files, summaries, plan, select)
+    return LintResult(files=files, config_path=contract.path, group_members=group_members)
+
+
+def finite_or_none(x: Any) -> Optional[float]:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None

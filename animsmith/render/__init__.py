@@ -1,0 +1,26 @@
+"""Renderers: a :class:`~animsmith.lint.LintResult` -> text, JSON, ...
+
+``render_lint(result, fmt, color=False) -> str``; ``FORMATS`` maps a format
+name to its renderer. The CI formats (SARIF, GitHub, JUnit, Markdown) add
+themselves to ``FORMATS`` from their own modules.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict
+
+FORMATS: Dict[str, str] = {
+    "text": "animsmith.render.text:render_text",
+    "json": "animsmith.render.json:render_json",
+}
+
+
+def renderer(fmt: str) -> Callable:
+    import importlib
+
+    module_name, attr = FORMATS[fmt].split(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def render_lint(result, fmt: str = "text", **kwargs) -> str:
+    return renderer(fmt)(result, **kwargs)

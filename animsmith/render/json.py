@@ -1,0 +1,66 @@
+"""JSON output of ``lint`` (``--format json``), schema ``docs/schema/lint-output.schema.json``.
+
+``{"schema_version": 1, "command": "lint", "config": <path or null>,
+"files": [{"path", "rig", "findings": [...], "coverage_gaps": [...],
+"measurements": {"clips": {name: {...}}, "groups": {name: {...}}}}],
+"summary": {"errors", "warnings", "notes", "coverage_gaps", "files"}}``.
+Non-finite numbers become ``null``; keys keep a stable order.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Dict
+
+SCHEMA_VERSION = 1
+
+
+def plain(value: Any) -> Any:
+    """JSON-safe copy: numpy scalars/arrays to Python, non-finite floats to None."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
+    tolist = getattr(value, "tolist", None)
+    if tolist is not None:
+        return plain(tolist())
+    return str(value)
+
+
+def file_json(fr) -> Dict[str, Any]:
+    from animsmith.render.text import sorted_findings
+
+    return {
+        "path": fr.path,
+        "rig": fr.rig,
+        "findings": [f.to_json() for f in sorted_findings(fr.findings)],
+        "coverage_gaps": [g.to_json() for g in fr.coverage_gaps],
+        "measurements": {
+            "clips": fr.measurements.get("clips", {}),
+            "groups": fr.measurements.get("groups", {}),
+        },
+    }
+
+
+def lint_json(result) -> Dict[str, Any]:
+    """The JSON document (a dict) of a lint run."""
+    return plain(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "command": "lint",
+            "config": result.config_path,
+            "files": [file_json(fr) for fr in result.files if fr.error is None],
+            "summary": result.summary(),
+        }
+    )
+
+
+def render_json(result, **_: Any) -> str:
+    return json.dumps(lint_json(result), indent=2, ensure_ascii=False, allow_nan=False) + "\n"

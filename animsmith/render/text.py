@@ -1,0 +1,151 @@
+"""Text output of ``lint`` (the user guide's shape; colour only on a TTY).
+
+Per file (argument order): ``<path>: clean`` when it has no findings and no
+gaps, else ``<path>:`` followed by
+
+* findings, sorted by (no clip first, clip name, severity descending, catalog
+  order): ``  <severity>[<id>]<location>: <message><detail>`` where location =
+  `` clip '<c>'`` `` bone '<b>'`` `` @<t>s`` (3 decimals) for the fields
+  present and detail = `` (measured X, expected Y)`` (numbers with 4
+  decimals, text verbatim; `` (measured X)`` when only measured is set);
+* coverage gaps folded by (check, code, message):
+  ``  coverage[<id>] <code> ×<N> (scopes: <sorted>; subjects: <sorted>): <message>``
+  (at most 5 values per list, then ``, … +N more``), sorted by check id,
+  code, message.
+
+Last line: ``<E> error(s), <W> warning(s), <N> note(s), <G> coverage gap(s)``.
+Control, bidi and line-separator characters from the asset are shown escaped.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any, Dict, List, Tuple
+
+from animsmith.results import SEVERITY_RANK
+
+MAX_LISTED = 5
+SEVERITY_STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
+
+
+def escape(text: Any) -> str:
+    """Control/format/separator characters shown as ``\\uXXXX`` (one line, no bidi tricks)."""
+    out = []
+    for ch in str(text):
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn") and ch != " ":
+            code = ord(ch)
+            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def fmt_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"{float(value):.4f}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(fmt_value(v) for v in value) + "]"
+    return escape(value)
+
+
+def location(f) -> str:
+    loc = ""
+    if f.clip is not None:
+        loc += f" clip '{escape(f.clip)}'"
+    if f.bone is not None:
+        loc += f" bone '{escape(f.bone)}'"
+    if f.time_s is not None:
+        loc += f" @{f.time_s:.3f}s"
+    return loc
+
+
+def detail(f) -> str:
+    if f.measured is None:
+        return ""
+    if f.expected is None:
+        return f" (measured {fmt_value(f.measured)})"
+    return f" (measured {fmt_value(f.measured)}, expected {fmt_value(f.expected)})"
+
+
+def _style(text: str, color: bool, **kw) -> str:
+    if not color:
+        return text
+    import click
+
+    return click.style(text, **kw)
+
+
+def finding_line(f, color: bool = False) -> str:
+    head = _style(f"{f.severity}[{f.check_id}]", color, fg=SEVERITY_STYLE.get(f.severity), bold=True)
+    return f"  {head}{location(f)}: {escape(f.message)}{detail(f)}"
+
+
+def _listed(values: List[str]) -> str:
+    shown = ", ".join(escape(v) for v in values[:MAX_LISTED])
+    if len(values) > MAX_LISTED:
+        shown += f", … +{len(values) - MAX_LISTED} more"
+    return shown
+
+
+def fold_gaps(gaps) -> List[Tuple[Tuple[str, str, str], Dict[str, Any]]]:
+    """Identical gaps (check, code, message) folded: [(key, {count, scopes, subjects})], sorted."""
+    folded: Dict[Tuple[str, str, str], Dict[str, Any]] = {}
+    for g in gaps:
+        key = (g.check_id, g.code, g.message)
+        entry = folded.setdefault(key, {"count": 0, "scopes": set(), "subjects": set()})
+        entry["count"] += 1
+        if g.scope:
+            entry["scopes"].add(g.scope)
+        entry["subjects"].update(s for s in g.subjects if s is not None)
+    return sorted(folded.items(), key=lambda kv: kv[0])
+
+
+def gap_line(key, entry, color: bool = False) -> str:
+    check_id, code, message = key
+    parts = []
+    if entry["scopes"]:
+        parts.append("scopes: " + _listed(sorted(entry["scopes"])))
+    if entry["subjects"]:
+        parts.append("subjects: " + _listed(sorted(entry["subjects"])))
+    context = f" ({'; '.join(parts)})" if parts else ""
+    head = _style(f"coverage[{check_id}]", color, fg="magenta")
+    return f"  {head} {code} ×{entry['count']}{context}: {escape(message)}"
+
+
+def sorted_findings(findings) -> list:
+    from animsmith.checks import registry
+
+    order = {cid: i for i, cid in enumerate(registry())}
+    return sorted(
+        findings,
+        key=lambda f: (f.clip is not None, f.clip or "", -SEVERITY_RANK[f.severity], order.get(f.check_id, len(order))),
+    )
+
+
+def summary_line(summary: Dict[str, int]) -> str:
+    return (
+        f"{summary['errors']} error(s), {summary['warnings']} warning(s), {summary['notes']} note(s), "
+        f"{summary['coverage_gaps']} coverage gap(s)"
+    )
+
+
+def file_lines(fr, color: bool = False) -> List[str]:
+    if not fr.findings and not fr.coverage_gaps:
+        return [f"{escape(fr.path)}: clean"]
+    lines = [f"{escape(fr.path)}:"]
+    lines += [finding_line(f, color) for f in sorted_findings(fr.findings)]
+    lines += [gap_line(k, e, color) for k, e in fold_gaps(fr.coverage_gaps)]
+    return lines
+
+
+def render_text(result, color: bool = False, **_: Any) -> str:
+    """The whole text report, ending with a newline."""
+    lines: List[str] = []
+    for fr in result.files:
+        if fr.error is None:
+            lines += file_lines(fr, color)
+    lines.append(summary_line(result.summary()))
+    return "\n".join(lines) + "\n"
