@@ -206,6 +206,9 @@ def _chain(levels, local: np.ndarray) -> np.ndarray:
 # L(a ⊗ b) = L(a) · L(b), and L(q) · (0, 0, 0, 1) = q.
 _L_INDEX = np.array([[3, 2, 1, 0], [2, 3, 0, 1], [1, 0, 3, 2], [0, 1, 2, 3]])
 _L_SIGN = np.array([[1.0, -1, 1, 1], [1, 1, -1, 1], [-1, 1, 1, 1], [-1, -1, -1, 1]])
+# The same as one linear map: L(q).reshape(16) = q @ _L_MAP (a single small matmul).
+_L_MAP = np.zeros((4, 16))
+_L_MAP[_L_INDEX.reshape(-1), np.arange(16)] = _L_SIGN.reshape(-1)
 
 
 def _rotation_into(q: np.ndarray, out: np.ndarray) -> None:
@@ -248,7 +251,7 @@ def _fk_bone_major(skeleton: Skeleton, t, r, s, use_rest_matrix: np.ndarray, *, 
         lin *= sb[..., None, :]
     model[..., :3, 3] = np.asarray(t, dtype=np.float64).transpose(1, 0, 2)
     model[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
-    np.multiply(rq[..., _L_INDEX], _L_SIGN, out=both[:, :, 1])
+    both[:, :, 1] = np.matmul(rq, _L_MAP).reshape(b, n, 4, 4)
     fixed = np.nonzero(use_rest_matrix)[0]
     if fixed.size:
         model[fixed] = np.asarray(skeleton.rest_matrix, dtype=np.float64)[fixed][:, None]
