@@ -269,3 +269,9 @@ def test_hostile_key_times_never_raise_in_pose_grid():
     assert g.duration_s == clip.duration_s == 2.0
     assert g.model_position_m.shape == (4, 2, 3)
     assert np.all(np.isfinite(g.model_position_m[:, 0]))
+
+
+def test_clip_duration_with_non_increasing_times_is_the_largest_key():
+    clip = Clip("c", [Channel.make(0, "translation", [0.0, 2.0, 1.0], np.zeros((3, 3)))])
+    assert clip_duration_s(clip) == clip.duration_s == 2.0
+    assert grid_times_s(clip)[-1] == 2.0

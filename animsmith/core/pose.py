@@ -33,22 +33,19 @@ from animsmith.model import PATH_WIDTH, Clip, PoseGrid, Skeleton, quat_to_matrix
 
 
 def clip_duration_s(clip: Clip) -> float:
-    """``clip.duration_s`` (largest finite key time, 0 when none), fast for increasing key times.
+    """``clip.duration_s``: the largest finite key time of any channel (0.0 when none).
 
-    Takes the max of each channel's last key when all are finite (the last key
-    is the largest for the increasing times glTF requires); otherwise defers to
-    ``Clip.duration_s``.
+    Same definition, computed with one concatenation over the distinct key-time
+    arrays instead of a reduction per channel.
     """
-    chans = clip.channels
-    if not chans:
+    seen = {}
+    for ch in clip.channels:
+        seen.setdefault(id(ch.times), ch.times)
+    if not seen:
         return 0.0
-    try:
-        last = np.array([ch.times[-1] for ch in chans], dtype=np.float64)
-    except IndexError:  # a channel without keys
-        return float(clip.duration_s)
-    if not np.all(np.isfinite(last)):
-        return float(clip.duration_s)
-    return max(0.0, float(last.max()))
+    allt = np.concatenate([np.asarray(t, dtype=np.float64).reshape(-1) for t in seen.values()])
+    finite = allt[np.isfinite(allt)]
+    return max(0.0, float(finite.max())) if finite.size else 0.0
 
 
 def grid_times_s(clip: Clip, duration_s: Optional[float] = None) -> np.ndarray:
