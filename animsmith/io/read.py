@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from itertools import chain
 from math import isfinite
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -113,7 +114,7 @@ FLOAT32_IS_NATIVE = np.dtype("<f4") == np.dtype(np.float32)
 _IDENTITY_Q = (0.0, 0.0, 0.0, 1.0)
 _ZERO3 = (0.0, 0.0, 0.0)
 _ONE3 = (1.0, 1.0, 1.0)
-_NUMBER_TYPES = (float, int)
+_NUMBER_TYPE_SET = frozenset((float, int))
 _ESCAPE = re.compile(r"%(..)?", re.S)
 _BAD_ESCAPES = {"2f", "5c", "2e", "00"}
 
@@ -498,12 +499,17 @@ def _build_skeleton(doc: dict) -> Skeleton:
         mat = get("matrix")
         if mat is not None:
             matrices[i] = _numbers(mat, 16, f"node {i} matrix")
+        # Shapes here; element types in bulk below (map(type) runs in C).
         t = get("translation")
         r = get("rotation")
         s = get("scale")
-        trans.append(_ZERO3 if t is None else t if _is_vec(t, 3) else _numbers(t, 3, f"node {i} translation"))
-        rots.append(_IDENTITY_Q if r is None else r if _is_vec(r, 4) else _numbers(r, 4, f"node {i} rotation"))
-        scales.append(_ONE3 if s is None else s if _is_vec(s, 3) else _numbers(s, 3, f"node {i} scale"))
+        trans.append(_ZERO3 if t is None else t if type(t) is list and len(t) == 3 else _numbers(t, 3, f"node {i} translation"))
+        rots.append(_IDENTITY_Q if r is None else r if type(r) is list and len(r) == 4 else _numbers(r, 4, f"node {i} rotation"))
+        scales.append(_ONE3 if s is None else s if type(s) is list and len(s) == 3 else _numbers(s, 3, f"node {i} scale"))
+    for key, width, values in (("translation", 3, trans), ("rotation", 4, rots), ("scale", 3, scales)):
+        if not _NUMBER_TYPE_SET.issuperset(map(type, chain.from_iterable(values))):
+            for i, v in enumerate(values):
+                _numbers(v, width, f"node {i} {key}")
 
     # Depth-first pre-order from the roots (file order), children as declared.
     order: List[int] = []
@@ -525,9 +531,9 @@ def _build_skeleton(doc: dict) -> Skeleton:
     parent_a = np.asarray(parent, dtype=np.int64)[order_a] if n else np.zeros(0, np.int64)
     parents = np.where(parent_a >= 0, bone_of[np.maximum(parent_a, 0)] if n else parent_a, -1)
 
-    t = np.asarray(trans, dtype=np.float64).reshape(n, 3)[order_a]
-    r = np.asarray(rots, dtype=np.float64).reshape(n, 4)[order_a]
-    s = np.asarray(scales, dtype=np.float64).reshape(n, 3)[order_a]
+    t = np.array(list(chain.from_iterable(trans)), dtype=np.float64).reshape(n, 3)[order_a]
+    r = np.array(list(chain.from_iterable(rots)), dtype=np.float64).reshape(n, 4)[order_a]
+    s = np.array(list(chain.from_iterable(scales)), dtype=np.float64).reshape(n, 3)[order_a]
     m = trs_matrices(t, r, s)
     has_matrix = np.zeros(n, dtype=bool)
     if matrices:
@@ -542,8 +548,11 @@ def _build_skeleton(doc: dict) -> Skeleton:
     joint_node = np.zeros(n, dtype=bool)
     for k, skin in enumerate(_array(doc, "skins", "skins")):
         skin = _obj(skin, f"skin {k}")
-        for j in _array(skin, "joints", f"skin {k} joints"):
-            joint_node[_index(j, n, f"skin {k} joint")] = True
+        joints = _array(skin, "joints", f"skin {k} joints")
+        for j in joints:
+            if type(j) is not int or not 0 <= j < n:
+                raise _bad_index(j, n, f"skin {k} joint")
+        joint_node[joints] = True
 
     return Skeleton(
         names=[names[i] for i in order],
