@@ -234,3 +234,28 @@ def test_gltf_input_is_an_operator_error(tmp_path, capsys):
     src.write_text(text if isinstance(text, str) else text.decode())
     rc, out, err = run_cli(capsys, "transform", str(src), "-o", str(tmp_path / "o.glb"), "--gait-anchor")
     assert rc == 2 and ".glb" in err and out == ""
+
+
+def test_morph_weight_channel_refuses_unsupported_channel(tmp_path, capsys):
+    raw = RawGltf()
+    lf_n = raw.node("LeftFoot", translation=[0.1, -0.9, 0.0])
+    rf_n = raw.node("RightFoot", translation=[-0.1, -0.9, 0.0])
+    hips = raw.node("Hips", children=[lf_n, rf_n], translation=[0.0, 1.0, 0.0])
+    face = raw.node("Face")
+    root = raw.node("root", children=[hips, face])
+    raw.scene([root])
+    t = raw.floats(frame_times(FRAMES, FPS), "SCALAR")
+    lf, rf = feet_values(FRAMES, 0.05, OFFSET)
+    w = raw.accessor(np.linspace(0, 1, FRAMES).astype(np.float32), "SCALAR")
+    raw.animation("walk", [
+        (lf_n, "translation", t, raw.accessor(lf.astype(np.float32), "VEC3")),
+        (rf_n, "translation", t, raw.accessor(rf.astype(np.float32), "VEC3")),
+        (face, "weights", t, w),
+    ])
+    src = tmp_path / "morph.glb"
+    src.write_bytes(raw.glb())
+    out = tmp_path / "out.glb"
+    out.write_bytes(b"keep")
+    rc, stdout, stderr = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor")
+    assert rc == 1 and stdout == "" and out.read_bytes() == b"keep"
+    assert "refused [unsupported_channel]" in stderr and "morph weights" in stderr

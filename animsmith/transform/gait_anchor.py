@@ -9,7 +9,8 @@ Proofs, in evaluation order (first failure refuses):
 
 1. ``non_finite``: every key time, value and tangent of every channel is finite.
 2. ``duplicate_channel``: at most one channel per (node, property), constant
-   or not.
+   or not; ``unsupported_channel``: no morph-weight or node-less (pointer)
+   channels, which the rewrite could not rotate with the bones.
 3. ``no_trajectory_bone``: the ``root`` role, else ``hips`` ("Hips fallback").
 4. ``off_grid_key`` (grid): d = clip duration (s), I = d·fps must be a whole
    number n >= 1 within 4·eps32·max(|I|, 1); E = n + 1 declared frames at
@@ -74,6 +75,7 @@ CODES = (
     "no_heading",
     "no_stride_anchor",
     "low_amplitude",
+    "unsupported_channel",
     "verification_failed",
 )
 
@@ -234,6 +236,36 @@ def prove_unique_channels(skeleton, clip) -> None:
                 "remove the duplicate channel in the DCC or exporter so the clip has one source per property",
             )
         seen[key] = i
+
+
+def prove_supported_channels(asset, clip) -> None:
+    """``unsupported_channel``: morph-weight or non-node (pointer) channels this rewrite cannot rotate."""
+    anim = None
+    doc = getattr(asset, "gltf", None)
+    if isinstance(doc, dict):
+        anims = doc.get("animations")
+        if isinstance(anims, list) and 0 <= clip.index < len(anims) and isinstance(anims[clip.index], dict):
+            anim = anims[clip.index]
+    other = []
+    if anim is not None:
+        for i, ch in enumerate(anim.get("channels") or []):
+            target = ch.get("target") if isinstance(ch, dict) else None
+            if not isinstance(target, dict):
+                continue
+            if target.get("node") is None:
+                other.append(f"channel {i} (no target node)")
+            elif target.get("path") == "weights":
+                other.append(f"channel {i} (morph weights)")
+    elif clip.weight_channel_count:
+        other.append(f"{clip.weight_channel_count} morph-weight channel(s)")
+    if other:
+        raise _refuse(
+            "unsupported_channel", clip.name, None, len(other), 0,
+            f"the clip animates {', '.join(other[:3])}{' ...' if len(other) > 3 else ''}, which gait anchoring "
+            "cannot rotate with the bones (measured "
+            f"{len(other)}, allowed 0)",
+            "move facial/morph or pointer animation to a separate clip, or use runtime phase offsets instead",
+        )
 
 
 def trajectory_bone(skeleton, clip_name: str, roles) -> Tuple[int, str]:
@@ -527,6 +559,7 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
     sk = asset.skeleton
     prove_finite(sk, clip)
     prove_unique_channels(sk, clip)
+    prove_supported_channels(asset, clip)
     bone, label = trajectory_bone(sk, clip.name, roles)
     bone_name = _bone_name(sk, bone)
     frames, duration = declared_frames(clip, fps, bone_name)
