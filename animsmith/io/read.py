@@ -180,7 +180,10 @@ def load_asset_bytes(
 
 
 def _show(v: Any) -> str:
-    text = repr(v)
+    """Short, bounded repr of a JSON value for messages (depth- and size-limited)."""
+    import reprlib
+
+    text = reprlib.repr(v)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -233,16 +236,6 @@ def _name(v: Any, fallback: str, what: str) -> str:
     if type(v) is not str:
         raise LoadError(f"{what} name must be a string, got {_show(v)}")
     return v
-
-
-def _is_vec(v: Any, n: int) -> bool:
-    """``v`` is a JSON array of ``n`` numbers (bools excluded)."""
-    if type(v) is not list or len(v) != n:
-        return False
-    for x in v:
-        if type(x) is not float and type(x) is not int:
-            return False
-    return True
 
 
 def _numbers(v: Any, n: int, what: str) -> list:
