@@ -758,7 +758,7 @@ class _Accessors:
         top = int(indices.max())
         if top >= count:
             raise LoadError(f"{what} sparse index {top} out of range (count {count})")
-        out = np.array(base, copy=True)
+        out = base if base.flags.writeable else np.array(base, copy=True)  # zeros base: fill in place
         out[indices.astype(np.int64)] = values
         return out
 
