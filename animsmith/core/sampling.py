@@ -116,33 +116,6 @@ def _slerp_keys(keys: np.ndarray, k0: np.ndarray, k1: np.ndarray, u: np.ndarray)
     return normalize_quat(out)
 
 
-def slerp_shortest(q0: np.ndarray, q1: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Shortest-path slerp of (..., 4) quaternions with u broadcasting as (..., 1).
-
-    q0, q1 are normalised; q1 negated where dot < 0; where |dot| > 0.9995 a
-    normalised lerp is used. Result is unit length.
-    """
-    q0 = normalize_quat(q0)
-    q1 = normalize_quat(q1)
-    dot = np.einsum("...i,...i->...", q0, q1)[..., None]
-    neg = dot < 0.0
-    q1 = np.where(neg, -q1, q1)
-    dot = np.abs(dot)
-    near = ~(dot <= _NLERP_DOT)  # NaN counts as near: plain lerp, NaN propagates
-    with np.errstate(invalid="ignore", divide="ignore"):
-        theta = np.arccos(np.minimum(dot, 1.0))
-        sin_t = np.sin(theta)
-        safe = np.where(near, 1.0, sin_t)
-        w0 = np.where(near, 1.0 - u, np.sin((1.0 - u) * theta) / safe)
-        w1 = np.where(near, u, np.sin(u * theta) / safe)
-    out = normalize_quat(w0 * q0 + w1 * q1)
-    # At u = 1 (a clamped end) give the key itself, with its stored sign.
-    flip = neg & (u >= 1.0)
-    if flip.any():
-        out = np.where(flip, -out, out)
-    return out
-
-
 def hermite(v0, m0, v1, m1, u, dt):
     """Cubic Hermite: (2u³−3u²+1)v0 + (u³−2u²+u)·dt·m0 + (−2u³+3u²)v1 + (u³−u²)·dt·m1."""
     u2 = u * u
