@@ -176,3 +176,27 @@ def test_corpus_robot_expressive_gaits():
     assert clips["Idle"]["gait_phase"] is None
     assert "no foot-height swing" in clips["Idle"]["gait_phase_unavailable"]
     assert clips["Walking"]["weight_channel_count"] == 1  # morph weights counted, not sampled
+
+
+def test_seam_floor_from_contract(tmp_path):
+    # amplitude 0.05 m -> neighbouring foot step ≈ 0.0105 m: below the default
+    # 0.02 m floor (null + reason); a contract floor of 0.005 m measures it
+    # (inclusive cycle -> ratio 0)
+    path = str(tmp_path / "small.glb")
+    write_glb(biped_asset([gait_clip("walk", amplitude_m=0.05)], convention="mixamo"), path)
+    c = run_json("measure", path, "--format", "json")["files"][0]["clips"][0]
+    assert c["loop_seam_ratio"] is None and "0.02 m floor" in c["loop_seam_ratio_unavailable"]
+    cfg = tmp_path / "animsmith.toml"
+    cfg.write_text("[checks.loop-seam]\nmin_stride_step_m = 0.005\n")
+    c2 = run_json("--config", str(cfg), "measure", path, "--format", "json")["files"][0]["clips"][0]
+    assert c2["loop_seam_ratio"] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_bad_profile_flag_is_exit_2(ring_glb):
+    r = animsmith("measure", ring_glb, "--profile", "maya-hik")
+    assert r.returncode == 2 and "maya-hik" in r.stderr
+    r2 = animsmith("measure", ring_glb, "--profile", "ue-mannequin", "--format", "json")
+    assert r2.returncode == 0
+    rig = json.loads(r2.stdout)["files"][0]["rig"]
+    # forced UE names on a Mixamo rig: only the bone literally named "root" matches
+    assert rig["profile"] == "ue-mannequin" and rig["roles"] == {"root": "root"}

@@ -16,7 +16,6 @@ from animsmith.cli import config_option, effective_config_path
 
 SCHEMA_VERSION = 1
 SPEED_KEYS = ("speed_mps", "heading_deg", "distance_m", "duration_s")
-DEFAULT_CONFIG = "animsmith.toml"
 
 
 # --------------------------------------------------------------------------
@@ -24,59 +23,44 @@ DEFAULT_CONFIG = "animsmith.toml"
 # --------------------------------------------------------------------------
 
 
-def _read_rig_minimal(path: str) -> Tuple[str, Dict[str, str]]:
-    """[rig] profile / roles from a TOML file (used until animsmith.config exists)."""
-    from animsmith.errors import ConfigError
+def load_rig_contract(ctx: click.Context, config_path: Optional[str], profile_flag: Optional[str]):
+    """(profile, role overrides, config path, contract) for measure/inspect.
 
-    try:
-        import tomllib  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover - Python < 3.11
-        import tomli as tomllib  # type: ignore[no-redef]
-    try:
-        with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
-    except OSError as exc:
-        raise ConfigError(f"cannot read config: {exc.strerror or exc}", path) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid TOML: {exc}", path) from None
-    rig = doc.get("rig", {})
-    if not isinstance(rig, dict):
-        raise ConfigError("[rig] must be a table", path)
-    profile = rig.get("profile", "auto")
-    if not isinstance(profile, str):
-        raise ConfigError("[rig] profile must be a string", path)
-    roles = rig.get("roles", {})
-    if not isinstance(roles, dict) or not all(isinstance(v, str) for v in roles.values()):
-        raise ConfigError("[rig.roles] must map role names to bone name strings", path)
-    return profile, dict(roles)
+    The contract comes from ``animsmith.config.load_contract`` (--config, else
+    ./animsmith.toml when present, else built-in defaults); ``--profile`` wins
+    over its ``[rig] profile``.
+    """
+    from animsmith.config import find_config, load_contract
+    from animsmith.core.roles import PROFILE_ALIASES
+
+    path = find_config(effective_config_path(ctx, config_path))
+    contract = load_contract(path)
+    profile = contract.rig.profile or "auto"
+    if profile_flag:
+        if profile_flag.strip().lower() not in PROFILE_ALIASES:
+            raise click.BadParameter(
+                f"unknown rig profile {profile_flag!r} (one of: {', '.join(sorted(PROFILE_ALIASES))})",
+                param_hint="--profile",
+            )
+        profile = profile_flag
+    return profile, dict(contract.rig.roles), path, contract
 
 
 def rig_settings(ctx: click.Context, config_path: Optional[str], profile_flag: Optional[str]) -> Tuple[str, Dict[str, str], Optional[str]]:
-    """(profile, role overrides, config path used) from --config / ./animsmith.toml and --profile.
-
-    Uses ``animsmith.config.load_config`` when that module exists (its
-    ``.rig.profile`` / ``.rig.roles``); otherwise reads ``[rig]`` itself.
-    ``--profile`` wins over the file's profile.
-    """
-    path = effective_config_path(ctx, config_path)
-    if path is None and os.path.isfile(DEFAULT_CONFIG):
-        path = DEFAULT_CONFIG
-    profile, roles = "auto", {}
-    if path is not None:
-        try:
-            from animsmith.config import load_config  # type: ignore[attr-defined]
-        except ImportError:
-            load_config = None
-        if load_config is not None:
-            contract = load_config(path)
-            rig = getattr(contract, "rig", None)
-            profile = getattr(rig, "profile", None) or "auto"
-            roles = dict(getattr(rig, "roles", None) or {})
-        else:
-            profile, roles = _read_rig_minimal(path)
-    if profile_flag:
-        profile = profile_flag
+    """(profile, role overrides, config path used); see :func:`load_rig_contract`."""
+    profile, roles, path, _ = load_rig_contract(ctx, config_path, profile_flag)
     return profile, roles, path
+
+
+def seam_floor_m(contract) -> float:
+    """``[checks.loop-seam] min_stride_step_m`` (default 0.02 m), as lint uses it."""
+    from animsmith.core.gait import MIN_STRIDE_STEP_M
+
+    try:
+        value = contract.settings("loop-seam").options.get("min_stride_step_m", MIN_STRIDE_STEP_M)
+        return float(value)
+    except (AttributeError, TypeError, ValueError):
+        return MIN_STRIDE_STEP_M
 
 
 def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_path: Optional[str]):
@@ -257,12 +241,13 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
         args = args[1:]
     if not args:
         raise click.UsageError("no FILE given")
-    prof, overrides, cfg = rig_settings(ctx, config_path, profile)
+    prof, overrides, cfg, contract = load_rig_contract(ctx, config_path, profile)
+    floor_m = seam_floor_m(contract)
     files: List[Dict[str, Any]] = []
     for path in args:
         _, roles, analyses = load_and_analyze(path, prof, overrides, cfg)
         chosen = select_clips(analyses, tuple(clip_names), path)
-        clips = [speed_measurements(ca) if speed else ca.measurements() for ca in chosen]
+        clips = [speed_measurements(ca) if speed else ca.measurements(min_stride_step_m=floor_m) for ca in chosen]
         rj = roles.to_json()
         files.append({"path": path, "rig": rj, "clips": clips})
     if fmt_name == "json":

@@ -211,8 +211,12 @@ class ClipAnalysis:
             out[field_name.rsplit("_", 1)[0] + "_bone"] = self._bone_name(bone)
         return out, None
 
-    def measurements(self) -> Dict[str, Any]:
-        """The per-clip measurement dict of ``measure`` (docs/measure.md)."""
+    def measurements(self, min_stride_step_m: float = MIN_STRIDE_STEP_M) -> Dict[str, Any]:
+        """The per-clip measurement dict of ``measure`` (docs/measure.md).
+
+        ``min_stride_step_m`` is the loop-seam stride floor (``[checks.loop-seam]
+        min_stride_step_m`` in the contract; default 0.02 m).
+        """
         clip = self.clip
         m: Dict[str, Any] = {
             "name": clip.name,
@@ -244,7 +248,7 @@ class ClipAnalysis:
         put("distance_m", s.distance_m, s.distance_m_unavailable)
         m["travel_bone"] = s.travel_bone
         m["travel_source_role"] = s.source_role
-        ratio, why = self.seam_ratio
+        ratio, why = self.seam_ratio_with(min_stride_step_m)
         put("loop_seam_ratio", ratio, why)
         yaw, why = self.yaw_deg
         put("yaw_deg", yaw, why)
