@@ -1,0 +1,254 @@
+"""Walker, catalog, bake and the validator (through the linter's core)."""
+
+import json
+import math
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from animsmith.errors import AnimsmithError
+from animsmith.sim.bake import CONTACTS_KEY, bake, read_contact_markers
+from animsmith.sim.creature import catalog_creature, creature_from_dict, load_catalog, load_creature
+from animsmith.sim.terrain import Terrain
+from animsmith.sim.validate import measure_baked, validate_creature, walk_test
+from animsmith.sim.walker import contact_events, foot_targets, simulate
+
+# Gaitkit's published fox (seed 001), verbatim numbers
+FOX_JSON = {
+    "stride": 0.15, "duty": 0.7, "lift": 0.035, "clip_speed": 0.375,
+    "segments": [
+        {"name": "leg_0", "side": "L", "phase": 0.75, "knee": "forward", "upper": 0.11, "lower": 0.12, "home": [0.048, 0, 0.155]},
+        {"name": "leg_1", "side": "L", "phase": 0, "knee": "back", "upper": 0.125, "lower": 0.14, "home": [0.048, 0, -0.175]},
+        {"name": "leg_2", "side": "R", "phase": 0.25, "knee": "forward", "upper": 0.11, "lower": 0.12, "home": [-0.048, 0, 0.155]},
+        {"name": "leg_3", "side": "R", "phase": 0.5, "knee": "back", "upper": 0.125, "lower": 0.14, "home": [-0.048, 0, -0.175]},
+    ],
+}
+
+
+def test_catalog_fox_is_the_seed_fox(tmp_path):
+    fox = catalog_creature("fox")
+    p = tmp_path / "fox.json"
+    p.write_text(json.dumps(FOX_JSON))
+    seed = load_creature(str(p))
+    assert (fox.stride, fox.duty, fox.lift, fox.clip_speed) == (0.15, 0.7, 0.035, 0.375)
+    for a, b in zip(fox.legs, seed.legs):
+        assert (a.name, a.side, a.phase, a.knee, a.segments, a.home) == (b.name, b.side, b.phase, b.knee, b.segments, b.home)
+    assert fox.cycle_m == pytest.approx(0.15 / 0.7)
+
+
+def test_catalog_gaits():
+    cat = {c.name: c for c in load_catalog()}
+    assert list(cat) == ["biped", "fox", "trotter", "beetle", "spider"]
+    biped = cat["biped"]
+    assert sorted(leg.phase for leg in biped.legs) == [0.0, 0.5] and biped.duty == pytest.approx(0.6)
+    trot = {leg.name: leg.phase for leg in cat["trotter"].legs}
+    assert trot["fore_left"] == trot["hind_right"] and trot["fore_right"] == trot["hind_left"]
+    assert abs(trot["fore_left"] - trot["fore_right"]) == 0.5
+    beetle = cat["beetle"]
+    assert len(beetle.legs) == 6 and beetle.duty == 0.55
+    groups = {}
+    for leg in beetle.legs:
+        groups.setdefault(leg.phase, []).append(leg.name)
+    assert sorted(map(sorted, groups.values())) == [["l1", "l3", "r2"], ["l2", "r1", "r3"]]
+    spider = cat["spider"]
+    assert len(spider.legs) == 8 and spider.duty == 0.65
+    assert all(len(leg.segments) == 3 for leg in spider.legs)
+
+
+def test_bad_creature_files_name_the_key(tmp_path):
+    with pytest.raises(AnimsmithError, match="duty"):
+        creature_from_dict({**FOX_JSON, "duty": 1.5}, "x.toml")
+    bad_leg = dict(FOX_JSON)
+    bad_leg["segments"] = [dict(FOX_JSON["segments"][0], knee="sideways")]
+    with pytest.raises(AnimsmithError, match=r"legs\[0\]\.knee"):
+        creature_from_dict(bad_leg, "x.toml")
+    p = tmp_path / "broken.toml"
+    p.write_text("stride = [")
+    with pytest.raises(AnimsmithError, match="broken.toml: invalid TOML"):
+        load_creature(str(p))
+
+
+# --------------------------------------------------------------------------
+# walker
+# --------------------------------------------------------------------------
+
+
+def test_stance_foot_stands_still_in_the_world():
+    fox = catalog_creature("fox")
+    d = np.linspace(0.0, 3 * fox.cycle_m, 997)
+    ft = foot_targets(fox, d)
+    world_z = d[:, None] + ft.position_m[..., 2]
+    both = ft.stance[1:] & ft.stance[:-1]
+    step = np.abs(np.diff(world_z, axis=0))
+    assert both.sum() > 1000
+    assert np.max(np.where(both, step, 0.0)) < 1e-12
+    assert np.all(ft.position_m[..., 1][ft.stance] == 0.0)
+    # hand-computed plant point of leg_1 (phase 0): plants at d = 0 at home z + stride/2
+    assert world_z[0, 1] == pytest.approx(-0.175 + 0.075)
+
+
+def test_swing_apex_and_cycle_period():
+    fox = catalog_creature("fox")
+    leg = 1  # phase 0: mid-swing at t = duty + (1 - duty)/2 = 0.85
+    d = np.array([0.85 * fox.cycle_m])
+    ft = foot_targets(fox, d)
+    assert ft.position_m[0, leg, 1] == pytest.approx(fox.lift)
+    assert ft.position_m[0, leg, 2] == pytest.approx(fox.legs[leg].home[2])
+    a = foot_targets(fox, np.array([0.03])).position_m
+    b = foot_targets(fox, np.array([0.03 + 5 * fox.cycle_m])).position_m
+    assert np.allclose(a, b, atol=1e-12)
+
+
+def test_stopped_creature_stands_still_mid_step():
+    fox = catalog_creature("fox")
+    w = simulate(fox, np.linspace(0, 2, 50), speed_mps=1e-300 * 0 + 0.0 + 1e-12)
+    assert np.allclose(w.foot_m, w.foot_m[:1], atol=1e-9)
+    assert np.any(~w.stance[0])  # one foot is mid-swing, held in the air
+    assert np.max(w.foot_m[0, :, 1]) > 0.0
+
+
+def test_walk_is_a_pure_function_of_distance():
+    fox = catalog_creature("fox")
+    slow = simulate(fox, np.linspace(0, 4, 41), speed_mps=0.1)
+    fast = simulate(fox, np.linspace(0, 1, 41), speed_mps=0.4)
+    assert np.allclose(slow.foot_m, fast.foot_m, atol=1e-12)
+
+
+def test_biped_rolls_over_its_stance_leg():
+    biped = catalog_creature("biped")
+    # left leg (phase 0) stance, right leg mid swing: t_R = 0.8 -> d = 0.3 cycles
+    w = simulate(biped, np.array([0.3 * biped.cycle_m / biped.clip_speed]))
+    up_in_world = w.body_rotation[0] @ [0, 1, 0]
+    assert up_in_world[0] > 0.0  # the body leans toward +X, the left (stance) side
+    assert math.degrees(math.asin(up_in_world[0])) == pytest.approx(biped.roll_deg)
+
+
+@pytest.mark.parametrize("kind", ["slope", "steps", "rough"])
+def test_planted_feet_on_terrain(kind):
+    c = catalog_creature("trotter")
+    terrain = Terrain(kind, c.body_height)
+    w = simulate(c, np.linspace(0, 3 * c.cycle_m / c.clip_speed, 361), terrain=terrain)
+    f = w.foot_m
+    g = terrain.height_m(f[..., 0], f[..., 2])
+    assert np.max(np.abs(np.where(w.stance, f[..., 1] - g, 0.0))) < 1e-9
+    assert w.worst_shortfall_m < 1e-9
+    if kind == "slope":
+        # chassis pitches nose-up on the climb (plane fit through planted feet)
+        nose = w.body_rotation[-1] @ [0, 0, 1]
+        assert math.degrees(math.atan2(nose[1], nose[2])) == pytest.approx(8.0, abs=0.5)
+
+
+def test_airborne_leg_returns_to_animated_pose():
+    c = catalog_creature("fox")
+    # a hole under the left feet's path from z = 0.8 m on
+    t = np.linspace(0, 3.0, 301)
+    terrain = Terrain("rough", c.body_height, holes=[(0.0, 0.2, 0.8, 10.0)])
+    w = simulate(c, t, terrain=terrain)
+    leg = 0
+    over = ~np.isfinite(terrain.height_m(w.foot_target_m[:, leg, 0], w.foot_target_m[:, leg, 2]))
+    assert over.any()
+    assert w.plant_weight[-1, leg] == 0.0
+    assert np.all(w.plant_weight[:, 2] == 1.0)  # the right legs never leave the ground
+    # the weight fades linearly: 0.1 s at dt = 0.01 s -> 10 frames from 1 to 0
+    drop = np.nonzero(w.plant_weight[:, leg] < 1.0)[0][0]
+    assert w.plant_weight[drop + 4, leg] == pytest.approx(0.5, abs=1e-9)
+
+
+def test_contact_events_match_stance_edges():
+    fox = catalog_creature("fox")
+    ev = contact_events(fox, 0.0, 2 * fox.cycle_m, fox.clip_speed)
+    plants = [e["time_s"] for e in ev if e["leg"] == "leg_0" and e["kind"] == "plant"]
+    # leg_0 phase 0.75: plants at d = (k - 0.75)·C -> k = 1, 2
+    cyc_s = fox.cycle_m / fox.clip_speed
+    assert plants == pytest.approx([0.25 * cyc_s, 1.25 * cyc_s], abs=1e-6)
+    lifts = [e["time_s"] for e in ev if e["leg"] == "leg_0" and e["kind"] == "lift"]
+    assert lifts == pytest.approx([0.95 * cyc_s, 1.95 * cyc_s], abs=1e-6)
+
+
+# --------------------------------------------------------------------------
+# bake, load back, validate
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["fox", "spider"])
+def test_bake_load_back_same_poses(tmp_path, name):
+    from animsmith.core.pose import sample_pose
+    from animsmith.io.read import load_asset
+    from animsmith.io.write import write_glb
+
+    c = catalog_creature(name)
+    b = bake(c, terrain="rough", root_motion=True, fps=60)
+    path = str(tmp_path / f"{name}.glb")
+    write_glb(b.asset, path)
+    back = load_asset(path)
+    clip = back.clips[0]
+    times = b.key_times_s
+    grid = sample_pose(back.skeleton, clip, times)
+    feet = [back.skeleton.find(f"{leg.name}_foot") for leg in c.legs]
+    assert np.allclose(grid.model_position_m[:, feet, :], b.walk.foot_m, atol=2e-6)
+    # every solved joint, not just the feet
+    for li, leg in enumerate(c.legs):
+        names = [f"{leg.name}_upper", f"{leg.name}_lower"] if leg.two_bone else [f"{leg.name}_seg{i}" for i in range(len(leg.segments))]
+        bones = [back.skeleton.find(n) for n in names] + [feet[li]]
+        assert np.allclose(grid.model_position_m[:, bones, :], b.walk.joints_m[li], atol=2e-6)
+    markers = read_contact_markers(clip)
+    assert markers is not None and set(markers) == {f"{leg.name}_foot" for leg in c.legs}
+    assert clip.extras[CONTACTS_KEY]["version"] == 1
+
+
+def test_biped_bake_resolves_lint_roles():
+    from animsmith.core.roles import resolve_roles
+
+    b = bake(catalog_creature("biped"))
+    roles = resolve_roles(b.asset.skeleton)
+    assert roles.names["hips"] == "Hips"
+    assert roles.names["left_foot"] == "LeftFoot" and roles.names["right_foot"] == "RightFoot"
+
+
+def test_in_place_bake_has_no_travel():
+    b = bake(catalog_creature("trotter"))
+    root = [ch for ch in b.clip.channels if ch.bone == 0 and ch.path == "translation"][0]
+    assert np.allclose(root.values[:, [0, 2]], 0.0)
+    rm = bake(catalog_creature("trotter"), root_motion=True)
+    root = [ch for ch in rm.clip.channels if ch.bone == 0 and ch.path == "translation"][0]
+    assert root.values[-1, 2] == pytest.approx(catalog_creature("trotter").cycle_m, rel=1e-6)
+
+
+def test_validate_passes_the_catalog_walk():
+    rep = validate_creature(catalog_creature("beetle"))
+    assert rep.passed
+    assert rep.walk_test["samples_per_cycle"] == 120 and rep.walk_test["cycles"] == 2
+    assert rep.walk_test["foot_slide_mm"] < 1.0
+    assert [t["terrain"] for t in rep.terrain_tests] == ["flat", "slope", "steps", "rough"]
+
+
+def test_validator_catches_an_injected_2mm_slide():
+    c = catalog_creature("fox")
+    b = bake(c, cycles=2, samples_per_cycle=120, root_motion=True)
+    k = 37
+    root = [ch for ch in b.clip.channels if ch.bone == 0 and ch.path == "translation"][0]
+    root.values[k, 0] += np.float32(0.002)  # every foot jumps 2 mm sideways at sample k
+    m = measure_baked(b)
+    assert m.foot_slide_mm == pytest.approx(2.0, abs=0.01)
+    # expected culprits: legs planted across the jump (samples k-1..k or k..k+1)
+    st = b.walk.stance
+    planted = {leg.name for j, leg in enumerate(c.legs) if (st[k - 1, j] and st[k, j]) or (st[k, j] and st[k + 1, j])}
+    assert m.slide_leg in planted
+    assert m.slide_time_s in (pytest.approx(float(b.key_times_s[k])), pytest.approx(float(b.key_times_s[k + 1])))
+    wt, failure = walk_test(c, b)
+    assert not wt["passed"] and wt["foot_slide_mm"] == pytest.approx(2.0, abs=0.01)
+    assert failure.message().startswith(f"fox: walk_test: leg {m.slide_leg} stance foot moved 2.0")
+    assert f"@{m.slide_time_s:.3f}s" in failure.message()
+
+
+def test_baked_glb_passes_khronos_validator(tmp_path, oracles):
+    from animsmith.io.write import write_glb
+
+    for name, terrain in (("biped", "steps"), ("spider", "flat")):
+        path = str(tmp_path / f"{name}.glb")
+        write_glb(bake(catalog_creature(name), terrain=terrain).asset, path)
+        out = subprocess.run(["node", os.path.join(oracles, "validate.mjs"), path], capture_output=True, text=True)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "errors=0" in out.stdout
