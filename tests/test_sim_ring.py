@@ -1,0 +1,152 @@
+"""The seed's run ring and the `animsmith sim` command group."""
+
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from animsmith.sim.ring import ring_asset
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RING_GLB = os.path.join(ROOT, "examples", "assets", "run-ring.glb")
+RING_CONFIG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
+
+SEED_TRANSCRIPT = """examples/assets/run-ring.glb:
+  error[gait-group]: gait group 'run-ring': stride-anchor phases spread by 0.20 cycle (cap 0.15) — directional blends between these clips will skate or pop. Measured: [run_forward=0.75, run_backward=0.75, run_left=0.50, run_right=0.75] (measured 0.1988, expected 0.1500)
+  coverage[bind-pose] insufficient_rotation_evidence ×4 (scopes: first_frame_rest_delta; subjects: run_backward, run_forward, run_left, run_right): only 0 usable first-frame rotation track(s); at least three are required
+1 error(s), 0 warning(s), 0 note(s), 4 coverage gap(s)
+"""
+
+
+def run_cli(args, capsys):
+    from animsmith.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out = capsys.readouterr()
+    return exc.value.code, out.out, out.err
+
+
+def test_ring_regenerates_identical_bytes(tmp_path, capsys):
+    out = tmp_path / "run-ring.glb"
+    code, _, _ = run_cli(["sim", "ring", "-o", str(out)], capsys)
+    assert code == 0
+    with open(RING_GLB, "rb") as fh:
+        committed = fh.read()
+    assert out.read_bytes() == committed
+
+
+def test_ring_anchors_through_the_core():
+    from animsmith.core.gait import circular_spread_cycles, gait_metrics
+    from animsmith.core.pose import pose_grid
+    from animsmith.core.roles import resolve_roles
+    from animsmith.io.read import load_asset
+
+    asset = load_asset(RING_GLB)
+    roles = resolve_roles(asset.skeleton)
+    phases = {c.name: gait_metrics(pose_grid(asset.skeleton, c), roles).gait_phase for c in asset.clips}
+    # by construction (animsmith/sim/ring.py): right foot's swing apex at 3/4 of the clip,
+    # a quarter-cycle later entry for run_left
+    assert phases == pytest.approx({"run_forward": 0.75, "run_backward": 0.75, "run_left": 0.5, "run_right": 0.75}, abs=1e-6)
+    # circular mean of (0.75, 0.75, 0.5, 0.75) is atan2(-3, -1)/2π mod 1; spread = its distance to 0.5
+    mean = (np.arctan2(-3.0, -1.0) / (2 * np.pi)) % 1.0
+    assert circular_spread_cycles(phases.values()) == pytest.approx(mean - 0.5, abs=1e-6)
+    assert f"{mean - 0.5:.4f}" == "0.1988"
+
+
+def test_ring_trips_no_other_check():
+    asset = ring_asset()
+    ends = set()
+    for clip in asset.clips:
+        assert all(ch.path == "translation" for ch in clip.channels)  # no rotation evidence
+        for ch in clip.channels:
+            assert np.all(np.diff(ch.times) > 0)
+            assert np.all(np.isfinite(ch.values))
+            assert np.ptp(ch.values, axis=0).max() > 1e-3  # never a constant track
+            ends.add(float(ch.times[-1]))
+        # inclusive cycle: the last key repeats the first pose
+        for ch in clip.channels:
+            assert np.array_equal(ch.values[0], ch.values[-1])
+    assert len(ends) == 1
+
+
+def test_ring_lints_to_the_seed_transcript(capsys, monkeypatch):
+    pytest.importorskip("animsmith.commands.lint")
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("NO_COLOR", "1")
+    code, out, _ = run_cli(["--config", "examples/run-ring.animsmith.toml", "lint", "examples/assets/run-ring.glb"], capsys)
+    assert out == SEED_TRANSCRIPT
+    assert code == 1
+
+
+def test_sim_validate_json_shape(capsys):
+    code, out, _ = run_cli(["sim", "validate", "fox", "--format", "json"], capsys)
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["schema_version"] == 1 and doc["command"] == "sim validate"
+    fox = doc["creatures"][0]
+    assert fox["name"] == "fox"
+    assert set(fox["walk_test"]) >= {"foot_slide_mm", "cycles", "samples_per_cycle", "passed"}
+    assert fox["walk_test"]["passed"] is True
+    assert [t["terrain"] for t in fox["terrain_tests"]] == ["flat", "slope", "steps", "rough"]
+
+
+def test_sim_validate_fails_with_exit_1_naming_leg_and_time(capsys, tmp_path):
+    # a creature whose hind legs cannot reach the ground at mid-stance: the feet drag
+    bad = tmp_path / "stilt.toml"
+    bad.write_text(
+        """stride = 0.3
+duty = 0.6
+lift = 0.02
+clip_speed = 0.5
+body_height = 0.3
+[[legs]]
+name = "short"
+side = "L"
+phase = 0.0
+knee = "back"
+segments = [0.12, 0.12]
+home = [0.05, 0.0, 0.0]
+[[legs]]
+name = "long"
+side = "R"
+phase = 0.5
+knee = "back"
+segments = [0.2, 0.2]
+home = [-0.05, 0.0, 0.0]
+"""
+    )
+    code, out, _ = run_cli(["sim", "validate", str(bad)], capsys)
+    assert code == 1
+    assert "error: stilt: walk_test: leg short stance foot moved" in out
+    assert "@" in out and "(limit 1 mm)" in out
+
+
+def test_sim_catalog_lists_foot_slide(capsys):
+    code, out, _ = run_cli(["sim", "catalog", "--format", "json"], capsys)
+    assert code == 0
+    doc = json.loads(out)
+    names = [c["name"] for c in doc["creatures"]]
+    assert names == ["biped", "fox", "trotter", "beetle", "spider"]
+    assert all(c["walk_test"]["foot_slide_mm"] < 1.0 for c in doc["creatures"])
+
+
+def test_sim_bake_cli_and_operator_errors(tmp_path, capsys):
+    from animsmith.io.read import load_asset
+
+    out = tmp_path / "fox.glb"
+    code, text, _ = run_cli(["sim", "bake", "fox", "-o", str(out), "--terrain", "slope", "--cycles", "2", "--fps", "60"], capsys)
+    assert code == 0 and out.exists()
+    asset = load_asset(str(out))
+    clip = asset.clips[0]
+    assert clip.name == "walk_slope"
+    # two cycles of the fox at 0.375 m/s = 2 · (0.15/0.7)/0.375 s
+    assert clip.duration_s == pytest.approx(2 * (0.15 / 0.7) / 0.375, rel=1e-6)
+    code, _, err = run_cli(["sim", "bake", "unicorn", "-o", str(tmp_path / "u.glb")], capsys)
+    assert code == 2 and "unknown creature 'unicorn'" in err
+    code, _, _ = run_cli(["sim", "bake", "fox", "-o", str(tmp_path / "x.glb"), "--fps", "0"], capsys)
+    assert code == 2
+    code, _, err = run_cli(["sim", "bake", "fox", "-o", str(tmp_path / "missing" / "x.glb")], capsys)
+    assert code == 2 and "cannot write output" in err
