@@ -58,10 +58,33 @@ def _finite_or_none(value, reason: str = "non-finite value") -> Tuple[Optional[f
     return v, None
 
 
+def _rotation_gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """1 − |a·b|/(|a||b|) per row: ≤ 1 − cos(tol/2) iff the sign-invariant angle ≤ tol."""
+    num = np.abs(np.einsum("...j,...j->...", a, b))
+    den = np.sqrt(np.einsum("...j,...j->...", a, a) * np.einsum("...j,...j->...", b, b))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 1.0 - np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+
+
+_ROT_GAP_TOL = 1.0 - math.cos(ENDPOINT_ROTATION_TOL_RAD / 2.0)
+
+
+def _channel_moves(ch) -> bool:
+    """A channel with ≥ 3 keys where some key differs from key 0 beyond the tolerance."""
+    if ch.key_count < 3:
+        return False
+    v = ch.values.astype(np.float64)
+    if ch.path == "rotation":
+        return bool(np.any(_rotation_gap(v[:1], v) > _ROT_GAP_TOL))
+    return bool(np.any(np.abs(v - v[0]) > ENDPOINT_VECTOR_TOL))
+
+
 def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
     """(True, None) when the last key repeats the first pose on every channel (module docstring).
 
-    (False, why-not) otherwise. Vectorised over all keys of all channels.
+    (False, why-not) otherwise. First/last keys of all channels are compared
+    in one vectorised step; the "something moves" scan stops at the first
+    moving channel.
     """
     chans = clip.channels
     if not chans:
@@ -72,37 +95,21 @@ def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
             return False, "a channel has fewer than 2 keys"
         if np.float32(ch.times[-1]) != duration:
             return False, "a channel ends before the clip duration"
-    moving = False
     for is_rot in (True, False):
         group = [ch for ch in chans if (ch.path == "rotation") == is_rot]
         if not group:
             continue
-        counts = np.array([ch.key_count for ch in group])
-        vals = np.concatenate([ch.values for ch in group]).astype(np.float64)
-        if not np.all(np.isfinite(vals)):
+        ends = np.array([(ch.values[0], ch.values[-1]) for ch in group], dtype=np.float64)  # (G, 2, C)
+        if not np.all(np.isfinite(ends)):
             return False, "non-finite key values"
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        first = np.repeat(vals[starts], counts, axis=0)
         if is_rot:
-            # sign-invariant angle <= tol  <=>  |q0·q| / (|q0||q|) >= cos(tol/2);
-            # d = 1 − that cosine, compared against 1 − cos(tol/2)
-            num = np.abs(np.einsum("ij,ij->i", first, vals))
-            den = np.sqrt(np.einsum("ij,ij->i", first, first) * np.einsum("ij,ij->i", vals, vals))
-            with np.errstate(invalid="ignore", divide="ignore"):
-                d = 1.0 - np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
-            tol = 1.0 - math.cos(ENDPOINT_ROTATION_TOL_RAD / 2.0)
+            bad = _rotation_gap(ends[:, 0], ends[:, 1]) > _ROT_GAP_TOL
         else:
-            d = np.max(np.abs(vals - first), axis=1)
-            tol = ENDPOINT_VECTOR_TOL
-        last = d[starts + counts - 1]
-        if np.any(last > tol):
+            bad = np.max(np.abs(ends[:, 1] - ends[:, 0]), axis=1) > ENDPOINT_VECTOR_TOL
+        if np.any(bad):
             kind = "rotation" if is_rot else "translation/scale"
             return False, f"a {kind} channel's last key differs from its first"
-        # a channel with >= 3 keys where some key differs from key 0
-        differs = np.add.reduceat((d > tol).astype(np.int64), starts)
-        if np.any((differs > 0) & (counts >= 3)):
-            moving = True
-    if not moving:
+    if not any(_channel_moves(ch) for ch in chans):
         return False, "no channel with 3 or more keys moves"
     return True, None
 
