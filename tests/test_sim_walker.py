@@ -252,3 +252,23 @@ def test_baked_glb_passes_khronos_validator(tmp_path, oracles):
         out = subprocess.run(["node", os.path.join(oracles, "validate.mjs"), path], capture_output=True, text=True)
         assert out.returncode == 0, out.stdout + out.stderr
         assert "errors=0" in out.stdout
+
+
+def test_lod_tiers():
+    from animsmith.sim.walker import LodTiers
+
+    tiers = LodTiers(near_m=24.0, far_m=60.0)
+    assert [tiers.tier(d) for d in (None, 0.0, 24.0, 24.01, 60.0, 60.5)] == [0, 0, 0, 1, 1, 2]
+    c = catalog_creature("spider")
+    t = np.linspace(0, 2, 241)
+    rough = Terrain("rough", c.body_height)
+    full = simulate(c, t, terrain=rough)
+    snapped = simulate(c, t, terrain=rough, camera_distance_m=30.0, lod=tiers)
+    far = simulate(c, t, terrain=rough, camera_distance_m=100.0, lod=tiers)
+    assert (full.lod_tier, snapped.lod_tier, far.lod_tier) == (0, 1, 2)
+    # snapped feet still land on the ground targets (within one FABRIK pass), keyframes ignore terrain
+    assert np.allclose(snapped.foot_target_m[..., [0, 2]], full.foot_target_m[..., [0, 2]])
+    assert np.all(far.ground_m == 0.0)
+    flat = simulate(c, t)
+    # keyframes replay the flat cycle: within a few mm of the full flat solve (linear blend of 48 keys)
+    assert np.max(np.abs(far.foot_m - flat.foot_m)) < 2e-3

@@ -259,7 +259,9 @@ def simulate(
     n, legs = t.shape[0], len(c.legs)
     speed = c.clip_speed if speed_mps is None else float(speed_mps)
     tier = (lod or LodTiers()).tier(camera_distance_m)
-    if tier == 2 or terrain is None:
+    if tier == 2:
+        return _keyframed(c, t, speed, direction, start_distance_m, opts)
+    if terrain is None:
         terrain = Terrain("flat", c.body_height)
     dt = float(np.median(np.diff(t))) if n > 1 else 0.0
     dirv = np.asarray(direction, dtype=np.float64)
@@ -379,6 +381,48 @@ def simulate(
         travel_m=travel,
         lod_tier=tier,
         knee_axis=axes,
+    )
+
+
+KEYFRAMES_PER_CYCLE = 48
+
+
+def _keyframed(c: Creature, t: np.ndarray, speed: float, direction, start_distance_m: float, opts: WalkOptions) -> Walk:
+    """LOD tier 2: one flat-ground cycle solved at ``KEYFRAMES_PER_CYCLE`` keys,
+    replayed by distance (linear blend between keys) plus the travel; no casts, no IK."""
+    dirv = np.asarray(direction, dtype=np.float64)
+    dirv = dirv / np.linalg.norm(dirv)
+    k = KEYFRAMES_PER_CYCLE
+    key_d = np.arange(k + 1) / k * c.cycle_m
+    key = simulate(c, key_d / max(speed, 1e-12), speed_mps=speed, direction=dirv, options=opts)
+    distance = start_distance_m + speed * t
+    u = np.mod(distance / c.cycle_m, 1.0) * k
+    i0 = np.minimum(np.floor(u).astype(np.int64), k - 1)
+    f = (u - i0)[:, None]
+
+    def lerp(a):
+        a = np.asarray(a)
+        fb = f.reshape(f.shape[:1] + (1,) * (a.ndim - 1))
+        return a[i0] * (1.0 - fb) + a[i0 + 1] * fb
+
+    travel = (distance - start_distance_m)[:, None] * dirv[None, :]
+    shift = travel - lerp(key.travel_m)
+    joints = [lerp(j) + shift[:, None, :] for j in key.joints_m]
+    return Walk(
+        creature=c,
+        times_s=t,
+        distance_m=distance,
+        body_position_m=lerp(key.body_position_m) + shift,
+        body_rotation=lerp(key.body_rotation),
+        foot_target_m=lerp(key.foot_target_m) + shift[:, None, :],
+        stance=key.stance[i0],
+        ground_m=np.zeros((t.shape[0], len(c.legs))),
+        plant_weight=np.ones((t.shape[0], len(c.legs))),
+        joints_m=joints,
+        shortfall_m=key.shortfall_m[i0],
+        travel_m=travel,
+        lod_tier=2,
+        knee_axis=[lerp(a) for a in key.knee_axis],
     )
 
 
