@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-#: a spread within this of its cap counts as "at the cap" (passes)
-CAP_EPSILON = 1e-9
+#: a spread within this of its cap (cycles, seconds, fps) counts as "at the cap" and passes:
+#: float32 key data cannot place an anchor closer than ~1e-8 cycle to where it was authored
+CAP_EPSILON = 1e-6
 
 
 def finite(value: Any) -> Optional[float]:

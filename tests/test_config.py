@@ -1,0 +1,149 @@
+"""The TOML contract: strict validation (one line, key path, suggestion, exit 2) and precedence."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from animsmith.config import ClipExpect, MemberRef, default_contract, load_contract, parse_contract
+from animsmith.errors import ConfigError
+from builders import gait_clip
+from lint_support import ROOT, run_cli, write_clips, write_config
+
+SEED_CONFIG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
+
+
+def test_seed_config_parses_with_its_values():
+    c = load_contract(SEED_CONFIG)
+    g = c.gait_groups["run-ring"]
+    assert g.clips == ["run_forward", "run_backward", "run_left", "run_right"]
+    assert (g.max_gait_phase_spread, g.min_lr_amplitude_m) == (0.15, 0.03)
+    s = c.sync_groups["run-ring"]
+    assert (s.max_duration_delta_s, s.max_frame_count_delta, s.max_fps_delta) == (0.001, 0, 0.01)
+    assert s.time_complement.min_reflected_time_advantage == 0.25
+    assert c.rig.profile == "auto"
+    assert [m.clip for m in g.members] == g.clips and all(m.file is None for m in g.members)
+
+
+def test_group_defaults():
+    c = parse_contract(b'[gait_groups.g]\nclips = ["a", "b"]\n[sync_groups.s]\nclips = ["a", "b"]\n', "x.toml")
+    assert c.gait_groups["g"].max_gait_phase_spread == 0.15
+    assert c.gait_groups["g"].min_lr_amplitude_m == 0.03
+    assert c.sync_groups["s"].time_complement is None
+
+
+def test_member_forms_resolve_relative_to_the_config(tmp_path):
+    cfg = tmp_path / "sub" / "animsmith.toml"
+    cfg.parent.mkdir()
+    cfg.write_text('[gait_groups.g]\nclips = ["walk", "packs/a.glb", "../b.gltf#mixamo.com"]\n')
+    g = load_contract(str(cfg)).gait_groups["g"]
+    assert g.members == [
+        MemberRef("walk", None, "walk"),
+        MemberRef("packs/a.glb", str(tmp_path / "sub" / "packs" / "a.glb"), None),
+        MemberRef("../b.gltf#mixamo.com", str(tmp_path / "b.gltf"), "mixamo.com"),
+    ]
+
+
+def test_clip_expectations_precedence():
+    c = parse_contract(
+        b'[clips."run_*"]\nloop = true\nfps = 30\n'
+        b'[clips."*"]\nfps = 24\nspeed_mps = 1.0\n'
+        b'[clips.run_fast]\nspeed_mps = 6.0\n'
+        b'[clips."run_f*"]\nfps = 60\n',
+        "x.toml",
+    )
+    e = c.expect_for("run_fast")
+    # "*" (0 literals) < "run_*" (4) < "run_f*" (5) < exact name
+    assert (e.loop, e.fps, e.speed_mps) == (True, 60.0, 6.0)
+    assert c.expect_for("walk") == ClipExpect(fps=24.0, speed_mps=1.0)
+    assert parse_contract(b'[clips.walk]\nloop = true\n', "x.toml").expect_for("run") is None
+
+
+def test_default_contract_and_local_animsmith_toml(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert load_contract(None).gait_groups == {}
+    (tmp_path / "animsmith.toml").write_text('[gait_groups.g]\nclips = ["a", "b"]\n')
+    assert list(load_contract(None).gait_groups) == ["g"]
+    assert default_contract().path is None
+
+
+def test_check_settings_and_options():
+    c = parse_contract(
+        b'[checks.loop-seam]\nmax_ratio = 2\nseverity = "warn"\n[checks.constant-track]\nseverity = "off"\n', "x.toml"
+    )
+    assert c.check_options("loop-seam", {"max_ratio": 1.5, "min_stride_step_m": 0.02}) == {
+        "max_ratio": 2.0,
+        "min_stride_step_m": 0.02,
+    }
+    assert c.check_severity("loop-seam", "error") == "warning"
+    assert not c.check_enabled("constant-track") and c.check_enabled("nan")
+
+
+BAD = [
+    (
+        '[gait_groups.run-ring]\nclips = ["a"]\nmax_gait_phase_spred = 0.1\n',
+        "gait_groups.run-ring.max_gait_phase_spred: unknown key (did you mean 'max_gait_phase_spread'?)",
+    ),
+    ('[rigg]\nprofile = "auto"\n', "rigg: unknown key (did you mean 'rig'?)"),
+    ('[clips.walk]\nlopo = true\n', "clips.walk.lopo: unknown key (did you mean 'loop'?)"),
+    ('[clips."run_*"]\nloop = "yes"\n', 'clips."run_*".loop: must be true or false, got string'),
+    ('[clips.walk]\nmovement_owner_xz = "gamplay"\n', "clips.walk.movement_owner_xz: must be one of 'gameplay', 'animation', got 'gamplay' (did you mean 'gameplay'?)"),
+    ('[clips.walk]\nfps = -30\n', "clips.walk.fps: must be ≥ 0, got -30"),
+    ('[gait_groups.g]\nclips = ["a"]\nmax_gait_phase_spread = "wide"\n', "gait_groups.g.max_gait_phase_spread: must be a number, got string"),
+    ('[gait_groups.g]\nclips = ["a"]\nmax_gait_phase_spread = 0.7\n', "gait_groups.g.max_gait_phase_spread: must be ≤ 0.5, got 0.7"),
+    ('[gait_groups.g]\nclips = ["a"]\nmin_lr_amplitude_m = nan\n', "gait_groups.g.min_lr_amplitude_m: must be a finite number"),
+    ('[gait_groups.g]\nmax_gait_phase_spread = 0.1\n', "gait_groups.g.clips: missing required key"),
+    ('[gait_groups.g]\nclips = "a"\n', "gait_groups.g.clips: must be a list of strings"),
+    ('[sync_groups.s]\nclips = ["a"]\nmax_frame_count_delta = -1\n', "sync_groups.s.max_frame_count_delta: must be ≥ 0, got -1"),
+    ('[sync_groups.s]\nclips = ["a"]\nmax_duration_delta_s = -0.5\n', "sync_groups.s.max_duration_delta_s: must be ≥ 0, got -0.5"),
+    (
+        '[sync_groups.s]\nclips = ["a"]\n[sync_groups.s.time_complement]\nmin_reflected_time_advantage = 1.01\n',
+        "sync_groups.s.time_complement.min_reflected_time_advantage: must be ≤ 1, got 1.01",
+    ),
+    (
+        '[sync_groups.s]\nclips = ["a"]\n[sync_groups.s.time_complement]\nmin_lr_amplitude_m = -0.01\n',
+        "sync_groups.s.time_complement.min_lr_amplitude_m: must be ≥ 0, got -0.01",
+    ),
+    ('[rig.roles]\nleft_fot = "LeftFoot"\n', "rig.roles.left_fot: unknown role (did you mean 'left_foot'?)"),
+    ('[rig]\nprofile = "mixamoo"\n', "rig.profile: unknown rig profile 'mixamoo' (did you mean 'mixamo'?)"),
+    ('[checks.gait-grup]\nseverity = "error"\n', "checks.gait-grup: unknown check id (did you mean 'gait-group'?)"),
+    ('[checks.loop-seam]\nmax_ration = 2\n', "checks.loop-seam.max_ration: unknown key (did you mean 'max_ratio'?)"),
+    ('[checks.loop-seam]\nmax_ratio = -2\n', "checks.loop-seam.max_ratio: must be ≥ 0, got -2"),
+    ('[checks.nan]\nseverity = "fatal"\n', "checks.nan.severity: must be one of 'error', 'warning', 'note', 'off', got 'fatal'"),
+    ('[checks.nan]\nenabled = 1\n', "checks.nan.enabled: must be true or false, got integer"),
+]
+
+
+@pytest.mark.parametrize("text,detail", BAD)
+def test_bad_config_is_one_line_exit_2(tmp_path, capsys, text, detail):
+    cfg = write_config(tmp_path / "bad.toml", text)
+    glb = write_clips(tmp_path / "w.glb", [gait_clip("a")])
+    code, out, err = run_cli(["--config", cfg, "lint", glb], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith(f"animsmith: bad config {cfg}: ")
+    assert err.count("\n") == 1
+    assert err.rstrip("\n").split(f"bad config {cfg}: ", 1)[1].startswith(detail)
+
+
+def test_bad_toml_syntax_and_missing_file(tmp_path, capsys):
+    cfg = write_config(tmp_path / "bad.toml", "[gait_groups.g\nclips = [")
+    glb = write_clips(tmp_path / "w.glb", [gait_clip("a")])
+    code, out, err = run_cli(["--config", cfg, "lint", glb], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"animsmith: bad config {cfg}: invalid TOML: ") and "line 1" in err
+    missing = str(tmp_path / "nope.toml")
+    code, out, err = run_cli(["--config", missing, "lint", glb], capsys)
+    assert code == 2 and err.startswith(f"animsmith: bad config {missing}: cannot read") and err.count("\n") == 1
+
+
+def test_config_is_validated_before_files(tmp_path, capsys):
+    cfg = write_config(tmp_path / "bad.toml", "[rigg]\n")
+    code, _, err = run_cli(["--config", cfg, "lint", str(tmp_path / "does-not-exist.glb")], capsys)
+    assert code == 2 and "bad config" in err
+
+
+def test_parse_contract_raises_config_error():
+    with pytest.raises(ConfigError) as info:
+        parse_contract(b"[gait_groups.g]\nclips = []\n", "c.toml")
+    assert info.value.message == "bad config c.toml: gait_groups.g.clips: must list at least one member"

@@ -1,0 +1,170 @@
+"""`animsmith lint` flags, paths and exit codes; `animsmith checks`."""
+
+from __future__ import annotations
+
+import os
+
+from animsmith.checks import registry
+from builders import gait_clip
+from lint_support import run_cli, validate_json, write_clips, write_config
+
+
+def ring(tmp_path, offsets=(0.0, 0.0), name="ring.glb"):
+    # the root travels so no channel is constant (constant-track stays quiet)
+    clips = [gait_clip(f"c{i}", offset_cycles=o, velocity_mps=(0.0, 0.0, 1.0)) for i, o in enumerate(offsets)]
+    return write_clips(tmp_path / name, clips)
+
+
+def group_cfg(tmp_path, members=("c0", "c1"), cap=0.15, extra=""):
+    clips = ", ".join(f'"{m}"' for m in members)
+    return write_config(
+        tmp_path / "animsmith.toml",
+        f"[gait_groups.g]\nclips = [{clips}]\nmax_gait_phase_spread = {cap}\n{extra}",
+    )
+
+
+def test_exit_0_with_gaps_only(tmp_path, capsys):
+    glb = ring(tmp_path)
+    code, out, err = run_cli(["--config", group_cfg(tmp_path), "lint", glb], capsys)
+    assert code == 0 and err == ""
+    assert out.splitlines()[-1] == "0 error(s), 0 warning(s), 0 note(s), 2 coverage gap(s)"
+
+
+def test_exit_1_on_error_finding(tmp_path, capsys):
+    glb = ring(tmp_path, (0.0, 0.5))
+    code, out, _ = run_cli(["--config", group_cfg(tmp_path), "lint", glb], capsys)
+    assert code == 1 and "error[gait-group]: gait group 'g'" in out
+
+
+def test_clean_file_line(tmp_path, capsys):
+    glb = ring(tmp_path)
+    cfg = write_config(tmp_path / "c.toml", "[checks.bind-pose]\nenabled = false\n")
+    code, out, _ = run_cli(["--config", cfg, "lint", glb], capsys)
+    assert (code, out) == (0, f"{glb}: clean\n0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s)\n")
+
+
+def test_select_runs_only_those_checks(tmp_path, capsys):
+    glb = ring(tmp_path, (0.0, 0.5))
+    cfg = group_cfg(tmp_path)
+    code, out, _ = run_cli(["--config", cfg, "lint", "--select", "bind-pose", glb], capsys)
+    assert code == 0 and "gait-group" not in out and "bind-pose" in out
+    code, out, _ = run_cli(["--config", cfg, "lint", "--select", "gait-group,nan", glb], capsys)
+    assert code == 1 and "bind-pose" not in out
+
+
+def test_unknown_select_or_allow_id_is_exit_2_with_suggestion(tmp_path, capsys):
+    glb = ring(tmp_path)
+    code, out, err = run_cli(["lint", "--select", "gait-grop", glb], capsys)
+    assert code == 2 and out == ""
+    assert err == "animsmith: --select: unknown check 'gait-grop' (did you mean 'gait-group'?)\n"
+    code, _, err = run_cli(["lint", "--allow", "nan,bogus-check-xyz", glb], capsys)
+    assert code == 2 and err.startswith("animsmith: --allow: unknown check 'bogus-check-xyz'")
+
+
+def test_allow_hides_findings_and_exit(tmp_path, capsys):
+    glb = ring(tmp_path, (0.0, 0.5))
+    code, out, _ = run_cli(["--config", group_cfg(tmp_path), "lint", "--allow", "gait-group", glb], capsys)
+    assert code == 0 and "gait-group" not in out
+
+
+def test_deny_warnings(tmp_path, capsys):
+    glb = ring(tmp_path, (0.0, 0.5))
+    cfg = group_cfg(tmp_path, extra='[checks.gait-group]\nseverity = "warning"\n')
+    assert run_cli(["--config", cfg, "lint", glb], capsys)[0] == 0
+    assert run_cli(["--config", cfg, "lint", "--deny-warnings", glb], capsys)[0] == 1
+
+
+def test_note_never_fails(tmp_path, capsys):
+    glb = ring(tmp_path, (0.0, 0.5))
+    cfg = group_cfg(tmp_path, extra='[checks.gait-group]\nseverity = "note"\n')
+    code, out, _ = run_cli(["--config", cfg, "lint", "--deny-warnings", glb], capsys)
+    assert code == 0 and "note[gait-group]" in out
+
+
+def test_paths_folder_and_glob(tmp_path, capsys):
+    sub = tmp_path / "pack" / "deep"
+    sub.mkdir(parents=True)
+    a = ring(tmp_path / "pack", name="a.glb")
+    b = ring(sub, name="b.glb")
+    (tmp_path / "pack" / "notes.txt").write_text("not an asset")
+    code, out, _ = run_cli(["lint", "--format", "json", str(tmp_path / "pack")], capsys)
+    doc = validate_json(out)
+    assert [f["path"] for f in doc["files"]] == [a, b]
+    code, out, _ = run_cli(["lint", "--format", "json", str(tmp_path / "pack" / "*.glb")], capsys)
+    assert [f["path"] for f in validate_json(out)["files"]] == [a]
+
+
+def test_no_files_found_is_exit_2(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    code, out, err = run_cli(["lint", str(tmp_path / "empty")], capsys)
+    assert code == 2 and out == "" and err.startswith("animsmith: no .glb/.gltf files found")
+    code, out, err = run_cli(["lint", str(tmp_path / "missing.glb")], capsys)
+    assert code == 2 and out == "" and "no such file" in err
+
+
+def test_unreadable_files_are_exit_2_one_line_each(tmp_path, capsys):
+    good = ring(tmp_path)
+    bad1 = tmp_path / "bad1.glb"
+    bad1.write_bytes(b"glTF\x02\x00\x00\x00garbage")
+    bad2 = tmp_path / "bad2.gltf"
+    bad2.write_text("{not json")
+    code, out, err = run_cli(["lint", good, str(bad1), str(bad2)], capsys)
+    assert code == 2 and out == ""
+    lines = err.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith(f"animsmith: {bad1}: ") and lines[1].startswith(f"animsmith: {bad2}: ")
+
+
+def test_bad_flag_is_exit_2(tmp_path, capsys):
+    glb = ring(tmp_path)
+    assert run_cli(["lint", "--format", "xml", glb], capsys)[0] == 2
+    assert run_cli(["lint", "--jobs", "0", glb], capsys)[0] == 2
+
+
+def test_json_schema_on_a_mixed_run(tmp_path, capsys):
+    glb = ring(tmp_path, (0.0, 0.5, 0.1))
+    cfg = write_config(
+        tmp_path / "c.toml",
+        '[clips."c*"]\nloop = true\nspeed_mps = 1.0\n'
+        '[gait_groups.g]\nclips = ["c0", "c1", "zz"]\n'
+        '[sync_groups.s]\nclips = ["c0", "c1"]\n[sync_groups.s.time_complement]\n',
+    )
+    code, out, _ = run_cli(["--config", cfg, "lint", "--format", "json", glb], capsys)
+    doc = validate_json(out)
+    assert code == 1 and doc["config"] == cfg
+    s = doc["summary"]
+    f = doc["files"][0]
+    assert s["errors"] == sum(x["severity"] == "error" for x in f["findings"])
+    assert s["coverage_gaps"] == len(f["coverage_gaps"])
+
+
+def test_checks_lists_every_registered_check(capsys):
+    code, out, _ = run_cli(["checks"], capsys)
+    assert code == 0
+    ids = [line.split()[0] for line in out.splitlines()]
+    assert ids == list(registry())
+    assert {"gait-group", "sync-group", "time-complement", "bind-pose"} <= set(ids)
+
+
+def test_checks_explains_one_with_config_keys(capsys):
+    code, out, _ = run_cli(["checks", "bind-pose"], capsys)
+    assert code == 0 and out.startswith("bind-pose (warning, clip check)")
+    assert "max_mean_rest_delta_deg = 45" in out
+    code, out, err = run_cli(["checks", "gait-grup"], capsys)
+    assert code == 2 and "did you mean 'gait-group'" in err
+
+
+def test_group_member_summaries_do_not_keep_assets(tmp_path):
+    """The runner keeps small dicts per member, never the clip or asset."""
+    from animsmith.config import parse_contract
+    from animsmith.lint import run_lint
+
+    glb = ring(tmp_path, (0.0, 0.5))
+    contract = parse_contract(b'[gait_groups.g]\nclips = ["c0", "c1"]\n', str(tmp_path / "c.toml"))
+    result = run_lint([glb], contract)
+    members = result.group_members["gait_groups"]["g"]
+    assert [m.clip_name for m in members] == ["c0", "c1"]
+    for m in members:
+        assert all(isinstance(v, (int, float, str, list, dict, bool, type(None))) for v in m.summary.values())
+        assert len(m.summary["lr_signal_m"]) == 30  # one cycle of the 31-key grid
+    assert os.path.exists(glb)

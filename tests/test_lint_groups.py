@@ -1,0 +1,325 @@
+"""Group checks on analytic clips whose stride anchors are known by construction.
+
+builders.gait_clip: L−R signal = 2A·sin(2π(t/T + offset)) -> stride anchor
+(0.75 − offset) mod 1 (the trough of the first harmonic); reverse=True plays
+the cycle backwards -> anchor 0.25. Peak-to-peak lr amplitude ≈ 4A.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from builders import gait_clip
+from lint_support import run_cli, validate_json, write_clips, write_config
+
+RING4 = ["run_forward", "run_backward", "run_left", "run_right"]
+
+
+def gait_config(members, cap=0.15, floor=0.03):
+    clips = ", ".join(json.dumps(m) for m in members)
+    return f"[gait_groups.ring]\nclips = [{clips}]\nmax_gait_phase_spread = {cap!r}\nmin_lr_amplitude_m = {floor!r}\n"
+
+
+def sync_config(members, advantage=0.25, floor=0.03, extra=""):
+    clips = ", ".join(json.dumps(m) for m in members)
+    return (
+        f"[sync_groups.ring]\nclips = [{clips}]\nmax_duration_delta_s = 0.001\nmax_frame_count_delta = 0\n"
+        f"max_fps_delta = 0.01\n{extra}\n[sync_groups.ring.time_complement]\n"
+        f"min_reflected_time_advantage = {advantage!r}\nmin_lr_amplitude_m = {floor!r}\n"
+    )
+
+
+def lint_json(tmp_path, capsys, clips, config, *extra_args, name="clips.glb"):
+    glb = write_clips(tmp_path / name, clips)
+    cfg = write_config(tmp_path / "animsmith.toml", config)
+    code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", *extra_args, glb], capsys)
+    assert err == ""
+    return code, validate_json(out)
+
+
+def by_check(doc, check_id):
+    f = doc["files"][0]
+    return (
+        [x for x in f["findings"] if x["check_id"] == check_id],
+        [g for g in f["coverage_gaps"] if g["check_id"] == check_id],
+    )
+
+
+def expected_spread(phases):
+    """Max circular distance from the circular mean (independent re-derivation)."""
+    z = sum(complex(math.cos(2 * math.pi * p), math.sin(2 * math.pi * p)) for p in phases)
+    mu = math.atan2(z.imag, z.real) / (2 * math.pi)
+    return max(min(abs(p - mu) % 1.0, 1 - abs(p - mu) % 1.0) for p in phases)
+
+
+# --------------------------------------------------------------------------
+# gait-group
+# --------------------------------------------------------------------------
+
+
+def test_spread_of_the_ring_and_outlier(tmp_path, capsys):
+    clips = [gait_clip("a"), gait_clip("b"), gait_clip("c", offset_cycles=0.25), gait_clip("d")]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b", "c", "d"]))
+    findings, gaps = by_check(doc, "gait-group")
+    assert code == 1 and len(findings) == 1 and gaps == []
+    assert findings[0]["measured"] == pytest.approx(expected_spread([0.75, 0.75, 0.5, 0.75]), abs=1e-6)
+    assert findings[0]["measured"] == pytest.approx(0.1988, abs=1e-4)
+    group = doc["files"][0]["measurements"]["groups"]["ring"]
+    assert group["outliers"] == ["c"]
+    assert group["anchors"]["c"] == pytest.approx(0.5, abs=1e-6)
+
+
+def test_spread_exactly_at_the_cap_passes(tmp_path, capsys):
+    # anchors 0.75 and 0.45: circular mean 0.60, each 0.15 away -> spread 0.15
+    clips = [gait_clip("a"), gait_clip("b", offset_cycles=0.3)]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.15))
+    findings, gaps = by_check(doc, "gait-group")
+    assert findings == [] and gaps == [] and code == 0
+    assert doc["files"][0]["measurements"]["groups"]["ring"]["spread"] == pytest.approx(0.15, abs=1e-7)
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.149))
+    findings, _ = by_check(doc, "gait-group")
+    assert code == 1 and len(findings) == 1
+    assert set(doc["files"][0]["measurements"]["groups"]["ring"]["outliers"]) == {"a", "b"}
+
+
+def test_wrap_straddling_ring_has_small_spread(tmp_path, capsys):
+    # anchors 0.98 and 0.02 (offsets -0.23 and 0.73): spread 0.02, not 0.48
+    clips = [gait_clip("a", offset_cycles=-0.23), gait_clip("b", offset_cycles=0.73)]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.025))
+    findings, _ = by_check(doc, "gait-group")
+    assert findings == [] and code == 0
+    group = doc["files"][0]["measurements"]["groups"]["ring"]
+    assert group["anchors"]["a"] == pytest.approx(0.98, abs=1e-6)
+    assert group["anchors"]["b"] == pytest.approx(0.02, abs=1e-6)
+    assert group["spread"] == pytest.approx(0.02, abs=1e-6)
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.015))
+    assert code == 1 and len(by_check(doc, "gait-group")[0]) == 1
+
+
+def test_amplitude_exactly_at_the_floor_counts_as_evidence(tmp_path, capsys):
+    clips = [gait_clip("a"), gait_clip("b", offset_cycles=0.5)]
+    # read the measured amplitude, then declare the floor at exactly that value
+    _, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"]))
+    amps = doc["files"][0]["measurements"]["groups"]["ring"]["amplitudes_m"]
+    assert amps["a"] == pytest.approx(4 * 0.05, rel=0.02)  # peak-to-peak of 2A·sin, sampled
+    floor = min(amps.values())
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.1, floor=floor))
+    findings, gaps = by_check(doc, "gait-group")
+    assert gaps == [] and len(findings) == 1  # antiphase pair: spread 0.25 > 0.1
+    assert findings[0]["measured"] == pytest.approx(0.25, abs=1e-6)
+    # just above the floor: both members are noise -> gaps, no finding
+    above = math.nextafter(max(amps.values()), 1.0)
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.1, floor=above))
+    findings, gaps = by_check(doc, "gait-group")
+    assert findings == [] and code == 0
+    codes = sorted(g["code"] for g in gaps)
+    assert codes == ["insufficient_measurable_members", "measurement_unavailable", "measurement_unavailable"]
+    assert all("evidence floor" in g["message"] for g in gaps if g["code"] == "measurement_unavailable")
+
+
+def test_under_floor_member_is_excluded_as_noise(tmp_path, capsys):
+    # c: tiny amplitude (4·0.001 = 0.004 m < 0.03 m) at a wildly different anchor
+    clips = [gait_clip("a"), gait_clip("b"), gait_clip("c", amplitude_m=0.001, offset_cycles=0.5)]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b", "c"]))
+    findings, gaps = by_check(doc, "gait-group")
+    assert findings == [] and code == 0
+    assert [(g["code"], g["subjects"], g["scope"]) for g in gaps] == [
+        ("measurement_unavailable", ["c"], "phase_measurement")
+    ]
+
+
+def test_missing_member_is_an_error(tmp_path, capsys):
+    clips = [gait_clip("a"), gait_clip("b")]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b", "nope"]))
+    findings, gaps = by_check(doc, "gait-group")
+    assert code == 1
+    assert [(f["clip"], f["severity"]) for f in findings] == [("nope", "error")]
+    assert "not found" in findings[0]["message"] and gaps == []
+
+
+def test_unmeasurable_member_is_an_error(tmp_path, capsys):
+    # amplitude 0: the feet never alternate -> no stride anchor at all
+    clips = [gait_clip("a"), gait_clip("b"), gait_clip("still", amplitude_m=0.0)]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b", "still"]))
+    findings, _ = by_check(doc, "gait-group")
+    assert code == 1
+    assert [f["clip"] for f in findings] == ["still"]
+    assert "cannot be measured" in findings[0]["message"]
+
+
+def test_unresolved_roles_make_every_member_an_error(tmp_path, capsys):
+    clips = [gait_clip("a"), gait_clip("b")]
+    cfg = '[rig]\nprofile = "none"\n' + gait_config(["a", "b"])
+    code, doc = lint_json(tmp_path, capsys, clips, cfg)
+    findings, _ = by_check(doc, "gait-group")
+    assert code == 1 and [f["clip"] for f in findings] == ["a", "b"]
+    assert all("hips" in f["message"] for f in findings)
+
+
+def test_severity_override_rewrites_group_findings(tmp_path, capsys):
+    clips = [gait_clip("a"), gait_clip("b", offset_cycles=0.5)]
+    cfg = gait_config(["a", "b", "gone"]) + '[checks.gait-group]\nseverity = "warning"\n'
+    code, doc = lint_json(tmp_path, capsys, clips, cfg)
+    findings, _ = by_check(doc, "gait-group")
+    assert len(findings) == 2 and {f["severity"] for f in findings} == {"warning"}
+    assert code == 0
+    code, _ = lint_json(tmp_path, capsys, clips, cfg, "--deny-warnings")
+    assert code == 1
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"]) + "[checks.gait-group]\nenabled = false\n")
+    assert code == 0 and by_check(doc, "gait-group") == ([], [])
+
+
+# --------------------------------------------------------------------------
+# time-complement
+# --------------------------------------------------------------------------
+
+
+def test_time_reversed_member_triggers_time_complement(tmp_path, capsys):
+    clips = [gait_clip("fwd"), gait_clip("back", reverse=True)]
+    code, doc = lint_json(tmp_path, capsys, clips, sync_config(["fwd", "back"]))
+    findings, gaps = by_check(doc, "time-complement")
+    assert gaps == [] and len(findings) == 1
+    f = findings[0]
+    # anchors 0.75 and 0.25: S = (1 + cos π)/2 = 0, R = sim(0.75, 0.75) = 1, advantage 1
+    assert f["severity"] == "warning" and f["measured"] == pytest.approx(1.0, abs=1e-9)
+    assert f["expected"] == 0.25
+    assert [m["member"] for m in f["members"]] == ["fwd", "back"]
+    assert f["members"][1]["gait_phase"] == pytest.approx(0.25, abs=1e-6)
+    assert code == 0  # a warning alone does not fail...
+    code, _ = lint_json(tmp_path, capsys, clips, sync_config(["fwd", "back"]), "--deny-warnings")
+    assert code == 1  # ...unless warnings are denied
+
+
+def test_time_complement_threshold_is_strict(tmp_path, capsys):
+    # anchors 0.75 / 0.15 (offset 0.6): S = (1+cos(1.2π))/2, R = (1+cos(0.2π))/2
+    clips = [gait_clip("a"), gait_clip("b", offset_cycles=0.6)]
+    s = (1 + math.cos(2 * math.pi * 0.6)) / 2
+    r = (1 + math.cos(2 * math.pi * 0.1)) / 2
+    assert r - s == pytest.approx(0.809, abs=1e-3)
+    _, doc = lint_json(tmp_path, capsys, clips, sync_config(["a", "b"]))
+    findings, _ = by_check(doc, "time-complement")
+    assert len(findings) == 1 and findings[0]["measured"] == pytest.approx(r - s, abs=1e-6)
+    measured = findings[0]["measured"]
+    _, doc = lint_json(tmp_path, capsys, clips, sync_config(["a", "b"], advantage=measured))
+    assert by_check(doc, "time-complement")[0] == []
+
+
+def test_time_complement_same_phase_and_shifted_pairs_are_clean(tmp_path, capsys):
+    clips = [gait_clip("a"), gait_clip("b"), gait_clip("c", offset_cycles=0.2)]
+    _, doc = lint_json(tmp_path, capsys, clips, sync_config(["a", "b", "c"]))
+    assert by_check(doc, "time-complement") == ([], [])
+
+
+def test_time_complement_under_floor_is_a_gap_not_a_finding(tmp_path, capsys):
+    clips = [gait_clip("fwd", amplitude_m=0.005), gait_clip("back", amplitude_m=0.005, reverse=True)]
+    _, doc = lint_json(tmp_path, capsys, clips, sync_config(["fwd", "back"]))
+    findings, gaps = by_check(doc, "time-complement")
+    assert findings == []
+    assert sorted(g["code"] for g in gaps) == [
+        "insufficient_measurable_members",
+        "measurement_unavailable",
+        "measurement_unavailable",
+    ]
+
+
+# --------------------------------------------------------------------------
+# sync-group
+# --------------------------------------------------------------------------
+
+
+def test_sync_group_clean_for_matching_members(tmp_path, capsys):
+    clips = [gait_clip("a"), gait_clip("b", offset_cycles=0.1)]
+    code, doc = lint_json(tmp_path, capsys, clips, sync_config(["a", "b"]))
+    assert by_check(doc, "sync-group") == ([], []) and code == 0
+
+
+def test_sync_group_duration_frames_and_fps(tmp_path, capsys):
+    # b: 1.1 s with 31 keys -> duration spread 0.1 s and fps 30 vs 27.27
+    clips = [gait_clip("a"), gait_clip("b", duration_s=1.1)]
+    code, doc = lint_json(tmp_path, capsys, clips, sync_config(["a", "b"]))
+    findings, _ = by_check(doc, "sync-group")
+    assert code == 1
+    msgs = [f["message"] for f in findings]
+    assert any("duration spread" in m for m in msgs) and any("fps spread" in m for m in msgs)
+    dur = next(f for f in findings if "duration spread" in f["message"])
+    assert dur["measured"] == pytest.approx(0.1, abs=1e-6) and dur["expected"] == 0.001
+    fps = next(f for f in findings if "fps spread" in f["message"])
+    assert fps["measured"] == pytest.approx(30 - 30 / 1.1, abs=1e-4)
+    # 41 keys over 1 s: frame count spread 10
+    clips = [gait_clip("a"), gait_clip("b", frames=41)]
+    _, doc = lint_json(tmp_path, capsys, clips, sync_config(["a", "b"]))
+    findings, _ = by_check(doc, "sync-group")
+    frames = [f for f in findings if "frame count spread" in f["message"]]
+    assert len(frames) == 1 and frames[0]["measured"] == 10
+
+
+def test_sync_group_endpoint_modes_must_agree(tmp_path, capsys):
+    # a closes its cycle (last key = first pose); b travels, so it does not close
+    clips = [gait_clip("a"), gait_clip("b", velocity_mps=(0, 0, 2.0))]
+    code, doc = lint_json(tmp_path, capsys, clips, sync_config(["a", "b"]))
+    findings, _ = by_check(doc, "sync-group")
+    assert [f["measured"] for f in findings] == ["mixed"] and code == 1
+    modes = doc["files"][0]["measurements"]["clips"]
+    assert modes["a"]["loop_endpoint_mode"] != modes["b"]["loop_endpoint_mode"]
+
+
+def test_sync_group_missing_member(tmp_path, capsys):
+    clips = [gait_clip("a")]
+    code, doc = lint_json(tmp_path, capsys, clips, sync_config(["a", "gone"]))
+    findings, gaps = by_check(doc, "sync-group")
+    assert code == 1 and [f["clip"] for f in findings] == ["gone"]
+    assert [g["code"] for g in gaps] == ["insufficient_measurable_members"]
+
+
+# --------------------------------------------------------------------------
+# Members across files
+# --------------------------------------------------------------------------
+
+
+def mixamo_pack(tmp_path):
+    """Four one-clip files, every clip named 'mixamo.com' (Mixamo's habit)."""
+    files = {}
+    for stem, offset in (("fwd", 0.0), ("bwd", 0.0), ("left", 0.25), ("right", 0.0)):
+        files[stem] = write_clips(tmp_path / f"{stem}.glb", [gait_clip("mixamo.com", offset_cycles=offset)])
+    return files
+
+
+def test_cross_file_group_judged_once(tmp_path, capsys):
+    files = mixamo_pack(tmp_path)
+    cfg = write_config(tmp_path / "ring.toml", gait_config(["fwd.glb", "bwd.glb", "left.glb#mixamo.com", "right.glb"]))
+    paths = [files[s] for s in ("fwd", "bwd", "left", "right")]
+    code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", *paths], capsys)
+    doc = validate_json(out)
+    assert err == "" and code == 1
+    group_findings = [(i, f) for i, fr in enumerate(doc["files"]) for f in fr["findings"] if f["check_id"] == "gait-group"]
+    assert len(group_findings) == 1 and group_findings[0][0] == 0  # once, on the first member's file
+    f = group_findings[0][1]
+    assert f["measured"] == pytest.approx(0.1988, abs=1e-4)
+    rows = {m["member"]: m for m in f["members"]}
+    assert rows["left.glb#mixamo.com"]["outlier"] is True
+    # folder argument: same judgement
+    code2, out2, _ = run_cli(["--config", cfg, "lint", str(tmp_path)], capsys)
+    assert code2 == 1 and out2.count("error[gait-group]") == 1
+
+
+def test_cross_file_member_not_linted_is_loaded_from_the_config_folder(tmp_path, capsys):
+    files = mixamo_pack(tmp_path)
+    cfg = write_config(tmp_path / "ring.toml", gait_config(["fwd.glb", "bwd.glb", "left.glb", "right.glb"]))
+    code, out, _ = run_cli(["--config", cfg, "lint", files["fwd"]], capsys)
+    assert code == 1 and out.count("error[gait-group]") == 1
+    assert "left.glb=0.50" in out
+
+
+def test_cross_file_missing_file_and_multi_clip_file(tmp_path, capsys):
+    files = mixamo_pack(tmp_path)
+    write_clips(tmp_path / "two.glb", [gait_clip("x"), gait_clip("y")])
+    cfg = write_config(tmp_path / "ring.toml", gait_config(["fwd.glb", "bwd.glb", "absent.glb", "two.glb"]))
+    code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", files["fwd"]], capsys)
+    doc = validate_json(out)
+    missing = [f for f in doc["files"][0]["findings"] if f["check_id"] == "gait-group"]
+    assert code == 1 and [f["clip"] for f in missing] == ["absent.glb", "two.glb"]
+    assert "cannot read member file" in missing[0]["message"]
+    assert "two.glb#<clip>" in missing[1]["message"]

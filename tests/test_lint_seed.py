@@ -1,0 +1,93 @@
+"""The user guide's transcript (seeds/004), byte for byte, and the example config."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from lint_support import ROOT, run_cli, validate_json
+
+SEED_STDOUT = (
+    "examples/assets/run-ring.glb:\n"
+    "  error[gait-group]: gait group 'run-ring': stride-anchor phases spread by 0.20 cycle (cap 0.15) — "
+    "directional blends between these clips will skate or pop. Measured: [run_forward=0.75, "
+    "run_backward=0.75, run_left=0.50, run_right=0.75] (measured 0.1988, expected 0.1500)\n"
+    "  coverage[bind-pose] insufficient_rotation_evidence ×4 (scopes: first_frame_rest_delta; subjects: "
+    "run_backward, run_forward, run_left, run_right): only 0 usable first-frame rotation track(s); at least "
+    "three are required\n"
+    "1 error(s), 0 warning(s), 0 note(s), 4 coverage gap(s)\n"
+)
+CONFIG = "examples/run-ring.animsmith.toml"
+ASSET = "examples/assets/run-ring.glb"
+
+
+def test_readme_command_prints_the_seed_transcript_and_exits_1():
+    """The README's main command as a real process (stdout piped: no colour)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "animsmith", "--config", CONFIG, "lint", ASSET],
+        cwd=ROOT,
+        capture_output=True,
+    )
+    assert proc.stdout.decode("utf-8") == SEED_STDOUT
+    assert proc.stderr == b""
+    assert proc.returncode == 1
+
+
+def test_seed_transcript_in_process_and_with_command_config(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert run_cli(["--config", CONFIG, "lint", ASSET], capsys) == (1, SEED_STDOUT, "")
+    # the lint command's own --config means the same
+    assert run_cli(["lint", "--config", CONFIG, ASSET], capsys) == (1, SEED_STDOUT, "")
+
+
+def test_without_config_the_file_is_silent_about_groups(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # no ./animsmith.toml here
+    code, out, err = run_cli(["lint", os.path.join(ROOT, ASSET)], capsys)
+    assert code == 0 and err == ""
+    assert "gait-group" not in out and "sync-group" not in out and "time-complement" not in out
+    assert out.endswith("0 error(s), 0 warning(s), 0 note(s), 4 coverage gap(s)\n")
+
+
+def test_per_clip_default_checks_stay_silent_on_the_ring(capsys, monkeypatch):
+    """Only the bind-pose gaps and the gait-group error: every other check is quiet."""
+    monkeypatch.chdir(ROOT)
+    code, out, _ = run_cli(["--config", CONFIG, "lint", "--format", "json", ASSET], capsys)
+    doc = validate_json(out)
+    f = doc["files"][0]
+    assert [x["check_id"] for x in f["findings"]] == ["gait-group"]
+    assert {g["check_id"] for g in f["coverage_gaps"]} == {"bind-pose"}
+    assert code == 1
+
+
+def test_json_of_the_seed_run(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out, _ = run_cli(["--config", CONFIG, "lint", "--format", "json", ASSET], capsys)
+    doc = validate_json(out)
+    assert code == 1
+    assert doc["schema_version"] == 1 and doc["command"] == "lint"
+    assert doc["summary"] == {"errors": 1, "warnings": 0, "notes": 0, "coverage_gaps": 4, "files": 1}
+    f = doc["files"][0]
+    assert f["path"] == ASSET
+    finding = f["findings"][0]
+    assert finding["group"] == "run-ring" and finding["clip"] is None and finding["severity"] == "error"
+    # circular spread of 0.75/0.75/0.50/0.75 (reference §4.4 worked example)
+    assert abs(finding["measured"] - 0.1988) < 1e-4 and finding["expected"] == 0.15
+    group = f["measurements"]["groups"]["run-ring"]
+    assert group["outliers"] == ["run_left"]
+    assert abs(group["anchors"]["run_left"] - 0.50) < 1e-4
+    assert set(f["measurements"]["clips"]) == {"run_forward", "run_backward", "run_left", "run_right"}
+    gaps = f["coverage_gaps"]
+    assert len(gaps) == 4 and {g["code"] for g in gaps} == {"insufficient_rotation_evidence"}
+    assert all(g["scope"] == "first_frame_rest_delta" for g in gaps)
+
+
+def test_jobs_2_output_is_identical(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    # three files (the ring twice via different spellings is deduplicated, so use the other examples)
+    paths = [ASSET, "examples/assets/fox-walk.glb", "examples/assets/spider-walk-rough.glb"]
+    paths = [p for p in paths if os.path.exists(p)]
+    one = run_cli(["--config", CONFIG, "lint", "--jobs", "1", *paths], capsys)
+    two = run_cli(["--config", CONFIG, "lint", "--jobs", "2", *paths], capsys)
+    assert one == two
+    assert one[1].startswith(SEED_STDOUT.splitlines()[0] + "\n")
