@@ -291,6 +291,53 @@ class GlbPatch:
         report.json_changed = self.json_changed
         return report
 
+    def replace_sampler_outputs(self, replacements: Sequence[Tuple[int, int, np.ndarray]]) -> PatchReport:
+        """Give ``animations[a].samplers[s]`` new float32 outputs ``values`` (count, C).
+
+        Written in place when the old output is a dense float32, unstrided
+        accessor of the same shape in the BIN buffer used only by that sampler
+        and overlapping nothing else; otherwise a new FLOAT accessor (no
+        min/max) is appended and the sampler repointed.
+        """
+        report = PatchReport()
+        accs = self._list("accessors")
+        anims = self._list("animations")
+        users = self.accessor_users()
+        for a, si, values in replacements:
+            v = np.ascontiguousarray(values, dtype="<f4")
+            sampler = anims[a]["samplers"][si]
+            ai = int(sampler["output"])
+            acc = accs[ai]
+            rng = None if "sparse" in acc else self.accessor_bin_range(ai)
+            ok = (
+                rng is not None
+                and acc.get("componentType") == 5126
+                and not acc.get("normalized", False)
+                and int(acc.get("count", -1)) == v.shape[0]
+                and TYPE_WIDTH.get(acc.get("type")) == v.shape[1]
+                and rng[2] == rng[3]
+                and users.get(ai, []) == [("output", a, si)]
+                and "min" not in acc
+                and self._exclusive(ai, rng)
+            )
+            if ok:
+                self.bin[rng[0] : rng[1]] = v.tobytes()
+                report.in_place_accessors.append(ai)
+                report.rewritten_bin_ranges.append((rng[0], rng[1]))
+                continue
+            new_ai = self._append_accessor(ai, v.tobytes())
+            new = accs[new_ai] if new_ai < len(accs) else self.doc["accessors"][new_ai]
+            for k in ("min", "max", "normalized"):
+                new.pop(k, None)
+            new["componentType"] = 5126
+            new["count"] = int(v.shape[0])
+            sampler["output"] = new_ai
+            report.new_accessors.append(new_ai)
+        if self.original_bin_length is not None and self.bin is not None and len(self.bin) > self.original_bin_length:
+            report.appended_bin_range = (self.original_bin_length, len(self.bin))
+        report.json_changed = self.json_changed
+        return report
+
     def _append_accessor(self, source: int, data: bytes) -> int:
         """New bufferView + accessor (copy of accessor ``source`` minus view/offset/sparse) over ``data``."""
         buffers = self._list("buffers")

@@ -1,0 +1,245 @@
+"""``animsmith collection ...``: operations on a declared group of clips.
+
+``animsmith [--config C] collection transform-foot-cycle --group NAME --reference CLIP
+[--out-dir DIR | -o OUT] [--fps N] [--contact-height-m H] [--dry-run] [--format text|json] PATHS...``
+
+Retimes every member of ``[gait_groups.NAME]`` onto the reference member's
+contact phases (``animsmith.transform.foot_cycle``), re-loads the new files and
+proves the result, then publishes every output or none. Exit 0 published (or
+dry run), 1 refused (nothing written), 2 operator error. docs/transform.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Optional, Tuple
+
+import click
+
+from animsmith.cli import config_option, effective_config_path
+
+SCHEMA_VERSION = 1
+
+
+@click.group("collection")
+def collection_grp():
+    """Operations on a declared group of clips (see docs/transform.md)."""
+
+
+def _publish_all(files: Dict[str, bytes]) -> None:
+    """Write every file to a temp beside its target (fsync), then rename them all; on failure remove the temps."""
+    import tempfile
+
+    staged: List[Tuple[str, str]] = []
+    try:
+        for path, data in files.items():
+            directory = os.path.dirname(os.path.abspath(path)) or "."
+            fd, tmp = tempfile.mkstemp(prefix=".animsmith-", suffix=".tmp", dir=directory)
+            staged.append((tmp, path))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp, _ in staged:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        raise
+
+
+def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tuple[str, str, Any]]:
+    """[(label, file, clip)] for every member; AnimsmithError for a missing or ambiguous one."""
+    from animsmith.errors import AnimsmithError
+    from animsmith.io.read import load_asset
+
+    out = []
+    for ref in group.members:
+        if ref.file is not None:
+            f = ref.file
+            if f not in assets:
+                match = next((p for p in assets if os.path.abspath(p) == os.path.abspath(f)), None)
+                if match is None:
+                    assets[f] = load_asset(f, strict=False)
+                else:
+                    f = match
+            asset = assets[f]
+            if ref.clip is None:
+                if len(asset.clips) != 1:
+                    raise AnimsmithError(f"group member {ref.label!r}: file has {len(asset.clips)} clips; name one with '#clip'")
+                clip = asset.clips[0]
+            else:
+                try:
+                    clip = asset.clip(ref.clip)
+                except KeyError:
+                    raise AnimsmithError(f"group member {ref.label!r}: clip {ref.clip!r} not found", f) from None
+            out.append((ref.label, f, clip))
+            continue
+        hits = [(p, a.clip(ref.clip)) for p, a in assets.items() if ref.clip in a.clip_names]
+        if not hits:
+            raise AnimsmithError(f"group member {ref.label!r} not found in {', '.join(paths)}")
+        if len(hits) > 1:
+            raise AnimsmithError(f"group member {ref.label!r} is ambiguous: found in {', '.join(p for p, _ in hits)}")
+        out.append((ref.label, hits[0][0], hits[0][1]))
+    return out
+
+
+@collection_grp.command("transform-foot-cycle")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--group", "group_name", required=True, help="A [gait_groups.<name>] of the contract.")
+@click.option("--reference", "reference", required=True, help="The member whose contact phases every other member takes.")
+@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), default=None, help="Write each input file to DIR/<file name>.")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None, help="Output file (all members in one input file).")
+@click.option("--fps", "fps", type=click.FloatRange(min=0, min_open=True), default=None, help="Frame rate (default: [clips.*] fps, else 30).")
+@click.option("--contact-height-m", "contact_height_m", type=click.FloatRange(min=0), default=None,
+              help="Stance threshold above each foot's lowest point (default: [checks.foot-slide] contact_height_m, else 0.03).")
+@click.option("--dry-run", "dry_run", is_flag=True, help="Run every proof, print the plan, write nothing.")
+@click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@config_option
+@click.pass_context
+def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output, fps, contact_height_m, dry_run, fmt_name, config_path):
+    """Retime every member of a declared in-place ring onto the reference member's contact phases."""
+    from animsmith.commands.transform import clip_fps
+    from animsmith.config import load_contract
+    from animsmith.core.roles import resolve_roles
+    from animsmith.errors import AnimsmithError, ConfigError, Refusal
+    from animsmith.io.patch import GlbPatch
+    from animsmith.io.read import load_asset_bytes
+    from animsmith.transform import foot_cycle as fc
+
+    if (out_dir is None) == (output is None) and not dry_run:
+        raise click.UsageError("give exactly one of --out-dir DIR or -o OUT")
+    contract = load_contract(effective_config_path(ctx, config_path))
+    group = contract.gait_groups.get(group_name)
+    if group is None:
+        declared = ", ".join(sorted(contract.gait_groups)) or "none"
+        raise ConfigError(f"no [gait_groups.{group_name}] in the contract (declared: {declared})", contract.path)
+    if contact_height_m is None:
+        contact_height_m = float(contract.check_options("foot-slide", {"contact_height_m": fc.DEFAULT_CONTACT_HEIGHT_M})["contact_height_m"])
+
+    raw: Dict[str, bytes] = {}
+    assets: Dict[str, Any] = {}
+    for p in paths:
+        try:
+            with open(p, "rb") as fh:
+                raw[p] = fh.read()
+        except OSError as exc:
+            raise AnimsmithError(f"cannot read file: {exc.strerror or exc}", p) from None
+        assets[p] = load_asset_bytes(raw[p], p, strict=False)
+        if assets[p].container != "glb":
+            raise AnimsmithError("transforms edit .glb files only (convert the .gltf to .glb first)", p)
+    members = _resolve_members(group, list(paths), assets)
+    for _, f, _ in members:
+        if f not in raw:
+            with open(f, "rb") as fh:
+                raw[f] = fh.read()
+    ref = [m for m in members if reference in (m[0], m[2].name)]
+    if len(ref) != 1:
+        raise AnimsmithError(f"--reference {reference!r} is not a member of gait group {group_name!r} "
+                             f"(members: {', '.join(m[0] for m in members)})")
+    sources = sorted({f for _, f, _ in members})
+    targets: Dict[str, str] = {}
+    if not dry_run:
+        if output is not None:
+            if len(sources) != 1:
+                raise AnimsmithError(f"-o takes one output but the group spans {len(sources)} files; use --out-dir")
+            targets[sources[0]] = output
+        else:
+            for f in sources:
+                targets[f] = os.path.join(out_dir, os.path.basename(f))
+            if len(set(targets.values())) != len(targets):
+                raise AnimsmithError("two member files share a file name; --out-dir would overwrite one with the other")
+        from animsmith.commands.transform import same_file
+
+        for f, t in targets.items():
+            if same_file(f, t):
+                raise AnimsmithError(f"output {t!r} is an input file; choose another --out-dir or -o")
+
+    roles_of = {}
+
+    def roles(f):
+        if f not in roles_of:
+            try:
+                roles_of[f] = resolve_roles(assets[f].skeleton, profile=contract.rig.profile, overrides=contract.rig.roles or None)
+            except ValueError as exc:
+                raise ConfigError(str(exc), contract.path) from None
+        return roles_of[f]
+
+    doc: Dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION, "command": "collection transform-foot-cycle", "group": group_name,
+        "reference": ref[0][2].name, "outcome": None, "outputs": [], "members": [], "refusal": None,
+    }
+    try:
+        ref_label, ref_file, ref_clip = ref[0]
+        ref_plan = fc.plan_member(assets[ref_file], ref_clip, roles(ref_file), clip_fps(contract, ref_clip.name, fps), ref_file, contact_height_m, None)
+        plans = []
+        for label, f, clip in members:
+            if (f, clip.name) == (ref_file, ref_clip.name):
+                plans.append(ref_plan)
+                continue
+            plans.append(fc.plan_member(assets[f], clip, roles(f), clip_fps(contract, clip.name, fps), f, contact_height_m, ref_plan.events_before))
+        # build every output in memory
+        built: Dict[str, bytes] = {}
+        for f in sources:
+            patch = GlbPatch(raw[f])
+            reps = []
+            for p in plans:
+                if p.source != f or p.reference:
+                    continue
+                clip = assets[f].clips[p.clip_index]
+                seen = set()
+                for i, vals in p.new_values.items():
+                    s = clip.channels[i].sampler
+                    if s in seen:
+                        continue
+                    seen.add(s)
+                    reps.append((p.clip_index, s, vals))
+            patch.replace_sampler_outputs(reps)
+            built[f] = patch.to_bytes()
+        # re-load and prove every member independently
+        for p in plans:
+            after = load_asset_bytes(built[p.source], targets.get(p.source, p.source), strict=False)
+            clip = after.clips[p.clip_index]
+            fc.verify_retimed(after, clip, roles(p.source), p, ref_plan, contact_height_m)
+    except Refusal as exc:
+        doc["outcome"] = "refused"
+        doc["refusal"] = exc.to_json()
+        click.echo(f"animsmith: refused [{exc.code}]: {exc.message}", err=True)
+        if fmt_name == "json":
+            click.echo(json.dumps(doc, indent=2))
+        return 1
+
+    if dry_run:
+        doc["outcome"] = "dry-run"
+    else:
+        if out_dir is not None:
+            os.makedirs(out_dir, exist_ok=True)
+        try:
+            _publish_all({targets[f]: built[f] for f in sources})
+        except OSError as exc:
+            raise AnimsmithError(f"cannot write outputs: {exc.strerror or exc}") from None
+        doc["outcome"] = "published"
+        doc["outputs"] = [targets[f] for f in sources]
+    for p in plans:
+        doc["members"].append({
+            "name": p.clip, "source": p.source, "output": targets.get(p.source), "reference": p.reference,
+            "frames": p.frames, "fps": p.fps,
+            "events_before": p.events_before.to_json(), "events_after": p.events_after.to_json() if p.events_after else None,
+            "target": p.target.to_json(),
+            "anchor_before": round(p.anchor.phase_before, 6),
+            "anchor_after": None if p.anchor_after is None else round(p.anchor_after, 6),
+        })
+    if fmt_name == "json":
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        for p in plans:
+            b, a = p.events_before.phases, (p.events_after or p.events_before).phases
+            ev = ", ".join(f"{n.replace('_', ' ')} {b[n]:.3f}->{a[n]:.3f}" for n in fc.EVENT_NAMES)
+            what = "reference" if p.reference else "retimed"
+            click.echo(f"{what} {p.clip!r}: {ev}; anchor {p.anchor.phase_before:.3f}->{(p.anchor_after or 0.0):.3f}")
+        click.echo("dry run: nothing written" if dry_run else "wrote " + ", ".join(targets[f] for f in sources))
+    return 0

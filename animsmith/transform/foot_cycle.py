@@ -1,0 +1,252 @@
+"""Foot-cycle retiming: warp ring members in time onto a reference member's contact phases.
+
+For a declared in-place ring (``[gait_groups.<name>]``), every member except
+the reference is retimed so its four contact events — left plant, left lift,
+right plant, right lift — happen at the reference's phases.
+
+Definitions (one member, frame rate fps, E frames at t_k = f32(k/fps),
+duration d = (E − 1)/fps; the cycle is the C = E − 1 samples 0..E−2, the last
+frame being the wrap of frame 0, as in ``core.gait``):
+
+* **Proofs first**: the member passes every gait-anchor proof
+  (``gait_anchor.prove_gait_anchor``: finite keys, unique channels, Root/Hips
+  trajectory ≤ 1 cm and ≤ 1°, whole-frame grid, one key per frame on every
+  nonconstant channel, no nonconstant CUBICSPLINE, work bounds, a stride
+  anchor with amplitude ≥ 0.03 m).
+* **Stance** comes from the core (``core.contacts.stance_mask`` on the
+  model-space height of the left_foot / right_foot bones over the cycle,
+  ``contact_events`` for the runs); a run touching both ends of the cycle
+  wraps. **V1 contact topology**: each foot has exactly one stance run per
+  cycle and is not in stance on every frame; plant phase = first stance frame
+  / C, lift phase = last stance frame / C. Anything else refuses
+  (``contact_topology``).
+* **Time warp**: a monotone, cyclic, piecewise-linear map w with w(r_i) = m_i
+  for the four events (r = reference phases, m = member phases). The events
+  must occur in the same cyclic order in both clips (``contact_order``
+  otherwise). Output frame k samples the member at source time
+  (w(k/C) mod 1)·d with the core's glTF sampler (LINEAR rotations by
+  shortest-path slerp); times, key counts and interpolation stay as they are,
+  constant channels are untouched.
+* **Proof after writing** (``verify_retimed``): the outputs are re-loaded and
+  re-measured by the core; every member's events must lie within one frame of
+  the reference's and its stride anchor within 0.5 frame of the reference's
+  (``foot_cycle_unproven`` otherwise).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from animsmith.errors import Refusal
+from animsmith.transform.gait_anchor import AnchorPlan, frame_times_f32, prove_gait_anchor
+
+DEFAULT_CONTACT_HEIGHT_M = 0.03
+EVENT_NAMES = ("left_plant", "left_lift", "right_plant", "right_lift")
+MAX_EVENT_ERROR_FRAMES = 1.0
+MAX_ANCHOR_ERROR_FRAMES = 0.5
+
+
+def _refuse(code: str, clip: str, bone: Optional[str], measured, limit, what: str, advice: str) -> Refusal:
+    where = f"clip {clip!r}" + (f", bone {bone!r}" if bone else "")
+    return Refusal(code=code, message=f"cannot retime {where}: {what}; {advice}", clip=clip, bone=bone, measured=measured, limit=limit)
+
+
+TOPOLOGY_ADVICE = (
+    "align contacts in the DCC, add explicit contact/phase markers, or use a phase-remap strategy in the runtime instead"
+)
+
+
+@dataclass
+class FootEvents:
+    """Contact-event phases of one clip (cycles in [0, 1)) and its cycle length in frames."""
+
+    phases: Dict[str, float]
+    cycle_frames: int
+
+    def as_list(self) -> List[float]:
+        return [self.phases[n] for n in EVENT_NAMES]
+
+    def to_json(self) -> Dict[str, float]:
+        return {n: round(self.phases[n], 6) for n in EVENT_NAMES}
+
+
+@dataclass
+class MemberPlan:
+    """One member's proven retime (values per nonconstant channel index)."""
+
+    clip: str
+    clip_index: int
+    source: str
+    fps: float
+    frames: int
+    anchor: AnchorPlan
+    events_before: FootEvents
+    target: FootEvents
+    reference: bool = False
+    new_values: Dict[int, np.ndarray] = field(default_factory=dict)
+    events_after: Optional[FootEvents] = None
+    anchor_after: Optional[float] = None
+
+
+def circular_distance(a: float, b: float) -> float:
+    d = abs(a - b) % 1.0
+    return min(d, 1.0 - d)
+
+
+def cycle_grid(asset, clip, fps: float, frames: int):
+    """Pose grid of ``clip`` at its E frame times (float64 of the f32 times)."""
+    from animsmith.core.pose import sample_pose
+
+    return sample_pose(asset.skeleton, clip, frame_times_f32(frames, fps).astype(np.float64))
+
+
+def foot_events(grid, roles, clip_name: str, contact_height_m: float) -> FootEvents:
+    """V1 contact topology on the cycle (frames 0..E−2) -> event phases, or ``contact_topology``."""
+    from animsmith.core.contacts import contact_events, stance_mask
+
+    feet = []
+    for role in ("left_foot", "right_foot"):
+        if not roles.has(role):
+            raise _refuse(
+                "contact_topology", clip_name, None, None, "left_foot and right_foot roles",
+                f"the {role} role is unresolved, so contacts cannot be detected", "map it in [rig.roles]",
+            )
+        feet.append(int(roles.get(role)))
+    n = grid.frame_count
+    c = n - 1
+    if c < 3:
+        raise _refuse("contact_topology", clip_name, None, n, ">= 4 frames", f"only {n} frames", TOPOLOGY_ADVICE)
+    height = grid.model_position_m[:c, feet, 1]
+    stance = stance_mask(height, contact_height_m)
+    idx = np.arange(c, dtype=np.float64)
+    runs = contact_events(stance, idx)  # "times" are frame indices
+    phases: Dict[str, float] = {}
+    for f, side in enumerate(("left", "right")):
+        r = list(runs[f])
+        if len(r) >= 2 and r[0][0] == 0 and r[-1][1] == c - 1:
+            r = [(r[-1][0], r[0][1])] + r[1:-1]  # wrap-around run
+        bone = roles.names.get(f"{side}_foot")
+        if len(r) != 1 or bool(stance[:, f].all()):
+            count = "always in stance" if bool(stance[:, f].all()) else f"{len(r)} stance runs"
+            raise _refuse(
+                "contact_topology", clip_name, bone, len(r) if not stance[:, f].all() else "always", 1,
+                f"the {side} foot has {count} per cycle (contact height {contact_height_m:g} m); the V1 contact "
+                "topology needs exactly one plant and one lift per foot",
+                TOPOLOGY_ADVICE,
+            )
+        plant, lift = r[0]
+        phases[f"{side}_plant"] = float(plant) / c
+        phases[f"{side}_lift"] = float(lift) / c
+    return FootEvents(phases, c)
+
+
+def warp_knots(reference: FootEvents, member: FootEvents, clip_name: str) -> Tuple[np.ndarray, np.ndarray]:
+    """(r, m): reference phases sorted ascending and the member's matching phases unwrapped increasing.
+
+    Refuses ``contact_order`` when the member's events are not in the same
+    cyclic order (the warp would not be monotone).
+    """
+    r = np.asarray(reference.as_list())
+    m = np.asarray(member.as_list())
+    order = np.argsort(r, kind="stable")
+    r = r[order]
+    m = m[order]
+    out = [m[0]]
+    for x in m[1:]:
+        y = x
+        while y <= out[-1]:
+            y += 1.0
+        out.append(y)
+    mu = np.asarray(out)
+    if not (mu[-1] < mu[0] + 1.0) or np.any(np.diff(r) <= 0):
+        names = [EVENT_NAMES[i] for i in order]
+        raise _refuse(
+            "contact_order", clip_name, None, [round(float(x % 1.0), 4) for x in m], [round(float(x), 4) for x in r],
+            "its contact events (" + ", ".join(names) + ") are not in the reference's cyclic order or coincide, so no "
+            "monotone time warp maps one onto the other",
+            TOPOLOGY_ADVICE,
+        )
+    return r, mu
+
+
+def warp_phase(u: np.ndarray, r: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """w(u) for reference phases u (any real): periodic piecewise-linear through (r_i, m_i), w(u+1) = w(u)+1."""
+    u = np.asarray(u, dtype=np.float64)
+    rr = np.concatenate([r[-1:] - 1.0, r, r[:1] + 1.0])
+    mm = np.concatenate([m[-1:] - 1.0, m, m[:1] + 1.0])
+    base = np.floor(u)
+    return np.interp(u - base, rr, mm) + base
+
+
+def retimed_values(clip, plan: AnchorPlan, r: np.ndarray, m: np.ndarray) -> Dict[int, np.ndarray]:
+    """{channel index: (E, C) float32} for every nonconstant channel (see the module docstring)."""
+    from animsmith.core.sampling import sample_channel
+
+    c = plan.frames - 1
+    phase = np.arange(plan.frames, dtype=np.float64) / c
+    src_phase = np.mod(warp_phase(phase, r, m), 1.0)
+    src_times = src_phase * plan.duration_s
+    out = {}
+    for i in plan.rotated_channels:
+        out[i] = np.asarray(sample_channel(clip.channels[i], src_times), dtype=np.float32)
+    return out
+
+
+def plan_member(asset, clip, roles, fps: float, source: str, contact_height_m: float, target: Optional[FootEvents]):
+    """Prove one member and (when ``target`` is given) compute its retimed values."""
+    anchor = _prove(asset, clip, roles, fps)
+    grid = cycle_grid(asset, clip, fps, anchor.frames)
+    events = foot_events(grid, roles, clip.name, contact_height_m)
+    plan = MemberPlan(
+        clip=clip.name, clip_index=int(clip.index), source=source, fps=float(fps), frames=anchor.frames,
+        anchor=anchor, events_before=events, target=target or events, reference=target is None,
+    )
+    if target is not None:
+        r, m = warp_knots(target, events, clip.name)
+        plan.new_values = retimed_values(clip, anchor, r, m)
+    return plan
+
+
+def _prove(asset, clip, roles, fps: float) -> AnchorPlan:
+    try:
+        return prove_gait_anchor(asset, clip, roles, fps)
+    except Refusal as exc:
+        exc.message = exc.message.replace("cannot gait-anchor", "cannot retime", 1)
+        exc.args = (exc.message,)
+        raise
+
+
+def verify_retimed(asset, clip, roles, plan: MemberPlan, reference: MemberPlan, contact_height_m: float) -> None:
+    """Re-measure a re-loaded member: events within one frame, anchor within 0.5 frame of the reference."""
+    from animsmith.core.gait import gait_metrics
+
+    grid = cycle_grid(asset, clip, plan.fps, plan.frames)
+    events = foot_events(grid, roles, clip.name, contact_height_m)
+    gm = gait_metrics(grid, roles)
+    plan.events_after = events
+    plan.anchor_after = gm.gait_phase
+    c = plan.frames - 1
+    worst = max(circular_distance(a, b) for a, b in zip(events.as_list(), reference.events_before.as_list())) * c
+    if worst > MAX_EVENT_ERROR_FRAMES + 1e-9:
+        raise _refuse(
+            "foot_cycle_unproven", clip.name, None, round(worst, 4), MAX_EVENT_ERROR_FRAMES,
+            f"after retiming, a contact event is {worst:.3f} frames from the reference's (allowed 1 frame)",
+            TOPOLOGY_ADVICE,
+        )
+    if gm.gait_phase is None or reference.anchor.phase_before is None:
+        raise _refuse(
+            "foot_cycle_unproven", clip.name, None, None, MAX_ANCHOR_ERROR_FRAMES,
+            "after retiming, the stride anchor is not measurable", TOPOLOGY_ADVICE,
+        )
+    anchor_err = circular_distance(gm.gait_phase, reference.anchor.phase_before) * c
+    if anchor_err > MAX_ANCHOR_ERROR_FRAMES + 1e-9:
+        raise _refuse(
+            "foot_cycle_unproven", clip.name, roles.names.get("hips"), round(anchor_err, 4), MAX_ANCHOR_ERROR_FRAMES,
+            f"after retiming, the stride anchor {gm.gait_phase:.4f} is {anchor_err:.3f} frames from the reference's "
+            f"{reference.anchor.phase_before:.4f} (allowed 0.5 frame): the contacts align but the gait shapes differ",
+            TOPOLOGY_ADVICE,
+        )

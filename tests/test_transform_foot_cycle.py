@@ -1,0 +1,170 @@
+"""`collection transform-foot-cycle` on a ring whose members have different contact timing.
+
+Each foot lifts on a half-sine and rests on the ground otherwise:
+h_L(u) = A·max(0, sin 2π(u + o)), h_R(u) = A·max(0, sin 2π(u + o + ½)), so with
+the 3 cm contact height each foot plants once and lifts once per cycle, and
+the member with entry offset o has every event (and its stride anchor,
+0.75 − o) o cycles earlier than the o = 0 reference. After retiming, the
+outputs are re-loaded by the core and compared with the reference's events.
+"""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from test_transform_builders import asset_of, frame_times, run_cli, skeleton
+from animsmith.errors import Refusal
+from animsmith.model import Channel, Clip
+from animsmith.transform import foot_cycle as fc
+
+A = 0.1
+FRAMES = 31
+
+
+def stepping_clip(name: str, offset: float, frames: int = FRAMES, fps: float = 30.0, double_step: bool = False) -> Clip:
+    t = frame_times(frames, fps)
+    u = np.arange(frames) / (frames - 1)
+    k = 2 if double_step else 1
+    hl = A * np.maximum(0.0, np.sin(2 * np.pi * k * (u + offset)))
+    hr = A * np.maximum(0.0, np.sin(2 * np.pi * (k * (u + offset) + 0.5)))
+    lf = np.stack([np.full(frames, 0.1), -0.9 + hl, np.zeros(frames)], axis=1)
+    rf = np.stack([np.full(frames, -0.1), -0.9 + hr, np.zeros(frames)], axis=1)
+    return Clip(name=name, channels=[Channel.make(2, "translation", t, lf), Channel.make(3, "translation", t, rf)])
+
+
+RING_TOML = """
+[gait_groups.run-ring]
+clips = ["run_forward", "run_backward", "run_left", "run_right"]
+"""
+
+
+def write_ring(tmp_path, clips, name="ring.glb"):
+    from animsmith.io.write import write_glb
+
+    path = str(tmp_path / name)
+    write_glb(asset_of(*clips), path)
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text(RING_TOML)
+    return path, str(cfg)
+
+
+def events_of(path, clip_name):
+    from animsmith.core.roles import resolve_roles
+    from animsmith.io.read import load_asset
+
+    asset = load_asset(path)
+    clip = asset.clip(clip_name)
+    grid = fc.cycle_grid(asset, clip, 30.0, FRAMES)
+    return fc.foot_events(grid, resolve_roles(asset.skeleton), clip_name, 0.03)
+
+
+def test_stance_events_follow_the_analytic_contacts(tmp_path):
+    path, _ = write_ring(tmp_path, [stepping_clip("run_forward", 0.0)])
+    ev = events_of(path, "run_forward")
+    # left foot in stance while A·sin(2πu) <= 0.03: u in [~0.5, 1) wrapping to u = 0 (frames 15..30 + 0..)
+    c = FRAMES - 1
+    u = np.arange(c) / c
+    hl = A * np.maximum(0, np.sin(2 * np.pi * u))
+    stance = hl <= 0.03 + 1e-12
+    # plant: first stance frame after a swing frame; lift: last stance frame before a swing frame
+    plant = [i for i in range(c) if stance[i] and not stance[i - 1]][0]
+    lift = [i for i in range(c) if stance[i] and not stance[(i + 1) % c]][0]
+    assert ev.phases["left_plant"] == pytest.approx(plant / c)
+    assert ev.phases["left_lift"] == pytest.approx(lift / c)
+
+
+def test_retime_aligns_members_with_different_contact_timing(capsys, tmp_path):
+    offsets = {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}
+    path, cfg = write_ring(tmp_path, [stepping_clip(n, o) for n, o in offsets.items()])
+    ref = events_of(path, "run_forward")
+    before = events_of(path, "run_left")
+    assert max(fc.circular_distance(a, b) for a, b in zip(before.as_list(), ref.as_list())) * 30 >= 6
+    out = tmp_path / "out.glb"
+    rc, stdout, err = run_cli(
+        capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
+        "--reference", "run_forward", "-o", str(out), path, "--format", "json",
+    )
+    assert rc == 0, err
+    doc = json.loads(stdout)
+    assert doc["outcome"] == "published" and doc["outputs"] == [str(out)]
+    assert {m["name"] for m in doc["members"]} == set(offsets)
+    # independent re-measurement of the written file
+    from test_transform_builders import anchor_of_file
+
+    ref_anchor, frames = anchor_of_file(path, "run_forward")
+    for name in offsets:
+        ev = events_of(str(out), name)
+        worst = max(fc.circular_distance(a, b) for a, b in zip(ev.as_list(), ref.as_list())) * (FRAMES - 1)
+        assert worst <= 1.0 + 1e-9, (name, ev.phases, ref.phases)
+        gm, _ = anchor_of_file(str(out), name)
+        assert fc.circular_distance(gm.gait_phase, ref_anchor.gait_phase) * (frames - 1) <= 0.5 + 1e-9
+    # the reference clip is bit-identical
+    from animsmith.io.read import load_asset
+
+    a0, a1 = load_asset(path).clip("run_forward"), load_asset(str(out)).clip("run_forward")
+    for c0, c1 in zip(a0.channels, a1.channels):
+        assert c0.values.tobytes() == c1.values.tobytes() and c0.times.tobytes() == c1.times.tobytes()
+
+
+def test_retime_output_validates_and_text_report(capsys, tmp_path, oracles):
+    import subprocess
+
+    path, cfg = write_ring(tmp_path, [stepping_clip(n, o) for n, o in
+                                     {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}.items()])
+    out_dir = tmp_path / "out"
+    rc, stdout, err = run_cli(capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
+                              "--reference", "run_forward", "--out-dir", str(out_dir), path)
+    assert rc == 0, err
+    assert "retimed 'run_left'" in stdout and "reference 'run_forward'" in stdout
+    out = out_dir / "ring.glb"
+    res = subprocess.run(["node", os.path.join(oracles, "validate.mjs"), str(out), "--report", str(out) + ".json"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and "errors=0" in res.stdout, res.stdout + res.stderr
+
+
+def test_two_plants_per_cycle_refuses_contact_topology(capsys, tmp_path):
+    clips = [stepping_clip("run_forward", 0.0), stepping_clip("run_backward", 0.1),
+             stepping_clip("run_left", 0.0, double_step=True), stepping_clip("run_right", 0.05)]
+    path, cfg = write_ring(tmp_path, clips)
+    out = tmp_path / "out.glb"
+    out.write_bytes(b"keep")
+    rc, stdout, err = run_cli(capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
+                              "--reference", "run_forward", "-o", str(out), path)
+    assert rc == 1 and stdout == "" and out.read_bytes() == b"keep"
+    assert "refused [contact_topology]" in err and "'run_left'" in err and "2 stance runs" in err
+
+
+def test_trajectory_proofs_apply_to_every_member(capsys, tmp_path):
+    drifting = stepping_clip("run_right", 0.05)
+    t = drifting.channels[0].times
+    drifting.channels.append(Channel.make(0, "translation", t, np.outer(np.linspace(0, 1, FRAMES), [0.02, 0, 0])))
+    path, cfg = write_ring(tmp_path, [stepping_clip("run_forward", 0.0), stepping_clip("run_backward", 0.1),
+                                      stepping_clip("run_left", 0.25), drifting])
+    rc, stdout, err = run_cli(capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
+                              "--reference", "run_forward", "-o", str(tmp_path / "o.glb"), path)
+    assert rc == 1 and "refused [horizontal_drift]" in err and "cannot retime clip 'run_right'" in err
+    assert not (tmp_path / "o.glb").exists()
+
+
+def test_events_in_another_cyclic_order_refuse_contact_order():
+    ref = fc.FootEvents({"left_plant": 0.0, "left_lift": 0.3, "right_plant": 0.5, "right_lift": 0.8}, 30)
+    other = fc.FootEvents({"left_plant": 0.0, "left_lift": 0.6, "right_plant": 0.5, "right_lift": 0.8}, 30)
+    with pytest.raises(Refusal) as exc:
+        fc.warp_knots(ref, other, "run_left")
+    assert exc.value.code == "contact_order"
+    r, m = fc.warp_knots(ref, fc.FootEvents({k: (v + 0.25) % 1 for k, v in ref.phases.items()}, 30), "x")
+    u = np.linspace(-1, 2, 61)
+    np.testing.assert_allclose(fc.warp_phase(u, r, m), u + 0.25, atol=1e-12)  # a pure shift warps to a shift
+
+
+def test_operator_errors(capsys, tmp_path):
+    path, cfg = write_ring(tmp_path, [stepping_clip("run_forward", 0.0)])
+    base = ["--config", cfg, "collection", "transform-foot-cycle"]
+    rc, _, err = run_cli(capsys, *base, "--group", "nope", "--reference", "run_forward", "-o", str(tmp_path / "o.glb"), path)
+    assert rc == 2 and "nope" in err
+    rc, _, err = run_cli(capsys, *base, "--group", "run-ring", "--reference", "run_forward", path)
+    assert rc == 2 and "--out-dir" in err
+    rc, _, err = run_cli(capsys, *base, "--group", "run-ring", "--reference", "run_forward", "-o", str(tmp_path / "o.glb"), path)
+    assert rc == 2 and "run_backward" in err  # member missing from the given files
