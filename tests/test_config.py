@@ -147,3 +147,11 @@ def test_parse_contract_raises_config_error():
     with pytest.raises(ConfigError) as info:
         parse_contract(b"[gait_groups.g]\nclips = []\n", "c.toml")
     assert info.value.message == "bad config c.toml: gait_groups.g.clips: must list at least one member"
+
+
+def test_documented_example_config_is_valid():
+    c = load_contract(os.path.join(ROOT, "configs", "example.animsmith.toml"))
+    e = c.expect_for("run_forward")
+    assert (e.loop, e.fps, e.movement_owner_xz, e.speed_mps) == (True, 30.0, "gameplay", 3.5)
+    assert c.expect_for("idle").duration_s == 2.0 and c.expect_for("idle").fps == 30.0
+    assert not c.check_enabled("constant-track")
