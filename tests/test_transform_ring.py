@@ -39,19 +39,13 @@ def gait_group_errors(capsys, config: str, path: str):
     assert rc in (0, 1), err
     doc = json.loads(out)
     found = []
-
-    def walk(o):
-        if isinstance(o, dict):
-            if o.get("check") == "gait-group" or o.get("check_id") == "gait-group" or o.get("id") == "gait-group":
-                if o.get("severity", "error") == "error":
-                    found.append(o)
-            for v in o.values():
-                walk(v)
-        elif isinstance(o, list):
-            for v in o:
-                walk(v)
-
-    walk(doc)
+    for f in doc.get("files", []):
+        for finding in f.get("findings", []):
+            if finding.get("check_id") == "gait-group" and finding.get("severity") == "error":
+                found.append(finding)
+    for finding in doc.get("findings", []):  # group findings at top level, if any
+        if finding.get("check_id") == "gait-group" and finding.get("severity") == "error":
+            found.append(finding)
     return found
 
 

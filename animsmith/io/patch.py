@@ -109,6 +109,7 @@ class GlbPatch:
         self.bin = bytearray(self.chunks[self.bin_index][1]) if self.bin_index is not None else None
         self.original_bin_length = None if self.bin is None else len(self.bin)
         self.json_changed = False
+        self._overlap_cache = None
 
     # ---------------------------------------------------------------- lookup
 
@@ -210,26 +211,42 @@ class GlbPatch:
             return None
         return start, end, stride, elem
 
+    def _overlapped_accessors(self) -> set:
+        """Accessors whose BIN byte range overlaps another accessor or a raw buffer-view user.
+
+        One sort over all ranges (O(n log n)): an interval overlaps another when
+        it starts before the running maximum end of the earlier ones, or when a
+        later one starts before its own end.
+        """
+        if getattr(self, "_overlap_cache", None) is not None:
+            return self._overlap_cache
+        intervals = []  # (start, end, accessor or -1 for raw view users)
+        views = self._list("bufferViews")
+        for vi in self._view_raw_users():
+            if type(vi) is int and 0 <= vi < len(views) and isinstance(views[vi], dict) and views[vi].get("buffer") == 0:
+                v0 = int(views[vi].get("byteOffset", 0))
+                intervals.append((v0, v0 + int(views[vi].get("byteLength", 0)), -1))
+        for j, acc in enumerate(self._list("accessors")):
+            if isinstance(acc, dict):
+                rng = self.accessor_bin_range(j)
+                if rng is not None:
+                    intervals.append((rng[0], rng[1], j))
+        intervals.sort()
+        bad = set()
+        max_end, max_owner = -1, None
+        for start, end, owner in intervals:
+            if start < max_end:
+                bad.add(owner)
+                bad.add(max_owner)
+            if end > max_end:
+                max_end, max_owner = end, owner
+        # an interval nested inside a long earlier one marks that one too (handled above: max_owner)
+        self._overlap_cache = bad
+        return bad
+
     def _exclusive(self, ai: int, rng: Tuple[int, int, int, int]) -> bool:
         """True when no other accessor and no raw view user overlaps the accessor's bytes."""
-        start, end = rng[0], rng[1]
-        raw_views = self._view_raw_users()
-        for vi in raw_views:
-            views = self._list("bufferViews")
-            if type(vi) is int and 0 <= vi < len(views) and views[vi].get("buffer") == 0:
-                v0 = int(views[vi].get("byteOffset", 0))
-                v1 = v0 + int(views[vi].get("byteLength", 0))
-                if v0 < end and start < v1:
-                    return False
-        for j, acc in enumerate(self._list("accessors")):
-            if j == ai or not isinstance(acc, dict):
-                continue
-            other = self.accessor_bin_range(j)
-            if other is None:
-                continue
-            if other[0] < end and start < other[1]:
-                return False
-        return True
+        return ai not in self._overlapped_accessors()
 
     def _elements(self, rng: Tuple[int, int, int, int], count: int) -> List[bytes]:
         start, _, stride, elem = rng
