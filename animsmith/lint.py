@@ -256,8 +256,17 @@ def run_clip_checks(path: str, asset, analysis, roles, plan: Plan) -> Tuple[List
 
 
 def member_summary(analysis, measurements: Optional[Dict[str, Any]], expect) -> Dict[str, Any]:
-    """The group-facing summary of one clip: its measurements + L−R signal + declared loop/fps."""
-    summary = dict(measurements if measurements is not None else analysis.measurements())
+    """The group-facing summary of one clip (a small dict; the clip itself is not kept).
+
+    ``measurements`` when the run computed them, else only what group checks
+    read: gait phase and amplitude (+ reasons), duration, key counts, loop
+    endpoint mode. Always adds ``lr_signal_m`` (one cycle of the L−R signal,
+    for the report), ``declared_loop`` and ``declared_fps``.
+    """
+    if measurements is not None:
+        summary = dict(measurements)
+    else:
+        summary = _group_fields(analysis)
     try:
         signal = analysis.gait.signal_m
     except Exception:  # noqa: BLE001
@@ -266,6 +275,36 @@ def member_summary(analysis, measurements: Optional[Dict[str, Any]], expect) -> 
     summary["declared_loop"] = None if expect is None else expect.loop
     summary["declared_fps"] = None if expect is None else expect.fps
     return summary
+
+
+def _group_fields(analysis) -> Dict[str, Any]:
+    clip = analysis.clip
+    out: Dict[str, Any] = {"name": clip.name, "index": int(clip.index), "key_count_max": int(clip.max_key_count)}
+    try:
+        grid = analysis.grid
+        out["duration_s"] = float(grid.duration_s or clip.duration_s)
+        out["frame_count"] = int(grid.frame_count)
+        g = analysis.gait
+        for name in ("gait_phase", "lr_amplitude_m", "cycles"):
+            value = getattr(g, name)
+            if isinstance(value, float) and not math.isfinite(value):
+                value = None
+            out[name] = value
+            if value is None:
+                out[name + "_unavailable"] = getattr(g, name + "_unavailable", None) or "not measured"
+        mode, why = analysis.loop_endpoint_mode_with()
+        out["loop_endpoint_mode"] = mode
+        if mode is None:
+            out["loop_endpoint_mode_unavailable"] = why or "not measured"
+    except Exception as exc:  # noqa: BLE001 - an unsampleable clip is a missing measurement
+        if os.environ.get("ANIMSMITH_DEBUG"):
+            raise
+        reason = f"clip cannot be sampled ({type(exc).__name__}: {exc})"
+        out.setdefault("duration_s", None)
+        for name in ("gait_phase", "lr_amplitude_m", "loop_endpoint_mode"):
+            out.setdefault(name, None)
+            out.setdefault(name + "_unavailable", reason)
+    return out
 
 
 @dataclass

@@ -323,3 +323,41 @@ def test_cross_file_missing_file_and_multi_clip_file(tmp_path, capsys):
     assert code == 1 and [f["clip"] for f in missing] == ["absent.glb", "two.glb"]
     assert "cannot read member file" in missing[0]["message"]
     assert "two.glb#<clip>" in missing[1]["message"]
+
+
+def test_text_and_json_judge_groups_alike(tmp_path, capsys):
+    """Text runs skip the per-clip measurement dicts; group verdicts must not change."""
+    clips = [
+        gait_clip("a"),
+        gait_clip("b", velocity_mps=(0, 0, 2.0)),
+        gait_clip("c", reverse=True),
+        gait_clip("d", offset_cycles=0.25),
+    ]
+    glb = write_clips(tmp_path / "m.glb", clips)
+    cfg = write_config(tmp_path / "c.toml", gait_config(["a", "b", "c", "d"]) + sync_config(["a", "b", "c", "d"]))
+    code_t, out_t, _ = run_cli(["--config", cfg, "lint", glb], capsys)
+    code_j, out_j, _ = run_cli(["--config", cfg, "lint", "--format", "json", glb], capsys)
+    doc = validate_json(out_j)
+    text_heads = [line.split()[0].rstrip(":") for line in out_t.splitlines() if line.startswith("  ")]
+    json_heads = [f"{f['severity']}[{f['check_id']}]" for f in doc["files"][0]["findings"]]
+    assert [h for h in text_heads if not h.startswith("coverage")] == json_heads
+    assert {"error[gait-group]", "error[sync-group]", "warning[time-complement]"} <= set(json_heads)
+    assert code_t == code_j == 1
+
+
+def test_cross_file_groups_with_jobs(tmp_path, capsys):
+    files = mixamo_pack(tmp_path)
+    cfg = write_config(tmp_path / "ring.toml", gait_config(["fwd.glb", "bwd.glb", "left.glb", "right.glb"]))
+    paths = [files[s] for s in ("fwd", "bwd", "left", "right")]
+    one = run_cli(["--config", cfg, "lint", "--jobs", "1", *paths], capsys)
+    two = run_cli(["--config", cfg, "lint", "--jobs", "2", *paths], capsys)
+    assert one == two and one[0] == 1 and one[1].count("error[gait-group]") == 1
+
+
+def test_control_characters_in_names_are_escaped(tmp_path, capsys):
+    clips = [gait_clip("a\u202eb"), gait_clip("c\nd", offset_cycles=0.5)]
+    glb = write_clips(tmp_path / "x.glb", clips)
+    cfg = write_config(tmp_path / "c.toml", gait_config(["a\u202eb", "c\nd"], cap=0.1))
+    code, out, _ = run_cli(["--config", cfg, "lint", glb], capsys)
+    assert code == 1
+    assert "\u202e" not in out and "a\\u202eb" in out and "c\\u000ad" in out

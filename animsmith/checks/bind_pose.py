@@ -40,24 +40,24 @@ def first_frame_rest_deltas_deg(skeleton, clip):
     """[(bone, degrees)] for every usable rotation track (module docstring), in channel order."""
     from animsmith.core import quat
 
-    bones, firsts, rests = [], [], []
     nb = len(skeleton.names)
-    for ch in clip.channels:
-        if ch.path != "rotation" or ch.key_count < 1 or not (0 <= ch.bone < nb):
-            continue
-        q = np.asarray(ch.values[0], dtype=np.float64)
-        r = np.asarray(skeleton.rest_rotation[ch.bone], dtype=np.float64)
-        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(r))):
-            continue
-        if not (np.linalg.norm(q) > 0 and np.linalg.norm(r) > 0):
-            continue
-        bones.append(int(ch.bone))
-        firsts.append(q)
-        rests.append(r)
-    if not bones:
+    rot = [ch for ch in clip.channels if ch.path == "rotation" and ch.key_count >= 1 and 0 <= ch.bone < nb]
+    if not rot:
         return []
-    deg = np.degrees(quat.angle_between_rad(np.array(rests), np.array(firsts)))
-    return list(zip(bones, (float(d) for d in deg)))
+    bones = np.array([ch.bone for ch in rot], dtype=np.int64)
+    firsts = np.array([ch.values[0] for ch in rot], dtype=np.float64).reshape(len(rot), 4)
+    rests = np.asarray(skeleton.rest_rotation, dtype=np.float64)[bones]
+    with np.errstate(invalid="ignore", over="ignore"):
+        usable = (
+            np.isfinite(firsts).all(axis=1)
+            & np.isfinite(rests).all(axis=1)
+            & (np.linalg.norm(firsts, axis=1) > 0)
+            & (np.linalg.norm(rests, axis=1) > 0)
+        )
+    if not usable.any():
+        return []
+    deg = np.degrees(quat.angle_between_rad(rests[usable], firsts[usable]))
+    return list(zip((int(b) for b in bones[usable]), (float(d) for d in deg)))
 
 
 def check(ctx):
