@@ -29,7 +29,7 @@ import numpy as np
 from animsmith.model import Asset, Channel, Clip, Skeleton
 from animsmith.sim.creature import Creature
 from animsmith.sim.terrain import Terrain
-from animsmith.sim.walker import Walk, WalkOptions, contact_events, segment_rotations, simulate
+from animsmith.sim.walker import Walk, WalkOptions, contact_events, loop_seam_phase, segment_rotations, simulate
 
 CONTACTS_KEY = "animsmith_contacts"
 CONTACTS_VERSION = 1
@@ -86,8 +86,26 @@ def creature_skeleton(creature: Creature) -> CreatureRig:
         parents.append(ids[-1])
         rest.append([0.0, -float(leg.segments[-1]), 0.0])
         seg_bones.append(ids)
-    sk = Skeleton.build(names, parents, rest)
+    rot = _standing_local_rotations(creature, len(names), seg_bones)
+    sk = Skeleton.build(names, parents, rest, rot)
     return CreatureRig(skeleton=sk, root=0, segment_bones=seg_bones, foot_bones=feet)
+
+
+def _standing_local_rotations(creature: Creature, bone_count: int, seg_bones: List[List[int]]) -> np.ndarray:
+    """(B, 4) rest rotations: the standing pose (feet at home), so clips start near the bind pose."""
+    from animsmith.core import quat
+
+    from animsmith.sim.walker import _segment_frames, standing_pose
+
+    rot = np.tile([0.0, 0.0, 0.0, 1.0], (bone_count, 1))
+    joints, axes = standing_pose(creature)
+    for li, ids in enumerate(seg_bones):
+        world = _segment_frames(joints[li], axes[li])[0]  # (n, 3, 3)
+        parent = np.eye(3)
+        for si, bone in enumerate(ids):
+            rot[bone] = quat.from_matrix(parent.T @ world[si])
+            parent = world[si]
+    return rot
 
 
 def continuous_quaternions(q: np.ndarray) -> np.ndarray:
@@ -176,16 +194,23 @@ def bake(
     options: Optional[WalkOptions] = None,
     clip_name: Optional[str] = None,
     camera_distance_m: Optional[float] = None,
+    start_cycles: Optional[float] = None,
 ) -> Baked:
-    """Simulate and bake ``creature`` walking straight ahead (+Z) into an Asset."""
+    """Simulate and bake ``creature`` walking straight ahead (+Z) into an Asset.
+
+    The clip starts ``start_cycles`` into the gait (default
+    :func:`~animsmith.sim.walker.loop_seam_phase`: a wrap inside stance).
+    """
     speed = creature.clip_speed if speed_mps is None else float(speed_mps)
     if not speed > 0:
         raise ValueError("speed must be > 0")
     times = sample_times_s(creature, speed, cycles, fps, samples_per_cycle)
     times = times.astype(np.float32).astype(np.float64)
+    start = loop_seam_phase(creature) * creature.cycle_m if start_cycles is None else float(start_cycles) * creature.cycle_m
     walk = simulate(
         creature,
         times,
+        start_distance_m=start,
         speed_mps=speed,
         terrain=Terrain(terrain, creature.body_height),
         options=options,
@@ -205,6 +230,7 @@ def bake(
             "terrain": terrain,
             "speed_mps": speed,
             "cycles": cycles,
+            "start_cycles": round(start / creature.cycle_m, 6),
             "mode": "root-motion" if root_motion else "in-place",
         },
     }

@@ -235,6 +235,50 @@ def _segment_frames(joints: np.ndarray, knee_axis: np.ndarray) -> np.ndarray:
     return np.stack([x, y, z], axis=-1)
 
 
+def solve_legs(creature: Creature, body_pos, rot, target_w, *, fabrik_iterations: int = 32, tolerance_m: float = 1e-5):
+    """Solve every leg for every frame: (joints per leg (N, n+1, 3), knee axes per leg (N, 3), shortfall (N, L)).
+
+    Hips ride the body: ``hip = body_pos + R·(hip − (0, body_height, 0))``; the
+    pole is the knee kind's direction rotated with the body.
+    """
+    c = creature
+    body_pos = np.asarray(body_pos, dtype=np.float64)
+    n = body_pos.shape[0]
+    joints: List[np.ndarray] = []
+    axes: List[np.ndarray] = []
+    shortfall = np.zeros((n, len(c.legs)))
+    for li, leg in enumerate(c.legs):
+        hip = body_pos + np.einsum("nij,j->ni", rot, np.asarray(leg.hip) - np.array([0.0, c.body_height, 0.0]))
+        pole = np.einsum("nij,j->ni", rot, np.asarray(KNEE_POLES[leg.knee]))
+        tgt = target_w[:, li, :]
+        if leg.two_bone:
+            sol = two_bone(hip, tgt, leg.segments[0], leg.segments[1], pole)
+            pts = np.stack([hip, sol.knee_m, sol.foot_m], axis=1)
+            shortfall[:, li] = np.maximum(0.0, np.abs(sol.shortfall_m) - 1e-4)
+            u = sol.foot_m - hip
+        else:
+            start = initial_chain(hip, tgt, leg.segments, pole)
+            fs = fabrik(start, leg.segments, tgt, tolerance_m=tolerance_m, max_iterations=fabrik_iterations)
+            pts = fs.points_m
+            shortfall[:, li] = fs.residual_m
+            u = tgt - hip
+        u = u / np.maximum(np.linalg.norm(u, axis=-1, keepdims=True), 1e-12)
+        v = pole - np.einsum("ni,ni->n", pole, u)[:, None] * u
+        v = v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
+        axes.append(np.cross(v, u))
+        joints.append(pts)
+    return joints, axes, shortfall
+
+
+def standing_pose(creature: Creature):
+    """Joints and knee axes (one frame) with every foot at its home and the body level at body_height."""
+    c = creature
+    body = np.array([[0.0, c.body_height, 0.0]])
+    home = np.array([[leg.home for leg in c.legs]])
+    joints, axes, _ = solve_legs(c, body, np.eye(3)[None], home)
+    return joints, axes
+
+
 def simulate(
     creature: Creature,
     times_s,
@@ -334,37 +378,15 @@ def simulate(
     tilt = np.zeros((n, 2))
     if n > 1:
         tilt[1:] = att.tilt_for_batch(vel[1:], vel[:-1], (0.0, 0.0, 1.0), np.diff(t), opts.bank_per, opts.pitch_per, opts.tilt_max_deg)
-    if np.any(tilt):
+    if np.max(np.abs(tilt)) > 1e-9:  # float noise of a constant velocity is not a tilt
         tilt = _exp_filter(tilt, opts.tilt_rate, dt)
         pitch = pitch + np.radians(tilt[:, 1])
         roll = roll + np.radians(tilt[:, 0])
     rot = att.rotation_xz(pitch, roll)  # (N, 3, 3)
 
     # --- legs ---------------------------------------------------------------------
-    joints: List[np.ndarray] = []
-    axes: List[np.ndarray] = []
-    shortfall = np.zeros((n, legs))
-    for li, leg in enumerate(c.legs):
-        hip = body_pos + np.einsum("nij,j->ni", rot, np.asarray(leg.hip) - np.array([0.0, c.body_height, 0.0]))
-        pole = np.einsum("nij,j->ni", rot, np.asarray(KNEE_POLES[leg.knee]))
-        tgt = target_w[:, li, :]
-        if leg.two_bone:
-            sol = two_bone(hip, tgt, leg.segments[0], leg.segments[1], pole)
-            pts = np.stack([hip, sol.knee_m, sol.foot_m], axis=1)
-            shortfall[:, li] = np.maximum(0.0, np.abs(sol.shortfall_m) - 1e-4)
-            u = sol.foot_m - hip
-        else:
-            start = initial_chain(hip, tgt, leg.segments, pole)
-            iters = 1 if tier == 1 else opts.fabrik_iterations
-            fs = fabrik(start, leg.segments, tgt, tolerance_m=opts.fabrik_tolerance_m, max_iterations=iters)
-            pts = fs.points_m
-            shortfall[:, li] = fs.residual_m
-            u = tgt - hip
-        u = u / np.maximum(np.linalg.norm(u, axis=-1, keepdims=True), 1e-12)
-        v = pole - np.einsum("ni,ni->n", pole, u)[:, None] * u
-        v = v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
-        axes.append(np.cross(v, u))
-        joints.append(pts)
+    iters = 1 if tier == 1 else opts.fabrik_iterations
+    joints, axes, shortfall = solve_legs(c, body_pos, rot, target_w, fabrik_iterations=iters, tolerance_m=opts.fabrik_tolerance_m)
 
     return Walk(
         creature=c,
@@ -429,6 +451,25 @@ def _keyframed(c: Creature, t: np.ndarray, speed: float, direction, start_distan
 def segment_rotations(walk: Walk, leg_index: int) -> np.ndarray:
     """(N, n, 3, 3) world rotations of one leg's segments (see :func:`_segment_frames`)."""
     return _segment_frames(walk.joints_m[leg_index], walk.knee_axis[leg_index])
+
+
+def loop_seam_phase(creature: Creature, candidates: int = 720) -> float:
+    """Cycle fraction where a baked loop should start (and wrap).
+
+    Among ``candidates`` evenly spaced start fractions u, the one with the
+    fewest legs in swing, then the farthest (circular) from any leg's plant
+    or lift; ties -> the smallest u. A wrap inside a constant-velocity stance
+    keeps the seam's velocity continuous.
+    """
+    u = np.arange(candidates) / candidates
+    phases = np.array([leg.phase for leg in creature.legs])
+    t = np.mod(u[:, None] + phases[None, :], 1.0)
+    swinging = (t >= creature.duty).sum(axis=1)
+    edges = np.concatenate([np.mod(-phases, 1.0), np.mod(creature.duty - phases, 1.0)])
+    d = np.abs(u[:, None] - edges[None, :])
+    gap = np.minimum(d, 1.0 - d).min(axis=1)
+    order = np.lexsort((-gap, swinging))
+    return float(u[order[0]])
 
 
 def contact_events(creature: Creature, start_distance_m: float, end_distance_m: float, speed_mps: float, time_offset_s: float = 0.0) -> List[dict]:
