@@ -14,6 +14,7 @@ from typing import List, Optional
 import click
 
 from animsmith.cli import config_option, effective_config_path
+from animsmith.render import FORMATS
 
 
 def split_ids(values) -> List[str]:
@@ -37,7 +38,7 @@ def _stdout_is_tty() -> bool:
 )
 @click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
 @config_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="text", show_default=True, help="Output format.")
 @click.option("--select", "select", multiple=True, metavar="ID,..", help="Run only these checks.")
 @click.option("--allow", "allow", multiple=True, metavar="ID,..", help="Hide these checks' findings (and ignore them for the exit code).")
 @click.option("--deny-warnings", is_flag=True, help="Exit 1 on warnings too.")
