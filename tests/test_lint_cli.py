@@ -168,3 +168,35 @@ def test_group_member_summaries_do_not_keep_assets(tmp_path):
         assert all(isinstance(v, (int, float, str, list, dict, bool, type(None))) for v in m.summary.values())
         assert len(m.summary["lr_signal_m"]) == 30  # one cycle of the 31-key grid
     assert os.path.exists(glb)
+
+
+def test_each_asset_is_released_before_the_next_file_loads(tmp_path, monkeypatch):
+    """Linting N files holds at most one loaded asset at a time (1,000 clips never all in memory)."""
+    import gc
+    import weakref
+
+    import animsmith.io.read as read
+    from animsmith.config import parse_contract
+    from animsmith.lint import expand_paths, run_lint
+
+    for i in range(4):
+        ring(tmp_path, (0.0, 0.25 * (i % 2)), name=f"f{i}.glb")
+    contract = parse_contract(
+        b'[gait_groups.g]\nclips = ["c0", "c1"]\n[sync_groups.s]\nclips = ["c0", "c1"]\n', str(tmp_path / "c.toml")
+    )
+    real_load = read.load_asset
+    refs = []
+    alive_at_load = []
+
+    def tracking_load(path, **kw):
+        gc.collect()
+        alive_at_load.append(sum(r() is not None for r in refs))
+        asset = real_load(path, **kw)
+        refs.append(weakref.ref(asset))
+        return asset
+
+    monkeypatch.setattr(read, "load_asset", tracking_load)
+    result = run_lint(expand_paths([str(tmp_path)]), contract)
+    gc.collect()
+    assert alive_at_load == [0, 0, 0, 0]
+    assert all(r() is None for r in refs) and len(result.files) == 4
