@@ -446,3 +446,48 @@ def _qmul(a, b):
             aw * bw - ax * bx - ay * by - az * bz,
         ]
     )
+
+
+# --------------------------------------------------------------------------
+# Candidate choice among s-1, s, s+1
+# --------------------------------------------------------------------------
+
+
+def _feet_grid(pop_at=None, frames=31):
+    """Hand-built model positions: hips (0,1,0); feet bob 0.2 m and stride 0.3 m; optional x jump at ``pop_at``."""
+    from animsmith.core.roles import RoleMap
+    from animsmith.model import PoseGrid
+
+    k = np.arange(frames)
+    h = 0.2 * np.sin(2 * np.pi * k / (frames - 1))
+    pos = np.zeros((frames, 3, 3))
+    pos[:, 0] = (0, 1, 0)
+    pos[:, 1, 0], pos[:, 1, 1] = 0.1, 0.1 + h
+    pos[:, 2, 0], pos[:, 2, 1] = -0.1, 0.1 - h
+    pos[:, 1, 2] = 0.3 * np.cos(2 * np.pi * k / (frames - 1))  # stride: steps > 2 cm everywhere
+    pos[:, 2, 2] = -pos[:, 1, 2]
+    if pop_at is not None:
+        pos[pop_at:, 1, 0] += 0.3
+    grid = PoseGrid(frame_times(frames).astype(float), None, None, None, None, pos, None, 1.0)
+    roles = RoleMap(bones={"hips": 0, "left_foot": 1, "right_foot": 2}, names={"hips": "h", "left_foot": "l", "right_foot": "r"})
+    return grid, roles
+
+
+def test_seam_noise_keeps_the_nearest_frame():
+    # feet bob as sin(2πk/30): the true trough is at 0.75; the three candidates'
+    # seam ratios differ by stride shape (s is not even the smallest) but none pops: s is kept
+    from animsmith.core.gait import loop_seam_ratio
+
+    grid, roles = _feet_grid()
+    ratios = [loop_seam_ratio(ga._rolled_grid(grid, s), roles)[0] for s in (22, 23, 24)]
+    assert max(ratios) < 1.05 and ratios[1] > min(ratios) + 0.01
+    shift, offset, gm, seam = ga.choose_shift(grid, roles, 0.75, 31)
+    assert (shift, offset) == (23, 0)
+
+
+def test_a_popped_seam_moves_to_a_neighbour_frame():
+    # the feet jump 0.3 m between frames 19 and 20: rotating by 20 puts the pop on the wrap
+    grid, roles = _feet_grid(pop_at=20)
+    shift, offset, gm, seam = ga.choose_shift(grid, roles, 20 / 31, 31)
+    assert offset in (-1, 1) and shift == 20 + offset
+    assert seam < 1.0

@@ -102,3 +102,6 @@ def test_seed_ring_passes_gait_group_after_anchoring_each_member(capsys, tmp_pat
         assert f"gait-anchored '{name}'" in stdout
         current = nxt
     assert gait_group_errors(capsys, SEED_TOML, current) == []
+    for name in ("run_forward", "run_backward", "run_left", "run_right"):
+        gm, frames = anchor_of_file(current, name)
+        assert min(gm.gait_phase, 1 - gm.gait_phase) * (frames - 1) <= 0.5 + 1e-9

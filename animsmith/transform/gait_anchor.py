@@ -38,8 +38,12 @@ Proofs, in evaluation order (first failure refuses):
 
 The rewrite: s = round_half_away(anchor·E) where anchor is the clip fraction
 of the first trough (gait_phase / cycles); among s, s−1, s+1 (that order) the
-candidate with the strictly smallest re-measured loop-seam ratio wins (no
-ratio ranks +inf; ties keep the earlier). Every nonconstant channel's key
+candidate with the smallest re-measured loop-seam ratio wins (no ratio ranks
++inf). Ratios at or below 1 (the wrap step is no larger than its neighbours:
+seamless) rank equal, and ratios within ``SEAM_TIE_TOLERANCE`` (0.05) of the
+current best are ties that keep the earlier candidate, so seam noise on a
+seamless loop never moves the anchor off the nearest frame; only a real pop
+(ratio > 1) is traded for a neighbour. Every nonconstant channel's key
 values are rotated left: new[k] = old[(k + s) mod E]; times, interpolation
 and duration are unchanged and nothing is resampled.
 """
@@ -60,6 +64,12 @@ AUTHORED_F32_ULPS = 4
 WORK_BUDGET_SAMPLES = 1_000_000
 MIN_LR_AMPLITUDE_M = 0.03
 GRID_TOLERANCE_EPS = 4.0
+#: seam ratios closer than this are ties (sampling noise of a seamless loop):
+#: a candidate s±1 replaces s only when its ratio is smaller by more than this.
+SEAM_TIE_TOLERANCE = 0.05
+#: a wrap step no larger than its neighbouring steps (ratio <= 1) is seamless:
+#: all such candidates rank equal.
+SEAMLESS_RATIO = 1.0
 F32_EPS = float(np.finfo(np.float32).eps)
 
 CODES = (
@@ -539,8 +549,8 @@ def choose_shift(grid, roles, anchor_fraction: float, frames: int):
         if gm.gait_phase is None:
             continue
         seam, _ = loop_seam_ratio(rolled, roles)
-        rank = math.inf if seam is None else seam
-        if best is None or rank < best[0]:
+        rank = math.inf if seam is None else max(seam, SEAMLESS_RATIO)
+        if best is None or rank < best[0] - SEAM_TIE_TOLERANCE:
             best = (rank, shift, offset, gm, seam)
     if best is None:
         return None
