@@ -272,3 +272,23 @@ def test_lod_tiers():
     flat = simulate(c, t)
     # keyframes replay the flat cycle: within a few mm of the full flat solve (linear blend of 48 keys)
     assert np.max(np.abs(far.foot_m - flat.foot_m)) < 2e-3
+
+
+def test_acceleration_tilts_the_body_into_it():
+    c = catalog_creature("fox")
+    t = np.linspace(0, 2, 201)
+    speeding = simulate(c, t, distance_m=0.25 * t**2)  # 0.5 m/s² forward
+    braking = simulate(c, t, distance_m=1.0 * t - 0.25 * t**2)  # −0.5 m/s²
+    # seed: pitch = −a·pitch_per = −0.05° -> with +Z forward the nose dips by 0.05°
+    # (exponential approach at 4/s over 2 s: 1 − 0.96^200 of the way)
+    expect = 0.05 * (1 - 0.96**200)
+    dip = np.degrees(np.arcsin(-speeding.body_rotation[-1][1, 2]))
+    assert dip == pytest.approx(expect, rel=1e-3)
+    rise = np.degrees(np.arcsin(-braking.body_rotation[-1][1, 2]))
+    assert rise == pytest.approx(-expect, rel=1e-3)
+    steady = simulate(c, t)
+    assert np.array_equal(steady.body_rotation, np.broadcast_to(np.eye(3), steady.body_rotation.shape))
+    # the pose is still a pure function of distance: feet planted while speeding up
+    st = speeding.stance[1:] & speeding.stance[:-1]
+    step = np.linalg.norm(np.diff(speeding.foot_m, axis=0), axis=-1)
+    assert np.max(np.where(st, step, 0.0)) < 1e-9

@@ -290,6 +290,7 @@ def simulate(
     options: Optional[WalkOptions] = None,
     camera_distance_m: Optional[float] = None,
     lod: Optional[LodTiers] = None,
+    distance_m=None,
 ) -> Walk:
     """Walk ``creature`` straight along ``direction`` (body frame = world axes) for ``times_s``.
 
@@ -303,16 +304,24 @@ def simulate(
     n, legs = t.shape[0], len(c.legs)
     speed = c.clip_speed if speed_mps is None else float(speed_mps)
     tier = (lod or LodTiers()).tier(camera_distance_m)
-    if tier == 2:
+    if tier == 2 and distance_m is None:
         return _keyframed(c, t, speed, direction, start_distance_m, opts)
     if terrain is None:
         terrain = Terrain("flat", c.body_height)
     dt = float(np.median(np.diff(t))) if n > 1 else 0.0
     dirv = np.asarray(direction, dtype=np.float64)
     dirv = dirv / np.linalg.norm(dirv)
-    distance = start_distance_m + speed * t
+    if distance_m is None:
+        distance = start_distance_m + speed * t
+    else:
+        distance = np.asarray(distance_m, dtype=np.float64).reshape(-1)
+        if distance.shape != t.shape:
+            raise ValueError(f"distance_m has {distance.shape[0]} samples, times_s has {n}")
+        start_distance_m = float(distance[0]) if n else 0.0
     travel = (distance - start_distance_m)[:, None] * dirv[None, :]  # (N, 3) world travel
     velocity = speed * dirv
+    if distance_m is not None and n > 1:
+        velocity = np.gradient(distance, t)[:, None, None] * dirv  # per-frame look-ahead lead
 
     ft = foot_targets(c, distance, dirv)
     tb = ft.position_m  # body frame, y = lift above the ground
@@ -374,13 +383,16 @@ def simulate(
         pitch = pitch + p_fit
         roll = roll + r_fit
     # acceleration tilt (zero for a straight walk at constant speed), smoothed at tilt_rate
-    vel = np.gradient(travel, t, axis=0) if n > 1 else np.zeros((n, 3))
+    vel = np.gradient(travel, t, axis=0, edge_order=2 if n > 2 else 1) if n > 1 else np.zeros((n, 3))
     tilt = np.zeros((n, 2))
     if n > 1:
         tilt[1:] = att.tilt_for_batch(vel[1:], vel[:-1], (0.0, 0.0, 1.0), np.diff(t), opts.bank_per, opts.pitch_per, opts.tilt_max_deg)
     if np.max(np.abs(tilt)) > 1e-9:  # float noise of a constant velocity is not a tilt
         tilt = _exp_filter(tilt, opts.tilt_rate, dt)
-        pitch = pitch + np.radians(tilt[:, 1])
+        # +Z forward: Rx(+a) dips the nose, so the seed's pitch (negative when
+        # speeding up, "lean into it") enters with its sign flipped; Rz(+bank)
+        # leans the top toward −X = right, into a rightward acceleration.
+        pitch = pitch - np.radians(tilt[:, 1])
         roll = roll + np.radians(tilt[:, 0])
     rot = att.rotation_xz(pitch, roll)  # (N, 3, 3)
 
