@@ -537,3 +537,36 @@ def _hint(word: str, choices) -> str:
 
 #: alias used by ``measure`` / ``inspect``
 load_config = load_contract
+
+
+# ---------------------------------------------------------------------------
+# Group-table keys, for `animsmith checks ID` and docs/checks.md
+# ---------------------------------------------------------------------------
+
+GROUP_KEY_DOCS = {
+    "clips": "Members: a clip name, \"file.glb\" or \"file.glb#clip\" (paths relative to the config).",
+    "max_gait_phase_spread": "Largest allowed circular distance (cycles) of a member's stride anchor from the circular mean.",
+    "min_lr_amplitude_m": "Members whose left-right foot-height swing is below this are coverage gaps (exactly at it counts).",
+    "max_duration_delta_s": "Allowed duration spread (max − min), seconds.",
+    "max_frame_count_delta": "Allowed spread of authored key counts.",
+    "max_fps_delta": "Allowed fps spread (declared fps, else authored (keys − 1)/duration).",
+    "min_reflected_time_advantage": "Warn when reflected-time similarity beats same-time similarity by more than this.",
+}
+
+
+def group_table_keys(check_id: str):
+    """(table header, [(key, type, default, range text, doc)]) of the group table a check reads, or None."""
+    tables = {
+        "gait-group": ("[gait_groups.<name>]", GAIT_GROUP_KEYS, GaitGroup(name="", clips=[], members=[])),
+        "sync-group": ("[sync_groups.<name>]", SYNC_GROUP_KEYS, SyncGroup(name="", clips=[], members=[])),
+        "time-complement": ("[sync_groups.<name>.time_complement]", TIME_COMPLEMENT_KEYS, TimeComplement()),
+    }
+    if check_id not in tables:
+        return None
+    header, spec, defaults = tables[check_id]
+    rows = []
+    for key, (kind, lo, hi, _choices) in spec.items():
+        default = None if key == "clips" else getattr(defaults, key)
+        rng = ", ".join(p for p in ((f"≥ {lo:g}" if lo is not None else ""), (f"≤ {hi:g}" if hi is not None else "")) if p)
+        rows.append((key, kind, default, rng, GROUP_KEY_DOCS[key]))
+    return header, rows

@@ -149,7 +149,10 @@ def test_checks_lists_every_registered_check(capsys):
 def test_checks_explains_one_with_config_keys(capsys):
     code, out, _ = run_cli(["checks", "bind-pose"], capsys)
     assert code == 0 and out.startswith("bind-pose (warning, clip check)")
-    assert "max_mean_rest_delta_deg = 45" in out
+    assert "max_mean_rest_delta_deg (number, ≥ 0, ≤ 180; default 45)" in out
+    code, out, _ = run_cli(["checks", "gait-group"], capsys)
+    assert "max_gait_phase_spread (number, ≥ 0, ≤ 0.5; default 0.15)" in out
+    assert "min_lr_amplitude_m (number, ≥ 0; default 0.03)" in out
     code, out, err = run_cli(["checks", "gait-grup"], capsys)
     assert code == 2 and "did you mean 'gait-group'" in err
 

@@ -180,17 +180,25 @@ def option_range(opt) -> str:
 
 def explain(spec: CheckSpec) -> str:
     """Plain-text explanation of one check (``animsmith checks ID``)."""
+    from animsmith.config import group_table_keys
+
     lines = [f"{spec.id} ({spec.severity}, {spec.scope} check)", "", spec.doc.strip(), ""]
     lines.append("Needs: " + ("; ".join(spec.needs) if spec.needs else "nothing (always on)"))
-    if spec.group_table:
-        lines.append(f"Armed by: [{spec.group_table}.<name>] in the config")
-    lines.append("")
-    lines.append(f"Config [checks.{spec.id}]:")
-    lines.append(f"  enabled = true            Run this check (false disables it).")
-    lines.append(f'  severity = "{spec.severity}"  Rewrites the severity of every finding (error | warning | note | off).')
+    table = group_table_keys(spec.id)
+    if table:
+        header, rows = table
+        lines += ["", f"Config {header} (arms the check):"]
+        for key, kind, default, rng, doc in rows:
+            shown = "required" if default is None else f"default {_fmt_default(default)}"
+            lines.append(f"  {key} ({kind}{', ' + rng if rng else ''}; {shown}): {doc}")
+    lines += ["", f"Config [checks.{spec.id}]:"]
+    lines.append("  enabled (bool; default true): false disables the check.")
+    lines.append(
+        f'  severity (string; default "{spec.severity}"): error | warning | note | off; rewrites every finding.'
+    )
     for key, opt in spec.config.items():
         rng = option_range(opt)
-        lines.append(f"  {key} = {_fmt_default(opt.default)} ({opt.type}{', ' + rng if rng else ''})  {opt.doc}")
+        lines.append(f"  {key} ({opt.type}{', ' + rng if rng else ''}; default {_fmt_default(opt.default)}): {opt.doc}")
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -200,6 +208,8 @@ def _cell(text: str) -> str:
 
 def markdown() -> str:
     """docs/checks.md, generated from the registry (a test fails when the file drifts)."""
+    from animsmith.config import group_table_keys
+
     specs = registry()
     out = [
         "# Check reference",
@@ -226,6 +236,13 @@ def markdown() -> str:
         if s.body:
             out += ["", s.body]
         out += ["", "**Needs:** " + ("; ".join(s.needs) if s.needs else "nothing (always on)")]
+        table = group_table_keys(s.id)
+        if table:
+            header, rows = table
+            out += ["", f"| `{header}` key | type | default | range | meaning |", "|---|---|---|---|---|"]
+            for key, kind, default, rng, doc in rows:
+                shown = "required" if default is None else f"`{_fmt_default(default)}`"
+                out.append(f"| `{key}` | {kind} | {shown} | {rng or '—'} | {_cell(doc)} |")
         if s.config:
             out += ["", f"| `[checks.{s.id}]` key | type | default | range | meaning |", "|---|---|---|---|---|"]
             for key, opt in s.config.items():
