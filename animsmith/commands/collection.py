@@ -153,11 +153,13 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
                 targets[f] = os.path.join(out_dir, os.path.basename(f))
             if len(set(targets.values())) != len(targets):
                 raise AnimsmithError("two member files share a file name; --out-dir would overwrite one with the other")
-        from animsmith.commands.transform import same_file
+        from animsmith.commands.transform import external_buffers, same_dir, same_file
 
         for f, t in targets.items():
             if same_file(f, t):
                 raise AnimsmithError(f"output {t!r} is an input file; choose another --out-dir or -o")
+            if external_buffers(assets[f]) and not same_dir(f, t):
+                raise AnimsmithError("the GLB references external buffer files; write the output in the same folder", f)
 
     roles_of = {}
 
@@ -202,7 +204,10 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
             built[f] = patch.to_bytes()
         # re-load and prove every member independently
         for p in plans:
-            after = load_asset_bytes(built[p.source], targets.get(p.source, p.source), strict=False)
+            after = load_asset_bytes(
+                built[p.source], targets.get(p.source, p.source),
+                base_dir=os.path.dirname(os.path.abspath(p.source)), strict=False,
+            )
             clip = after.clips[p.clip_index]
             fc.verify_retimed(after, clip, roles(p.source), p, ref_plan, contact_height_m)
     except Refusal as exc:

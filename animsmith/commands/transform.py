@@ -32,6 +32,20 @@ def same_file(a: str, b: str) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
+def same_dir(a: str, b: str) -> bool:
+    return os.path.dirname(os.path.realpath(a)) == os.path.dirname(os.path.realpath(b))
+
+
+def external_buffers(asset) -> bool:
+    """True when the document has a buffer stored in a separate file (a non-data URI)."""
+    doc = asset.gltf or {}
+    for buf in doc.get("buffers") or []:
+        uri = buf.get("uri") if isinstance(buf, dict) else None
+        if isinstance(uri, str) and not uri.startswith("data:"):
+            return True
+    return False
+
+
 def load_transform_contract(ctx: click.Context, local: Optional[str]):
     """The contract from --config (command or group), else ./animsmith.toml, else defaults."""
     from animsmith.config import load_contract
@@ -101,6 +115,10 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     if asset.container != "glb":
         raise AnimsmithError("transform edits .glb files only (convert the .gltf to .glb first)", file)
 
+    if output is not None and external_buffers(asset) and not same_dir(output, file):
+        raise AnimsmithError(
+            "the GLB references external buffer files; write the output in the same folder as the input", file
+        )
     contract = load_transform_contract(ctx, config_path)
     try:
         roles = resolve_roles(asset.skeleton, profile=contract.rig.profile, overrides=contract.rig.roles or None)
@@ -123,7 +141,7 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     try:
         plans = plan_gait_anchor(asset, roles, [c.name for c in clips], fps_of=lambda n: fps_by_clip[n])
         out_bytes, report = gait_anchored_glb(data, asset, plans)
-        verify_gait_anchored(asset, out_bytes, plans, roles, output or file)
+        verify_gait_anchored(asset, out_bytes, plans, roles, output or file, base_dir=os.path.dirname(os.path.abspath(file)))
     except Refusal as exc:
         doc["outcome"] = "refused"
         doc["output"] = None

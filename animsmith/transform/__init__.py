@@ -102,7 +102,9 @@ def _verification_refusal(clip: str, what: str) -> Refusal:
     )
 
 
-def verify_gait_anchored(asset, out_bytes: bytes, plans: Sequence[AnchorPlan], roles, label: str) -> List[float]:
+def verify_gait_anchored(
+    asset, out_bytes: bytes, plans: Sequence[AnchorPlan], roles, label: str, base_dir: Optional[str] = None
+) -> List[float]:
     """Re-load ``out_bytes`` and prove it is exactly the plan; return the re-measured phases.
 
     Checks: same skeleton rest pose; every clip has the same channels, key
@@ -115,7 +117,7 @@ def verify_gait_anchored(asset, out_bytes: bytes, plans: Sequence[AnchorPlan], r
     from animsmith.io.read import load_asset_bytes
 
     try:
-        after = load_asset_bytes(out_bytes, label, strict=False)
+        after = load_asset_bytes(out_bytes, label, base_dir=base_dir, strict=False)
     except LoadError as exc:
         raise _verification_refusal(plans[0].clip if plans else "?", f"reload failed: {exc.reason}") from None
     sk0, sk1 = asset.skeleton, after.skeleton
