@@ -244,29 +244,38 @@ def solve_legs(creature: Creature, body_pos, rot, target_w, *, fabrik_iterations
     c = creature
     body_pos = np.asarray(body_pos, dtype=np.float64)
     n = body_pos.shape[0]
-    joints: List[np.ndarray] = []
-    axes: List[np.ndarray] = []
+    joints: List[Optional[np.ndarray]] = [None] * len(c.legs)
+    axes: List[Optional[np.ndarray]] = [None] * len(c.legs)
     shortfall = np.zeros((n, len(c.legs)))
+    hips, poles = {}, {}
     for li, leg in enumerate(c.legs):
-        hip = body_pos + np.einsum("nij,j->ni", rot, np.asarray(leg.hip) - np.array([0.0, c.body_height, 0.0]))
-        pole = np.einsum("nij,j->ni", rot, np.asarray(KNEE_POLES[leg.knee]))
-        tgt = target_w[:, li, :]
+        hips[li] = body_pos + np.einsum("nij,j->ni", rot, np.asarray(leg.hip) - np.array([0.0, c.body_height, 0.0]))
+        poles[li] = np.einsum("nij,j->ni", rot, np.asarray(KNEE_POLES[leg.knee]))
         if leg.two_bone:
-            sol = two_bone(hip, tgt, leg.segments[0], leg.segments[1], pole)
-            pts = np.stack([hip, sol.knee_m, sol.foot_m], axis=1)
+            sol = two_bone(hips[li], target_w[:, li, :], leg.segments[0], leg.segments[1], poles[li])
+            joints[li] = np.stack([hips[li], sol.knee_m, sol.foot_m], axis=1)
             shortfall[:, li] = np.maximum(0.0, np.abs(sol.shortfall_m) - 1e-4)
-            u = sol.foot_m - hip
-        else:
-            start = initial_chain(hip, tgt, leg.segments, pole)
-            fs = fabrik(start, leg.segments, tgt, tolerance_m=tolerance_m, max_iterations=fabrik_iterations)
-            pts = fs.points_m
-            shortfall[:, li] = fs.residual_m
-            u = tgt - hip
+    # FABRIK legs: one batched solve per segment count, over every leg and frame at once
+    groups: dict = {}
+    for li, leg in enumerate(c.legs):
+        if not leg.two_bone:
+            groups.setdefault(len(leg.segments), []).append(li)
+    for _, ids in groups.items():
+        hip = np.concatenate([hips[li] for li in ids])
+        tgt = np.concatenate([target_w[:, li, :] for li in ids])
+        pole = np.concatenate([poles[li] for li in ids])
+        lengths = np.concatenate([np.broadcast_to(np.asarray(c.legs[li].segments), (n, len(c.legs[li].segments))) for li in ids])
+        start = initial_chain(hip, tgt, lengths, pole)
+        fs = fabrik(start, lengths, tgt, tolerance_m=tolerance_m, max_iterations=fabrik_iterations)
+        for k, li in enumerate(ids):
+            joints[li] = fs.points_m[k * n:(k + 1) * n]
+            shortfall[:, li] = fs.residual_m[k * n:(k + 1) * n]
+    for li, leg in enumerate(c.legs):
+        u = joints[li][:, -1, :] - hips[li] if leg.two_bone else target_w[:, li, :] - hips[li]
         u = u / np.maximum(np.linalg.norm(u, axis=-1, keepdims=True), 1e-12)
-        v = pole - np.einsum("ni,ni->n", pole, u)[:, None] * u
+        v = poles[li] - np.einsum("ni,ni->n", poles[li], u)[:, None] * u
         v = v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
-        axes.append(np.cross(v, u))
-        joints.append(pts)
+        axes[li] = np.cross(v, u)
     return joints, axes, shortfall
 
 
