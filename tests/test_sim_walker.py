@@ -7,6 +7,8 @@ import subprocess
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from animsmith.errors import AnimsmithError
 from animsmith.sim.bake import CONTACTS_KEY, bake, read_contact_markers
@@ -292,3 +294,51 @@ def test_acceleration_tilts_the_body_into_it():
     st = speeding.stance[1:] & speeding.stance[:-1]
     step = np.linalg.norm(np.diff(speeding.foot_m, axis=0), axis=-1)
     assert np.max(np.where(st, step, 0.0)) < 1e-9
+
+
+def test_authored_contacts_drive_the_core_slide_measure(tmp_path):
+    """Loaded back, the markers give the stance the core measures slide with (no inference)."""
+    from animsmith.core.contacts import foot_slide
+    from animsmith.core.pose import sample_pose
+    from animsmith.io.read import load_asset
+    from animsmith.io.write import write_glb
+    from animsmith.sim.bake import contact_stance_mask
+
+    c = catalog_creature("biped")
+    b = bake(c, cycles=2, fps=120)  # in place
+    path = str(tmp_path / "biped.glb")
+    write_glb(b.asset, path)
+    asset = load_asset(path)
+    clip = asset.clips[0]
+    times = clip.channels[0].times.astype(np.float64)
+    authored = contact_stance_mask(clip, ["LeftFoot", "RightFoot"], times)
+    # the markers agree with the walker's own stance except at the boundary samples
+    assert np.mean(authored == b.walk.stance) > 0.97
+    grid = sample_pose(asset.skeleton, clip, times)
+    feet = grid.model_position_m[:, [asset.skeleton.find("LeftFoot"), asset.skeleton.find("RightFoot")], :]
+    # in place: a planted foot sweeps back at the walking speed
+    fs = foot_slide(feet, times, stance=authored, ground_velocity_mps=[0.0, 0.0, -c.clip_speed])
+    assert fs.worst_speed_mps < 0.01
+    from animsmith.model import Clip
+
+    assert contact_stance_mask(Clip(name="no-markers", channels=[]), ["LeftFoot"], times) is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.floats(0.05, 1.0),
+    st.floats(0.3, 0.9),
+    st.floats(0.0, 0.2),
+    st.lists(st.floats(0.0, 0.999), min_size=1, max_size=6),
+)
+def test_stance_feet_never_slide_for_any_gait(stride, duty, lift, phases):
+    doc = {
+        "stride": stride, "duty": duty, "lift": lift, "clip_speed": 1.0,
+        "legs": [{"name": f"l{i}", "phase": p, "segments": [1.0, 1.0], "home": [0.1 * i, 0.0, 0.0]} for i, p in enumerate(phases)],
+    }
+    c = creature_from_dict(doc)
+    d = np.linspace(0.0, 2.5 * c.cycle_m, 800)
+    ft = foot_targets(c, d)
+    world_z = d[:, None] + ft.position_m[..., 2]
+    both = ft.stance[1:] & ft.stance[:-1]
+    assert np.max(np.where(both, np.abs(np.diff(world_z, axis=0)), 0.0)) < 1e-12

@@ -282,6 +282,26 @@ def read_contact_markers(clip: Clip) -> Optional[Dict[str, List[Tuple[float, flo
     return out
 
 
+def contact_stance_mask(clip: Clip, foot_bone_names, times_s) -> Optional[np.ndarray]:
+    """(N, F) stance mask from the clip's authored contact markers, or None without markers.
+
+    Foot ``f`` is in stance at ``t`` when ``plant_s <= t <= lift_s`` for one of
+    its intervals (:func:`read_contact_markers`). A foot the markers do not
+    name is never in stance. Pass it as ``core.contacts.foot_slide(...,
+    stance=...)`` to judge slide on authored rather than inferred contacts.
+    """
+    markers = read_contact_markers(clip)
+    if markers is None:
+        return None
+    t = np.asarray(times_s, dtype=np.float64).reshape(-1)
+    names = list(foot_bone_names)
+    out = np.zeros((t.shape[0], len(names)), dtype=bool)
+    for f, name in enumerate(names):
+        for plant, lift in markers.get(name, []):
+            out[:, f] |= (t >= plant - 1e-6) & (t <= lift + 1e-6)
+    return out
+
+
 def to_glb(baked: Baked) -> bytes:
     from animsmith.io.write import asset_to_glb
 
