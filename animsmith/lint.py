@@ -167,6 +167,7 @@ class Plan:
     with_measurements: bool
     bare_names: frozenset
     file_members: Dict[str, frozenset]  # realpath -> clip names ('' = the single clip)
+    need_endpoint_mode: bool = True  # only sync groups read the loop endpoint mode
 
 
 def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measurements: bool = True) -> Plan:
@@ -193,6 +194,7 @@ def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measureme
         with_measurements=with_measurements,
         bare_names=frozenset(bare),
         file_members={k: frozenset(v) for k, v in files.items()},
+        need_endpoint_mode=bool(contract.sync_groups),
     )
 
 
@@ -255,7 +257,7 @@ def run_clip_checks(path: str, asset, analysis, roles, plan: Plan) -> Tuple[List
     return findings, gaps
 
 
-def member_summary(analysis, measurements: Optional[Dict[str, Any]], expect) -> Dict[str, Any]:
+def member_summary(analysis, measurements: Optional[Dict[str, Any]], expect, endpoint_mode: bool = True) -> Dict[str, Any]:
     """The group-facing summary of one clip (a small dict; the clip itself is not kept).
 
     ``measurements`` when the run computed them, else only what group checks
@@ -266,7 +268,7 @@ def member_summary(analysis, measurements: Optional[Dict[str, Any]], expect) -> 
     if measurements is not None:
         summary = dict(measurements)
     else:
-        summary = _group_fields(analysis)
+        summary = _group_fields(analysis, endpoint_mode)
     try:
         signal = analysis.gait.signal_m
     except Exception:  # noqa: BLE001
@@ -277,7 +279,7 @@ def member_summary(analysis, measurements: Optional[Dict[str, Any]], expect) -> 
     return summary
 
 
-def _group_fields(analysis) -> Dict[str, Any]:
+def _group_fields(analysis, endpoint_mode: bool = True) -> Dict[str, Any]:
     clip = analysis.clip
     out: Dict[str, Any] = {"name": clip.name, "index": int(clip.index), "key_count_max": int(clip.max_key_count)}
     try:
@@ -292,10 +294,11 @@ def _group_fields(analysis) -> Dict[str, Any]:
             out[name] = value
             if value is None:
                 out[name + "_unavailable"] = getattr(g, name + "_unavailable", None) or "not measured"
-        mode, why = analysis.loop_endpoint_mode_with()
-        out["loop_endpoint_mode"] = mode
-        if mode is None:
-            out["loop_endpoint_mode_unavailable"] = why or "not measured"
+        if endpoint_mode:
+            mode, why = analysis.loop_endpoint_mode_with()
+            out["loop_endpoint_mode"] = mode
+            if mode is None:
+                out["loop_endpoint_mode_unavailable"] = why or "not measured"
     except Exception as exc:  # noqa: BLE001 - an unsampleable clip is a missing measurement
         if os.environ.get("ANIMSMITH_DEBUG"):
             raise
@@ -351,7 +354,9 @@ def lint_file(path: str, plan: Plan) -> FileOutcome:
             measured = _safe_measurements(analysis)
             result.measurements["clips"][clip.name] = measured
         if _wanted(plan, real, clip.name, count):
-            summaries[clip.name] = member_summary(analysis, measured, contract.expect_for(clip.name))
+            summaries[clip.name] = member_summary(
+                analysis, measured, contract.expect_for(clip.name), plan.need_endpoint_mode
+            )
         del analysis
     return FileOutcome(result, summaries)
 
@@ -419,7 +424,9 @@ def _load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional
     for clip in asset.clips:
         if clip.name in wanted or ("" in wanted and len(names) == 1):
             analysis = ClipAnalysis(asset, clip, roles)
-            out[clip.name] = member_summary(analysis, _safe_measurements(analysis), contract.expect_for(clip.name))
+            out[clip.name] = member_summary(
+                analysis, None, contract.expect_for(clip.name), plan.need_endpoint_mode
+            )
     return None, names, out
 
 
