@@ -1,0 +1,132 @@
+"""The per-clip checks through the CLI: `animsmith checks` documents every key,
+`lint` reports them in text/JSON with clip, bone and time, and the project's
+example ring stays silent for every default-on per-clip check.
+
+Defaults below are copied from the issue text (the contract), not from the
+modules, so a changed default fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from animsmith.checks import registry
+from animsmith.io.write import write_glb
+from animsmith.model import Asset, Channel, Clip, Skeleton
+
+from lint_support import ROOT, run_cli, validate_json, write_config
+
+ISSUE_DEFAULTS = {
+    # id: (severity, {key: default})
+    "nan": ("error", {}),
+    "time-monotonic": ("error", {"negative_tolerance_s": 1e-4}),
+    "quat-norm": ("error", {"tolerance": 1e-3}),
+    "quat-flip": ("warning", {}),
+    "duration-sanity": ("error", {"duration_tolerance_s": 0.017, "max_end_spread_s": 0.017}),
+    "constant-track": ("note", {"vector_epsilon": 1e-4, "rotation_epsilon_rad": 1e-3}),
+    "fps": ("warning", {"max_frame_error": 0.1}),
+    "loop-seam": ("error", {"max_ratio": 1.5, "min_stride_step_m": 0.02}),
+    "loop-closure": ("error", {"max_position_delta_m": 0.01, "max_rotation_delta_deg": 1.0}),
+    "loop-seam-vel": ("error", {"max_velocity_delta_mps": 0.1}),
+    "loop-seam-rot": ("error", {"max_angular_velocity_delta_degps": 5.0}),
+    "duplicate-loop-endpoint": ("warning", {}),
+    "in-place": ("error", {"travel_threshold_mps": 0.5}),
+    "root-motion-speed": ("error", {"default_tolerance_mps": 0.1, "travel_threshold_mps": 0.5}),
+    "foot-slide": ("warning", {"contact_height_m": 0.03, "max_slide_mps": 0.3}),
+    "missing-bones": ("error", {}),
+    "required-bones": ("error", {}),
+}
+
+
+def test_registry_declares_issue_defaults():
+    specs = registry()
+    for cid, (severity, defaults) in ISSUE_DEFAULTS.items():
+        spec = specs[cid]
+        assert spec.scope == "clip" and spec.severity == severity, cid
+        assert spec.defaults() == defaults, cid
+
+
+def test_checks_lists_every_per_clip_check(capsys):
+    code, out, _ = run_cli(["checks"], capsys)
+    assert code == 0
+    listed = {line.split()[0]: line.split()[1] for line in out.splitlines() if line.strip()}
+    for cid, (severity, _) in ISSUE_DEFAULTS.items():
+        assert listed[cid] == severity
+
+
+@pytest.mark.parametrize("check_id", sorted(ISSUE_DEFAULTS))
+def test_checks_id_documents_every_key(check_id, capsys):
+    code, out, _ = run_cli(["checks", check_id], capsys)
+    assert code == 0
+    spec = registry()[check_id]
+    assert out.startswith(f"{check_id} ({spec.severity}, clip check)")
+    assert spec.summary in out
+    for key, default in ISSUE_DEFAULTS[check_id][1].items():
+        lines = [ln for ln in out.splitlines() if ln.strip().startswith((f"{key} ", f"{key}="))]
+        assert len(lines) == 1, (check_id, key)
+        assert f"default {default:g}" in lines[0] or f"= {default:g} " in lines[0], lines[0]
+        assert spec.config[key].doc in lines[0]
+    for need in spec.needs:
+        assert need in out
+
+
+def _sway(path, flipped=True):
+    """bones root -> spine; clip 'sway' with Y rotations 0, .4, .8, 1.2, 1.6 rad at 0, .25 .. 1 s."""
+    a = np.array([0, 0.4, 0.8, 1.2, 1.6])
+    q = np.stack([0 * a, np.sin(a / 2), 0 * a, np.cos(a / 2)], axis=1)
+    if flipped:
+        q[1] *= -1
+        q[3] *= -1
+    sk = Skeleton.build(["root", "spine"], [-1, 0], [[0, 0, 0], [0, 0.5, 0]])
+    clip = Clip(name="sway", channels=[Channel.make(1, "rotation", [0, 0.25, 0.5, 0.75, 1.0], q)])
+    write_glb(Asset(skeleton=sk, clips=[clip]), str(path))
+    return str(path)
+
+
+def test_lint_text_line_names_clip_bone_time(tmp_path, capsys):
+    path = _sway(tmp_path / "sway.glb")
+    code, out, _ = run_cli(["lint", "--select", "quat-flip", path], capsys)
+    assert code == 0  # a warning does not fail the run
+    assert (
+        "  warning[quat-flip] clip 'sway' bone 'spine' @0.250s: 4 hemisphere flip(s) between adjacent "
+        "rotation keys (first between keys 0 and 1)"
+    ) in out
+    code, _, _ = run_cli(["lint", "--select", "quat-flip", "--deny-warnings", path], capsys)
+    assert code == 1
+    clean = _sway(tmp_path / "clean.glb", flipped=False)
+    code, out, _ = run_cli(["lint", "--select", "quat-flip", clean], capsys)
+    assert code == 0 and "quat-flip" not in out.replace("--select", "")
+
+
+def test_lint_json_and_config_keys(tmp_path, capsys):
+    path = _sway(tmp_path / "sway.glb", flipped=False)
+    cfg = write_config(
+        tmp_path / "a.toml",
+        '[clips.sway]\nloop = true\n\n[checks.loop-closure]\nmax_rotation_delta_deg = 90.0\n',
+    )
+    code, out, _ = run_cli(["--config", cfg, "lint", "--format", "json", "--select", "loop-closure", path], capsys)
+    doc = json.loads(out)
+    validate_json(out)
+    # spine turns 1.6 rad = 91.67° from its first pose: past the 90° cap set in the config
+    findings = doc["files"][0]["findings"]
+    assert code == 1 and [(f["check_id"], f["clip"], f["bone"]) for f in findings] == [("loop-closure", "sway", "spine")]
+    assert findings[0]["measured"] == pytest.approx(np.degrees(1.6), abs=1e-3)
+    assert findings[0]["expected"] == 90.0 and findings[0]["time_s"] == 1.0
+    cfg = write_config(tmp_path / "b.toml", "[checks.loop-closure]\nmax_rotation_delta_dge = 90.0\n")
+    code, _, err = run_cli(["--config", cfg, "lint", path], capsys)
+    assert code == 2 and "max_rotation_delta_deg" in err
+
+
+def test_example_ring_is_silent_for_per_clip_checks(capsys):
+    ring = os.path.join(ROOT, "examples", "assets", "run-ring.glb")
+    cfg = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
+    ids = ",".join(ISSUE_DEFAULTS)
+    code, out, _ = run_cli(["--config", cfg, "lint", "--select", ids, ring], capsys)
+    assert code == 0
+    assert "0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s)" in out
+    code, out, _ = run_cli(["lint", "--select", ids, ring], capsys)
+    assert code == 0 and "0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s)" in out
