@@ -203,3 +203,18 @@ def test_each_asset_is_released_before_the_next_file_loads(tmp_path, monkeypatch
     gc.collect()
     assert alive_at_load == [0, 0, 0, 0]
     assert all(r() is None for r in refs) and len(result.files) == 4
+
+
+def test_colour_only_on_a_tty(tmp_path, capsys, monkeypatch):
+    import animsmith.commands.lint as lint_cmd
+
+    glb = ring(tmp_path, (0.0, 0.5))
+    cfg = group_cfg(tmp_path)
+    _, piped, _ = run_cli(["--config", cfg, "lint", glb], capsys)
+    assert "\x1b[" not in piped
+    monkeypatch.setattr(lint_cmd, "_stdout_is_tty", lambda: True)
+    _, tty, _ = run_cli(["--config", cfg, "lint", glb], capsys)
+    assert "\x1b[" in tty
+    import re
+
+    assert re.sub(r"\x1b\[[0-9;]*m", "", tty) == piped
