@@ -491,3 +491,100 @@ def test_a_popped_seam_moves_to_a_neighbour_frame():
     shift, offset, gm, seam = ga.choose_shift(grid, roles, 20 / 31, 31)
     assert offset in (-1, 1) and shift == 20 + offset
     assert seam < 1.0
+
+
+# --------------------------------------------------------------------------
+# The reference's open-walk fixture (upstream hold-out cases in words)
+# --------------------------------------------------------------------------
+
+
+def _open_walk(keys=32, fps=32.0, extra=(), name="walk"):
+    """pelvis (0,1,0) -> l_foot (0.1,-1,0), r_foot (-0.1,-1,0); feet rest + (0, ±0.05 sin θ, ±0.15 sin θ), θ = f32(2πk/32)."""
+    from animsmith.core.roles import RoleMap
+    from animsmith.model import Asset, Clip, Skeleton
+
+    sk = Skeleton.build(["pelvis", "l_foot", "r_foot"], [-1, 0, 0], [[0, 1, 0], [0.1, -1, 0], [-0.1, -1, 0]])
+    k = np.arange(keys)
+    t = (k / fps).astype(np.float32)
+    th = (2 * np.pi * k / keys).astype(np.float32).astype(np.float64)
+    chans = []
+    for b, s in ((1, 1.0), (2, -1.0)):
+        rest = sk.rest_translation[b]
+        chans.append(Channel.make(b, "translation", t, rest + np.stack([0 * th, s * 0.05 * np.sin(th), s * 0.15 * np.sin(th)], 1)))
+    clip = Clip(name, chans + list(extra))
+    roles = RoleMap(bones={"hips": 0, "left_foot": 1, "right_foot": 2}, names={"hips": "pelvis", "left_foot": "l_foot", "right_foot": "r_foot"})
+    return Asset(sk, [clip]), clip, roles, t
+
+
+def test_open_walk_anchor_matches_the_reference_derivation():
+    asset, clip, roles, _ = _open_walk()
+    plan = ga.prove_gait_anchor(asset, clip, roles, 32.0)
+    assert plan.trajectory_role == "Hips fallback"
+    assert plan.phase_before == pytest.approx(0.7642, abs=5e-4)  # sine with period 32 measured over 31 samples
+    assert abs(plan.frame_offset) <= 1 and plan.shift_frames == (24 + plan.frame_offset) % 32
+    from animsmith.core.gait import circular_distance_cycles
+
+    assert circular_distance_cycles(plan.phase_after, (-plan.frame_offset / 32) % 1.0) <= 0.75 / 32
+    moved = ga.apply_plan_in_memory(clip, plan)
+    s = plan.shift_frames
+    for a, b in zip(clip.channels, moved.channels):
+        assert np.array_equal(b.values, np.array([a.values[(k + s) % 32] for k in range(32)]))
+
+
+def test_caps_are_inclusive_at_the_authored_f32_values():
+    _, _, _, t = _open_walk()
+    x = np.zeros((32, 3))
+    x[:, 1] = 1.0
+    x[-1, 0] = np.float32(0.01)
+    yaw = np.zeros(32)
+    yaw[-1] = np.float32(math.radians(1.0))
+    asset, clip, roles, _ = _open_walk(extra=[Channel.make(0, "translation", t, x), Channel.make(0, "rotation", t, yaw_quats(yaw))])
+    plan = ga.prove_gait_anchor(asset, clip, roles, 32.0)
+    assert plan.horizontal_drift_m <= ga.TOLERATED_DRIFT_M and plan.yaw_deg <= ga.TOLERATED_YAW_DEG
+
+
+def test_just_past_the_yaw_cap_prints_enough_digits():
+    _, _, _, t = _open_walk()
+    asset, clip, roles, _ = _open_walk(extra=[Channel.make(0, "rotation", t, yaw_quats(np.radians(np.linspace(0, 1.00001, 32))))])
+    with pytest.raises(Refusal) as exc:
+        ga.prove_gait_anchor(asset, clip, roles, 32.0)
+    assert exc.value.code == "yaw_drift" and "yaw 1.00001" in exc.value.message
+
+
+def test_long_distributed_yaw_has_no_per_segment_error():
+    # 100,001 frames at 100,000 fps with yaw rising linearly to exactly 1 deg: accepted;
+    # to 1.00001 deg: refused. Only the endpoint headings enter the yaw.
+    n, fps = 100001, 100000.0
+    k = np.arange(n)
+    t = (k / fps).astype(np.float32)
+    for total, code in ((1.0, None), (1.00001, "yaw_drift")):
+        asset, clip, roles, _ = _open_walk()
+        th = 2 * np.pi * k / n
+        clip.channels = [
+            Channel.make(1, "translation", t, [0.1, -1, 0] + np.stack([0 * th, 0.05 * np.sin(th), 0.15 * np.sin(th)], 1)),
+            Channel.make(2, "translation", t, [-0.1, -1, 0] - np.stack([0 * th, 0.05 * np.sin(th), 0.15 * np.sin(th)], 1)),
+            Channel.make(0, "rotation", t, yaw_quats(np.radians(np.linspace(0, total, n)))),
+        ]
+        if code is None:
+            assert ga.prove_gait_anchor(asset, clip, roles, fps).yaw_deg <= ga.TOLERATED_YAW_DEG
+        else:
+            with pytest.raises(Refusal) as exc:
+                ga.prove_gait_anchor(asset, clip, roles, fps)
+            assert exc.value.code == code
+
+
+def test_interior_outliers_are_no_allowance():
+    # x = ±100 m at keys 10/11 and 3 m at the end; yaw 170, -170 then 90 deg: turns make it 450 deg
+    _, _, _, t = _open_walk()
+    tr = np.zeros((32, 3))
+    tr[10, 0], tr[11, 0], tr[-1, 0] = 100.0, -100.0, 3.0
+    ya = np.zeros(32)
+    ya[10], ya[11], ya[-1] = np.radians(170), np.radians(-170), np.radians(90)
+    asset, clip, roles, _ = _open_walk(extra=[Channel.make(0, "rotation", t, yaw_quats(ya))])
+    with pytest.raises(Refusal) as exc:
+        ga.prove_gait_anchor(asset, clip, roles, 32.0)
+    assert exc.value.code == "yaw_drift" and exc.value.measured == pytest.approx(450.0, abs=1e-6)
+    asset, clip, roles, _ = _open_walk(extra=[Channel.make(0, "translation", t, tr), Channel.make(0, "rotation", t, yaw_quats(ya))])
+    with pytest.raises(Refusal) as exc:
+        ga.prove_gait_anchor(asset, clip, roles, 32.0)
+    assert exc.value.code == "horizontal_drift" and "3.0000 m" in exc.value.message and "450.000 deg" in exc.value.message

@@ -436,6 +436,14 @@ def horizontal_drift_m(positions: np.ndarray) -> float:
     return float(np.hypot(dx, dz))
 
 
+def _shown(value: float, cap: float, digits: int) -> str:
+    """``value`` to ``digits`` decimals, or to 9 significant digits when that would print as the cap."""
+    text = f"{value:.{digits}f}"
+    if value > cap and float(text) <= cap:
+        return f"{value:.9g}"
+    return text
+
+
 def prove_trajectory(skeleton, clip, grid, bone: int, label: str) -> Tuple[float, float, str]:
     """(drift_m, yaw_deg, axis) of the trajectory bone, or a refusal."""
     name = _bone_name(skeleton, bone)
@@ -466,8 +474,8 @@ def prove_trajectory(skeleton, clip, grid, bone: int, label: str) -> Tuple[float
             f"frame {lost}, so its yaw cannot be proven",
             TRAJECTORY_ADVICE,
         )
-    yaw_text = f"yaw {yaw:.3f} deg (cap {CAP_YAW_DEG:.3f} deg)"
-    drift_text = f"horizontal translation {drift:.4f} m (cap {CAP_HORIZONTAL_DRIFT_M:.4f} m)"
+    yaw_text = f"yaw {_shown(yaw, CAP_YAW_DEG, 3)} deg (cap {CAP_YAW_DEG:.3f} deg)"
+    drift_text = f"horizontal translation {_shown(drift, CAP_HORIZONTAL_DRIFT_M, 4)} m (cap {CAP_HORIZONTAL_DRIFT_M:.4f} m)"
     if not (drift <= TOLERATED_DRIFT_M):
         raise _refuse(
             "horizontal_drift", clip.name, name, drift, CAP_HORIZONTAL_DRIFT_M,
