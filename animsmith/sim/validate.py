@@ -143,6 +143,7 @@ def walk_test(creature: Creature, baked: Optional[Baked] = None) -> tuple:
         {
             "foot_slide_mm": round(m.foot_slide_mm, 6),
             "analytic_foot_slide_mm": round(m.analytic_foot_slide_mm, 6),
+            "shortfall_mm": round(m.shortfall_mm, 6),
             "cycles": CYCLES,
             "samples_per_cycle": SAMPLES_PER_CYCLE,
             "limit_mm": SLIDE_LIMIT_MM,
