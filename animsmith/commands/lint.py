@@ -43,8 +43,10 @@ def _stdout_is_tty() -> bool:
 @click.option("--allow", "allow", multiple=True, metavar="ID,..", help="Hide these checks' findings (and ignore them for the exit code).")
 @click.option("--deny-warnings", is_flag=True, help="Exit 1 on warnings too.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Lint files in N processes (same output order).")
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False), default=None, help="Write the --format output to FILE; the text report still goes to the terminal (docs/ci.md).")
+@click.option("--shard", "shard", default=None, metavar="I/N", help="Lint only shard I of N of the files (deterministic; combine with merge-results, docs/ci.md).")
 @click.pass_context
-def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs):
+def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, output=None, shard=None):
     """Lint each clip of PATHS (files, globs or folders: *.glb, *.gltf found
     recursively) and every group declared in the TOML contract.
 
@@ -62,7 +64,15 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs):
         selected = validate_check_ids(split_ids(select), "--select")
     allowed = set(validate_check_ids(split_ids(allow), "--allow"))
     files = expand_paths(list(paths))
-    result = run_lint(files, contract, select=selected, jobs=jobs, with_measurements=(fmt != "text"))
+    # CI additions (docs/ci.md): --shard, --output, progress bar on a TTY
+    from animsmith.ci import parse_shard, run_lint_ci
+
+    shard_spec = parse_shard(shard) if shard else None
+    with _progress(len(files)) as on_file:
+        result = run_lint_ci(
+            files, contract, select=selected, jobs=jobs, with_measurements=(fmt != "text" or output is not None),
+            shard=shard_spec, on_file=on_file,
+        )
     errors = [f.error for f in result.files if f.error]
     if errors:
         for line in errors[:-1]:
@@ -70,6 +80,56 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs):
         raise AnimsmithError(errors[-1])
     if allowed:
         result = result.without_checks(allowed)
+    if output is not None:
+        _write_output(output, render_lint(result, fmt, checks=_ran_checks(contract, selected), deny_warnings=deny_warnings))
+        fmt = "text"
     color = fmt == "text" and _stdout_is_tty()
-    click.echo(render_lint(result, fmt, color=color), nl=False, color=color)
+    click.echo(render_lint(result, fmt, color=color, checks=_ran_checks(contract, selected), deny_warnings=deny_warnings), nl=False, color=color)
     return result.exit_code(deny_warnings)
+
+
+#: show a progress bar (stderr, TTY only) when more files than this are linted
+PROGRESS_MIN_FILES = 5
+
+
+def _progress(total: int):
+    """Context manager yielding a per-file callback: a rich bar on a TTY stderr, else None."""
+    import contextlib
+
+    try:
+        tty = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty or total <= PROGRESS_MIN_FILES:
+        return contextlib.nullcontext(None)
+
+    @contextlib.contextmanager
+    def bar():
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        with Progress(
+            TextColumn("linting"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+            console=Console(stderr=True), transient=True,
+        ) as progress:
+            task = progress.add_task("lint", total=total)
+            yield lambda _path: progress.advance(task)
+
+    return bar()
+
+
+def _ran_checks(contract, selected) -> List[str]:
+    """Check ids that ran: selected (or all) and enabled in the contract."""
+    from animsmith.checks import registry
+
+    return [cid for cid in registry() if (selected is None or cid in selected) and contract.check_enabled(cid)]
+
+
+def _write_output(path: str, text: str) -> None:
+    from animsmith.errors import AnimsmithError
+    from animsmith.io.write import publish_bytes
+
+    try:
+        publish_bytes(path, text.encode("utf-8"))
+    except OSError as exc:
+        raise AnimsmithError(f"cannot write output: {exc.strerror or exc}", path=path) from None

@@ -12,6 +12,10 @@ from typing import Callable, Dict
 FORMATS: Dict[str, str] = {
     "text": "animsmith.render.text:render_text",
     "json": "animsmith.render.json:render_json",
+    "sarif": "animsmith.render.sarif:render_sarif",
+    "github": "animsmith.render.github:render_github",
+    "junit": "animsmith.render.junit:render_junit",
+    "markdown": "animsmith.render.markdown:render_markdown",
 }
 
 

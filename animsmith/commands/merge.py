@@ -1,0 +1,86 @@
+"""``animsmith merge-results a.json b.json ... [--format F] [--output FILE] [--deny-warnings]``.
+
+Combines ``lint --format json`` results (e.g. the shards of a CI matrix,
+``lint --shard I/N``) into one result with the summary and exit code of
+linting all the files together (docs/ci.md). Exit 0 / 1 as ``lint``; 2 for
+an unreadable, malformed or overlapping input.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from animsmith.render import FORMATS
+
+
+def _read_doc(path: str):
+    from animsmith.errors import AnimsmithError
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise AnimsmithError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise AnimsmithError(f"not valid JSON ({exc})", path=path) from None
+
+
+@click.command(
+    "merge-results",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    short_help="Combine sharded JSON lint results into one.",
+)
+@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False), metavar="RESULT.json...")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="json", show_default=True, help="Output format of the merged result.")
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False), default=None, help="Write the merged result to FILE (the text report goes to the terminal).")
+@click.option("--deny-warnings", is_flag=True, help="Exit 1 on warnings too.")
+def merge_cmd(results, fmt, output, deny_warnings):
+    """Merge `animsmith lint --format json` RESULT files into one result.
+
+    The summary and exit code are those of linting every file together; a
+    file present in two results is an error (shards must not overlap).
+    """
+    from animsmith.ci import doc_exit_code, merge_lint_docs
+    from animsmith.commands.lint import _stdout_is_tty, _write_output
+
+    doc = merge_lint_docs([(p, _read_doc(p)) for p in results])
+    if output is not None:
+        _write_output(output, _render(doc, fmt, deny_warnings))
+        fmt = "text"
+    color = fmt == "text" and _stdout_is_tty()
+    click.echo(_render(doc, fmt, deny_warnings, color=color), nl=False, color=color)
+    return doc_exit_code(doc, deny_warnings)
+
+
+def _render(doc, fmt: str, deny_warnings: bool, color: bool = False) -> str:
+    """Render a merged JSON document in any lint format."""
+    if fmt == "json":
+        return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    if fmt == "text":
+        return _text(doc, color)
+    from animsmith.render import render_lint
+
+    return render_lint(doc, fmt, deny_warnings=deny_warnings)
+
+
+def _text(doc, color: bool) -> str:
+    """The text report of a JSON document (same lines as ``lint``)."""
+    from animsmith.render.text import escape, finding_line, gap_line, summary_line
+    from animsmith.render._doc import folded_gaps
+    from animsmith.results import Finding
+
+    lines = []
+    for fr in doc["files"]:
+        if not fr["findings"] and not fr["coverage_gaps"]:
+            lines.append(f"{escape(fr['path'])}: clean")
+            continue
+        lines.append(f"{escape(fr['path'])}:")
+        for f in fr["findings"]:
+            lines.append(finding_line(Finding(**{k: f.get(k) for k in Finding.__dataclass_fields__}), color))
+        lines += [gap_line(k, e, color) for k, e in folded_gaps(fr)]
+    lines.append(summary_line(doc["summary"]))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,53 @@
+"""GitHub Actions workflow commands (``--format github``): one annotation per finding.
+
+``::error file=<path>,title=<title>::<message>`` for errors, ``::warning``
+for warnings and ``::notice`` for notes; the title is ``animsmith
+<check-id>`` plus the clip or group, the message is the text output's
+message with ``(measured X, expected Y)``. Coverage gaps are
+plain log lines folded as in the text output (``<path>:  coverage[...] ...``), and the last line is the text
+summary, so the job log still reads like ``animsmith lint``.
+
+Escaping follows GitHub's workflow-command rules: in the message ``%`` ->
+``%25``, CR -> ``%0D``, LF -> ``%0A``; in property values additionally
+``:`` -> ``%3A`` and ``,`` -> ``%2C``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from animsmith.render._doc import as_doc, folded_gaps, location_text, message_text, summary_text
+from animsmith.render.text import gap_line
+
+COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
+
+
+def escape_data(text: str) -> str:
+    """Message escaping: ``%`` first, then CR and LF."""
+    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Property escaping: the message rules plus ``:`` and ``,``."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(path: str, f: Dict[str, Any]) -> str:
+    where = location_text(f)
+    title = f"animsmith {f['check_id']}" + (f" ({where})" if where else "")
+    message = message_text(f)
+    props = f"file={escape_property(path)},title={escape_property(title)}"
+    return f"::{COMMAND[f['severity']]} {props}::{escape_data(message)}"
+
+
+def render_github(result: Any, **_: Any) -> str:
+    doc = as_doc(result)
+    lines: List[str] = []
+    for fr in doc.get("files", []):
+        for f in fr.get("findings", []):
+            lines.append(annotation(fr["path"], f))
+    for fr in doc.get("files", []):
+        for key, entry in folded_gaps(fr):
+            lines.append(escape_data(f"{fr['path']}:{gap_line(key, entry)}"))
+    lines.append(summary_text(doc))
+    return "\n".join(lines) + "\n"

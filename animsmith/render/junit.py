@@ -1,0 +1,97 @@
+"""JUnit XML output of ``lint`` (``--format junit``) for CI test-report views.
+
+``<testsuites name="animsmith lint">`` holds one ``<testsuite>`` per linted
+file (``name`` = the path) and, inside it, one ``<testcase>`` per (file,
+check): ``classname`` = the path, ``name`` = the check id. The checks listed
+are the ones that ran (``checks=`` from the lint command: selected and
+enabled) plus any check with output in the file; without that list (e.g.
+``merge-results``) every registered check. A test case
+
+* **fails** (one ``<failure>`` per error finding, ``type`` = the check id,
+  ``message`` = the finding line) when the check reported an error (and, with
+  ``deny_warnings``, a warning);
+* is **skipped** (``<skipped message="coverage gap ...">``) when the check
+  produced only coverage gaps for this file: it could not judge;
+* otherwise passes; warnings and notes are listed in ``<system-out>``.
+
+Counts (``tests``, ``failures``, ``errors`` = 0, ``skipped``) are summed on
+every suite and on the root.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence
+from xml.etree import ElementTree as ET
+
+from animsmith.render._doc import as_doc, gap_text, location_text, message_text
+
+
+def _xml_safe(text: str) -> str:
+    """Drop characters XML 1.0 cannot carry (control characters other than tab/CR/LF)."""
+    return "".join(
+        ch
+        for ch in str(text)
+        if ch in "\t\n\r" or (0x20 <= ord(ch) <= 0xD7FF) or (0xE000 <= ord(ch) <= 0xFFFD) or ord(ch) >= 0x10000
+    )
+
+
+def finding_line(f: Dict[str, Any]) -> str:
+    where = location_text(f)
+    return f"{f['severity']}[{f['check_id']}]" + (f" {where}" if where else "") + f": {message_text(f)}"
+
+
+def _check_order(doc: Dict[str, Any], checks: Optional[Sequence[str]]) -> List[str]:
+    from animsmith.checks import registry
+
+    known = list(registry())
+    base = list(checks) if checks is not None else known
+    seen = set(base)
+    for fr in doc.get("files", []):
+        for item in list(fr.get("findings", [])) + list(fr.get("coverage_gaps", [])):
+            if item["check_id"] not in seen:
+                seen.add(item["check_id"])
+                base.append(item["check_id"])
+    rank = {cid: i for i, cid in enumerate(known)}
+    return sorted(base, key=lambda c: (rank.get(c, len(rank)), c))
+
+
+def junit_tree(result: Any, checks: Optional[Sequence[str]] = None, deny_warnings: bool = False) -> ET.Element:
+    doc = as_doc(result)
+    order = _check_order(doc, checks)
+    failing = {"error", "warning"} if deny_warnings else {"error"}
+    root = ET.Element("testsuites", name="animsmith lint")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for fr in doc.get("files", []):
+        path = fr["path"]
+        suite = ET.SubElement(root, "testsuite", name=_xml_safe(path))
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        for cid in order:
+            fs = [f for f in fr.get("findings", []) if f["check_id"] == cid]
+            gs = [g for g in fr.get("coverage_gaps", []) if g["check_id"] == cid]
+            case = ET.SubElement(suite, "testcase", classname=_xml_safe(path), name=cid)
+            counts["tests"] += 1
+            fails = [f for f in fs if f["severity"] in failing]
+            for f in fails:
+                line = _xml_safe(finding_line(f))
+                node = ET.SubElement(case, "failure", type=cid, message=line)
+                node.text = line
+            if fails:
+                counts["failures"] += 1
+            elif gs and not fs:
+                node = ET.SubElement(case, "skipped", message=_xml_safe(f"coverage gap: {gap_text(gs[0])}"))
+                counts["skipped"] += 1
+            others = [finding_line(f) for f in fs if f not in fails] + [gap_text(g) for g in gs]
+            if others:
+                ET.SubElement(case, "system-out").text = _xml_safe("\n".join(others))
+        for k, v in counts.items():
+            suite.set(k, str(v))
+            totals[k] += v
+    for k, v in totals.items():
+        root.set(k, str(v))
+    return root
+
+
+def render_junit(result: Any, checks: Optional[Sequence[str]] = None, deny_warnings: bool = False, **_: Any) -> str:
+    tree = junit_tree(result, checks=checks, deny_warnings=deny_warnings)
+    ET.indent(tree)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(tree, encoding="unicode") + "\n"

@@ -1,0 +1,152 @@
+"""SARIF 2.1.0 output of ``lint`` (``--format sarif``) for code-scanning UIs.
+
+One ``run`` whose ``tool.driver.rules`` holds one reporting descriptor per
+registered check, in catalog order (``id``, ``shortDescription`` = the
+check's one-line summary, ``fullDescription`` and ``help`` = its reference
+text from the registry, ``defaultConfiguration.level`` = its default
+severity). Each finding is a ``result`` with ``ruleId``/``ruleIndex``,
+``level`` (error | warning | note), the message (with measured/expected as in
+the text output), one physical location (the file, relative URIs against
+``%SRCROOT%``; ``region.startLine = 1`` because code-scanning UIs need a
+line and a GLB has none), a logical location for the clip or group, and the
+finding's fields under ``properties``. Coverage gaps are not results (nothing
+was judged): they are ``toolExecutionNotifications`` (level ``note``) of the
+single invocation. ``run.properties.summary`` is the lint summary.
+
+Validated in the tests against ``docs/schema/sarif-2.1.0.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, Dict, List
+from urllib.parse import quote
+
+from animsmith.render._doc import as_doc, message_text
+
+SARIF_VERSION = "2.1.0"
+SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+
+
+def artifact_uri(path: str) -> str:
+    """A URI reference for ``path``: relative with ``/`` separators, or ``file://`` when absolute."""
+    p = path.replace(os.sep, "/")
+    if os.path.isabs(path):
+        return "file://" + quote(p if p.startswith("/") else "/" + p)
+    while p.startswith("./"):
+        p = p[2:]
+    return quote(p)
+
+
+def rule_of(spec) -> Dict[str, Any]:
+    """The reportingDescriptor of one registry check."""
+    needs = "; ".join(spec.needs) if spec.needs else "nothing (always on)"
+    body = spec.body or spec.summary
+    help_text = f"{spec.summary}\n\n{body}\n\nNeeds: {needs}".strip()
+    help_md = f"**{spec.id}** ({spec.severity}, {spec.scope} check)\n\n{body}\n\n**Needs:** {needs}"
+    return {
+        "id": spec.id,
+        "name": "".join(w.capitalize() for w in spec.id.split("-")),
+        "shortDescription": {"text": spec.summary or spec.id},
+        "fullDescription": {"text": body},
+        "help": {"text": help_text, "markdown": help_md},
+        "defaultConfiguration": {"level": spec.severity, "enabled": True},
+        "properties": {"scope": spec.scope, "tags": ["animation", spec.scope]},
+    }
+
+
+def fingerprint(path: str, f: Dict[str, Any]) -> str:
+    """Stable identity of a finding across runs: sha256 of (path, check, group, clip, bone)."""
+    key = "\x1f".join(str(x) for x in (path, f.get("check_id"), f.get("group"), f.get("clip"), f.get("bone")))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def _location(path: str, clip=None, group=None) -> Dict[str, Any]:
+    loc: Dict[str, Any] = {
+        "physicalLocation": {
+            "artifactLocation": {"uri": artifact_uri(path), "uriBaseId": SRCROOT},
+            "region": {"startLine": 1},
+        }
+    }
+    logical = []
+    if group is not None:
+        logical.append({"name": str(group), "kind": "namespace", "fullyQualifiedName": f"group:{group}"})
+    if clip is not None:
+        logical.append({"name": str(clip), "kind": "object", "fullyQualifiedName": f"{path}#{clip}"})
+    if logical:
+        loc["logicalLocations"] = logical
+    return loc
+
+
+def result_of(path: str, f: Dict[str, Any], rule_index: Dict[str, int]) -> Dict[str, Any]:
+    out: Dict[str, Any] = {"ruleId": f["check_id"]}
+    if f["check_id"] in rule_index:
+        out["ruleIndex"] = rule_index[f["check_id"]]
+    out.update(
+        {
+            "level": f["severity"],
+            "kind": "fail",
+            "message": {"text": message_text(f)},
+            "locations": [_location(path, f.get("clip"), f.get("group"))],
+            "partialFingerprints": {"animsmithFinding/v1": fingerprint(path, f)},
+        }
+    )
+    props = {k: f.get(k) for k in ("clip", "group", "bone", "time_s", "measured", "expected", "members")}
+    out["properties"] = {k: v for k, v in props.items() if v is not None}
+    return out
+
+
+def notification_of(path: str, g: Dict[str, Any]) -> Dict[str, Any]:
+    subjects = list(g.get("subjects") or [])
+    extra = f" (subjects: {', '.join(subjects)})" if subjects else ""
+    return {
+        "descriptor": {"id": f"{g['check_id']}/{g['code']}"},
+        "associatedRule": {"id": g["check_id"]},
+        "level": "note",
+        "message": {"text": f"coverage gap {g['code']}{extra}: {g.get('message', '')}"},
+        "locations": [_location(path)],
+        "properties": {"code": g["code"], "scope": g.get("scope"), "subjects": subjects},
+    }
+
+
+def sarif_log(result: Any) -> Dict[str, Any]:
+    """The SARIF log (a dict) of a lint result or lint JSON document."""
+    from animsmith import __version__
+    from animsmith.checks import registry
+
+    doc = as_doc(result)
+    specs = list(registry().values())
+    rules = [rule_of(s) for s in specs]
+    rule_index = {s.id: i for i, s in enumerate(specs)}
+    results: List[Dict[str, Any]] = []
+    notes: List[Dict[str, Any]] = []
+    for fr in doc.get("files", []):
+        for f in fr.get("findings", []):
+            results.append(result_of(fr["path"], f, rule_index))
+        for g in fr.get("coverage_gaps", []):
+            notes.append(notification_of(fr["path"], g))
+    invocation: Dict[str, Any] = {"executionSuccessful": True}
+    if notes:
+        invocation["toolExecutionNotifications"] = notes
+    run: Dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "animsmith",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": rules,
+            }
+        },
+        "invocations": [invocation],
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+        "properties": {"summary": dict(doc["summary"]), "config": doc.get("config")},
+    }
+    return {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+
+
+def render_sarif(result: Any, **_: Any) -> str:
+    return json.dumps(sarif_log(result), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
