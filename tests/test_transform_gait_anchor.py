@@ -588,3 +588,11 @@ def test_interior_outliers_are_no_allowance():
     with pytest.raises(Refusal) as exc:
         ga.prove_gait_anchor(asset, clip, roles, 32.0)
     assert exc.value.code == "horizontal_drift" and "3.0000 m" in exc.value.message and "450.000 deg" in exc.value.message
+
+
+def test_budget_refusal_through_the_cli_leaves_out_untouched(capsys, tmp_path):
+    # a constant hold key at t = 250000 s makes E = 250001 frames at 1 fps: 4 bones -> 1,000,004 samples
+    hold = Channel.make(1, "scale", [0.0, 250000.0], [[1, 1, 1], [1, 1, 1]])
+    path = write(tmp_path, biped_clip(extra=[hold]))
+    err = refuse_cli(capsys, tmp_path, path, "budget_exceeded", "--fps", "1")
+    assert "1000004" in err and "1000000" in err
