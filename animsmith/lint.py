@@ -181,7 +181,13 @@ def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measureme
     ]
     bare: Set[str] = set()
     files: Dict[str, Set[str]] = {}
-    for table in ("gait_groups", "sync_groups"):
+    # only the tables a selected, enabled group check reads need member summaries
+    tables = {
+        s.group_table
+        for cid, s in specs.items()
+        if s.scope == "group" and (selected is None or cid in selected) and contract.check_enabled(cid)
+    }
+    for table in sorted(tables):
         for group in getattr(contract, table).values():
             for ref in group.members:
                 if ref.file is None:
@@ -194,7 +200,7 @@ def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measureme
         with_measurements=with_measurements,
         bare_names=frozenset(bare),
         file_members={k: frozenset(v) for k, v in files.items()},
-        need_endpoint_mode=bool(contract.sync_groups),
+        need_endpoint_mode=bool(contract.sync_groups) and "sync_groups" in tables,
     )
 
 
