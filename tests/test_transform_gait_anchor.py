@@ -596,3 +596,11 @@ def test_budget_refusal_through_the_cli_leaves_out_untouched(capsys, tmp_path):
     path = write(tmp_path, biped_clip(extra=[hold]))
     err = refuse_cli(capsys, tmp_path, path, "budget_exceeded", "--fps", "1")
     assert "1000004" in err and "1000000" in err
+
+
+def test_exempt_means_bit_equal():
+    one = Channel.make(1, "scale", [0.0, 0.5], [[1, 1, 1], [1, 1, 1]])
+    signed_zero = Channel.make(1, "translation", [0.0, 0.5], [[0.0, 1, 0], [-0.0, 1, 0]])
+    flipped = Channel.make(1, "rotation", [0.0, 0.5], [[0, 0, 0, 1], [0, 0, 0, -1]])
+    assert ga.is_exactly_constant(one)
+    assert not ga.is_exactly_constant(signed_zero) and not ga.is_exactly_constant(flipped)

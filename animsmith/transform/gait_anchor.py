@@ -17,8 +17,9 @@ Proofs, in evaluation order (first failure refuses):
    t_k = f32(k / fps).
 5. ``budget_exceeded``: E × bones, E × channels and max(2, most keys) × bones
    are each at most 1,000,000 (inclusive), checked before any sampling.
-6. Every channel that is not *exactly constant* (all keys bit-equal as f32,
-   cubic tangents all zero; such channels are exempt and never change):
+6. Every channel that is not *exactly constant* (all keys bit-equal as
+   float32 — +0 and −0 differ —, cubic tangents all zero; such channels are
+   exempt and never change):
    ``cubic_track`` when CUBICSPLINE, ``key_count`` unless it has exactly E
    keys, ``off_grid_key`` unless key k is at exactly t_k and the last key is
    at exactly f32(d).
@@ -120,12 +121,13 @@ def frame_times_f32(frames: int, fps: float) -> np.ndarray:
 
 
 def is_exactly_constant(channel) -> bool:
-    """All key values bit-equal as float32 components (+0 == −0), cubic tangents all zero."""
-    v = np.asarray(channel.values)
+    """All key values bit-equal as float32 (so +0 and −0 differ, q and −q differ), cubic tangents all zero."""
+    v = np.ascontiguousarray(channel.values, dtype=np.float32)
     if v.shape[0] <= 1:
         constant = True
     else:
-        constant = bool(np.all(v == v[:1]))
+        bits = v.view(np.uint32)
+        constant = bool(np.all(bits == bits[:1]))
     if constant and channel.interpolation == "CUBICSPLINE":
         for tan in (channel.in_tangents, channel.out_tangents):
             if tan is not None and not bool(np.all(np.asarray(tan) == 0)):
