@@ -156,6 +156,16 @@ def test_airborne_leg_returns_to_animated_pose():
     # the weight fades linearly: 0.1 s at dt = 0.01 s -> 10 frames from 1 to 0
     drop = np.nonzero(w.plant_weight[:, leg] < 1.0)[0][0]
     assert w.plant_weight[drop + 4, leg] == pytest.approx(0.5, abs=1e-9)
+    # weight 0: the foot follows the animated (flat-ground) pose carried by the body,
+    # body-frame target + the body's height offset (body y − body_height − bob)
+    from animsmith.sim.walker import body_bob_m
+
+    off = w.body_position_m[:, 1] - c.body_height - body_bob_m(c, w.distance_m)
+    animated_y = off + foot_targets(c, w.distance_m).position_m[:, leg, 1]
+    gone = w.plant_weight[:, leg] == 0.0
+    assert gone.sum() > 20
+    assert np.allclose(w.foot_target_m[gone, leg, 1], animated_y[gone], atol=1e-12)
+    assert np.all(np.isfinite(w.foot_m))
 
 
 def test_contact_events_match_stance_edges():
