@@ -352,3 +352,21 @@ def test_stance_feet_never_slide_for_any_gait(stride, duty, lift, phases):
     world_z = d[:, None] + ft.position_m[..., 2]
     both = ft.stance[1:] & ft.stance[:-1]
     assert np.max(np.where(both, np.abs(np.diff(world_z, axis=0)), 0.0)) < 1e-12
+
+
+def test_look_ahead_cast_lifts_swing_over_steps():
+    from animsmith.sim.walker import WalkOptions
+
+    c = catalog_creature("trotter")
+    steps = Terrain("steps", c.body_height)
+    t = np.linspace(0, 4 * c.cycle_m / c.clip_speed, 481)
+    ahead = simulate(c, t, terrain=steps)
+    blind = simulate(c, t, terrain=steps, options=WalkOptions(look_ahead_s=0.0))
+    swing = ~ahead.stance
+    f = ahead.foot_target_m
+    g = steps.height_m(f[..., 0], f[..., 2])
+    assert np.all(f[..., 1][swing] >= g[swing] - 1e-12)  # never through a riser
+    lifted = ahead.foot_target_m[..., 1] - blind.foot_target_m[..., 1]
+    assert np.all(lifted >= -1e-12)
+    assert lifted.max() > 0.5 * 0.06 * c.body_height * 0.5  # the cast saw a riser ahead and rose for it
+    assert np.array_equal(ahead.stance, blind.stance)

@@ -345,7 +345,8 @@ def simulate(
         hit = np.ones((n, legs), dtype=bool)
     else:
         # stance: cast straight down at the (stationary) foot; swing: interpolate between
-        # the lift-off and landing plants and rise over anything the look-ahead cast finds
+        # the lift-off and landing plants (never below the ground under the foot) and
+        # rise over anything the look-ahead cast finds
         tphase = ft.cycle_phase
         d_lift = distance[:, None] - (tphase - c.duty) * c.cycle_m
         d_land = d_lift + (1.0 - c.duty) * c.cycle_m
@@ -359,7 +360,8 @@ def simulate(
         ahead = look_ahead_point(foot_xz, velocity, opts.look_ahead_s)
         g_ahead = cast_down(terrain, ahead, ray_h, ray_l)
         s = ft.swing_s
-        base = g_lift + (g_land - g_lift) * s
+        # never below the ground under the swinging foot itself (a riser mid-swing)
+        base = np.fmax(g_lift + (g_land - g_lift) * s, np.where(ft.stance, np.nan, g_here))
         rise = np.where(np.isfinite(g_ahead), np.maximum(0.0, g_ahead - base), 0.0) * np.sin(np.pi * s)
         swing_ground = base + rise
         ground = np.where(ft.stance, g_here, swing_ground)
