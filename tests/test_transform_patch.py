@@ -259,3 +259,20 @@ def test_morph_weight_channel_refuses_unsupported_channel(tmp_path, capsys):
     rc, stdout, stderr = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor")
     assert rc == 1 and stdout == "" and out.read_bytes() == b"keep"
     assert "refused [unsupported_channel]" in stderr and "morph weights" in stderr
+
+
+def test_accessors_shared_by_two_anchored_clips_with_one_shift_are_permuted_once(tmp_path, capsys):
+    src = tmp_path / "shared.glb"
+    src.write_bytes(build_raw(True))
+    out = tmp_path / "out.glb"
+    rc, stdout, err = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor")  # both clips
+    assert rc == 0, err
+    assert stdout.count(f"(shift {SHIFT} frames") == 2
+    doc0, j0, b0 = chunks(src.read_bytes())
+    _, j1, b1 = chunks(out.read_bytes())
+    assert j1 == j0  # no new accessors: the shared ones are permuted in place, once
+    walk = doc0["animations"][0]
+    for c in walk["channels"][:3]:
+        s, e, size = accessor_range(doc0, walk["samplers"][c["sampler"]]["output"])
+        rows0 = element_rows(b0, s, size, FRAMES)
+        assert element_rows(b1, s, size, FRAMES) == [rows0[(k + SHIFT) % FRAMES] for k in range(FRAMES)]
