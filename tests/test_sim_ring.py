@@ -90,6 +90,15 @@ def test_sim_validate_json_shape(capsys):
     assert set(fox["walk_test"]) >= {"foot_slide_mm", "cycles", "samples_per_cycle", "passed"}
     assert fox["walk_test"]["passed"] is True
     assert [t["terrain"] for t in fox["terrain_tests"]] == ["flat", "slope", "steps", "rough"]
+    validate_against_schema(doc)
+
+
+def validate_against_schema(doc):
+    import jsonschema
+
+    with open(os.path.join(ROOT, "docs", "schema", "sim-validate.schema.json"), encoding="utf-8") as fh:
+        schema = json.load(fh)
+    jsonschema.validate(doc, schema)
 
 
 def test_sim_validate_fails_with_exit_1_naming_leg_and_time(capsys, tmp_path):
@@ -119,6 +128,11 @@ home = [-0.05, 0.0, 0.0]
     )
     code, out, _ = run_cli(["sim", "validate", str(bad)], capsys)
     assert code == 1
+    code, js, _ = run_cli(["sim", "validate", str(bad), "--format", "json"], capsys)
+    assert code == 1
+    doc = json.loads(js)
+    validate_against_schema(doc)
+    assert doc["passed"] is False and doc["creatures"][0]["failures"][0]["leg"] == "short"
     assert "error: stilt: walk_test: leg short stance foot moved" in out
     assert "@" in out and "(limit 1 mm)" in out
 
