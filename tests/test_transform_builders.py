@@ -107,15 +107,22 @@ def drift_root(frames: int, total_m: float, axis: int = 0) -> np.ndarray:
 
 
 def run_cli(capsys, *argv):
-    """(exit code, stdout, stderr) of ``animsmith`` run in-process through its real entry point."""
+    """(exit code, stdout, stderr) of ``animsmith`` run in-process through its real entry point (cwd: an empty folder)."""
+    import tempfile
+
     from animsmith.cli import main
 
     capsys.readouterr()
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as empty:  # no stray ./animsmith.toml is picked up
+        os.chdir(empty)
+        try:
+            main(list(argv))
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        finally:
+            os.chdir(here)
     out = capsys.readouterr()
     return code, out.out, out.err
 
