@@ -604,3 +604,10 @@ def test_exempt_means_bit_equal():
     flipped = Channel.make(1, "rotation", [0.0, 0.5], [[0, 0, 0, 1], [0, 0, 0, -1]])
     assert ga.is_exactly_constant(one)
     assert not ga.is_exactly_constant(signed_zero) and not ga.is_exactly_constant(flipped)
+
+
+@pytest.mark.parametrize("fps", ["0", "-30", "nan", "inf"])
+def test_bad_fps_is_an_operator_error(capsys, tmp_path, fps):
+    path = write(tmp_path, biped_clip())
+    rc, stdout, err = run_cli(capsys, "transform", path, "-o", str(tmp_path / "o.glb"), "--gait-anchor", "--fps", fps)
+    assert rc == 2 and stdout == "" and not (tmp_path / "o.glb").exists()

@@ -111,6 +111,12 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     from animsmith.io.read import load_asset_bytes
     from animsmith.transform import foot_cycle as fc
 
+    import math
+
+    if fps is not None and not math.isfinite(fps):
+        raise click.UsageError(f"--fps must be a finite positive number, got {fps!r}")
+    if contact_height_m is not None and not math.isfinite(contact_height_m):
+        raise click.UsageError(f"--contact-height-m must be finite, got {contact_height_m!r}")
     if (out_dir is None) == (output is None) and not dry_run:
         raise click.UsageError("give exactly one of --out-dir DIR or -o OUT")
     contract = load_contract(effective_config_path(ctx, config_path))

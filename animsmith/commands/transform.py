@@ -10,6 +10,7 @@ docs/transform.md.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from typing import Any, Dict, List, Optional
@@ -92,6 +93,8 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
 
     if not gait_anchor:
         raise click.UsageError("choose an operation: --gait-anchor")
+    if fps is not None and not math.isfinite(fps):
+        raise click.UsageError(f"--fps must be a finite positive number, got {fps!r}")
     if output is None:
         if in_place:
             output = file
