@@ -242,8 +242,9 @@ def test_validator_catches_an_injected_2mm_slide():
     k = 37
     root = [ch for ch in b.clip.channels if ch.bone == 0 and ch.path == "translation"][0]
     root.values[k, 0] += np.float32(0.002)  # every foot jumps 2 mm sideways at sample k
-    m = measure_baked(b)
+    m = measure_baked(b, through_glb=False)
     assert m.foot_slide_mm == pytest.approx(2.0, abs=0.01)
+    assert measure_baked(b).foot_slide_mm == pytest.approx(m.foot_slide_mm)  # same through GLB bytes
     # expected culprits: legs planted across the jump (samples k-1..k or k..k+1)
     st = b.walk.stance
     planted = {leg.name for j, leg in enumerate(c.legs) if (st[k - 1, j] and st[k, j]) or (st[k, j] and st[k + 1, j])}

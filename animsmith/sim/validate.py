@@ -2,7 +2,8 @@
 
 Walk test (Gaitkit's 1 mm rule): bake the creature walking straight ahead on
 flat ground for two full cycles at 120 samples per cycle with root motion,
-load nothing by hand — sample the baked clip with ``core.pose.sample_pose``
+write it to GLB bytes and load them back (``io.write`` / ``io.read``), sample
+the clip with ``core.pose.sample_pose``
 at its key times, take the foot bones' model-space (= world) positions and
 call ``core.contacts.foot_slide`` (the same function the lint ``foot-slide``
 check uses) with the gait's known stance mask, full 3-D steps and ground
@@ -71,13 +72,25 @@ class BakedMeasure:
     shortfall_mm: float
 
 
-def measure_baked(baked: Baked, terrain: Optional[Terrain] = None) -> BakedMeasure:
-    """Sample the baked clip through the core and measure slide and ground contact."""
+def measure_baked(baked: Baked, terrain: Optional[Terrain] = None, *, through_glb: bool = True) -> BakedMeasure:
+    """Sample the baked clip through the core and measure slide and ground contact.
+
+    ``through_glb``: serialise with the project's writer and read the bytes back
+    with its loader first, so what is judged is exactly what a file would hold.
+    """
     from animsmith.core.contacts import foot_slide
     from animsmith.core.pose import sample_pose
 
     times = baked.key_times_s
-    grid = sample_pose(baked.asset.skeleton, baked.clip, times)
+    if through_glb:
+        from animsmith.io.read import load_asset_bytes
+        from animsmith.io.write import asset_to_glb
+
+        asset = load_asset_bytes(asset_to_glb(baked.asset), f"<{baked.walk.creature.name}.glb>")
+        clip = asset.clips[0]
+    else:
+        asset, clip = baked.asset, baked.clip
+    grid = sample_pose(asset.skeleton, clip, times)
     feet = grid.model_position_m[:, baked.rig.foot_bones, :]
     if not baked.root_motion:
         feet = feet + baked.walk.travel_m[:, None, :]
