@@ -106,6 +106,10 @@ class GlbPatch:
             self.doc = json.loads(raw_json.decode("utf-8").lstrip("\ufeff").rstrip(" \t\r\n\x00"))
         except (UnicodeDecodeError, ValueError) as exc:
             raise LoadError(f"glTF JSON is invalid: {' '.join(str(exc).split())[:160]}") from None
+        except RecursionError:
+            raise LoadError("glTF JSON is nested too deeply to rewrite") from None
+        if not isinstance(self.doc, dict):
+            raise LoadError("glTF JSON must be an object")
         self.bin = bytearray(self.chunks[self.bin_index][1]) if self.bin_index is not None else None
         self.original_bin_length = None if self.bin is None else len(self.bin)
         self.json_changed = False
@@ -188,6 +192,12 @@ class GlbPatch:
 
     def accessor_bin_range(self, ai: int) -> Optional[Tuple[int, int, int, int]]:
         """(start, end, stride, element bytes) of a dense accessor in the BIN buffer, else None."""
+        try:
+            return self._accessor_bin_range(ai)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+            return None
+
+    def _accessor_bin_range(self, ai: int) -> Optional[Tuple[int, int, int, int]]:
         accs = self._list("accessors")
         views = self._list("bufferViews")
         buffers = self._list("buffers")
@@ -231,6 +241,16 @@ class GlbPatch:
                 rng = self.accessor_bin_range(j)
                 if rng is not None:
                     intervals.append((rng[0], rng[1], j))
+                    continue
+                # unreadable layout on a BIN view: treat the whole view as taken
+                bv = acc.get("bufferView")
+                if type(bv) is int and 0 <= bv < len(views) and isinstance(views[bv], dict) and views[bv].get("buffer") == 0:
+                    v0 = views[bv].get("byteOffset", 0)
+                    v1 = views[bv].get("byteLength", 0)
+                    if type(v0) is int and type(v1) is int:
+                        intervals.append((v0, v0 + v1, -1))
+                    else:
+                        intervals.append((0, 1 << 62, -1))
         intervals.sort()
         bad = set()
         max_end, max_owner = -1, None
@@ -392,7 +412,10 @@ class GlbPatch:
         for i, (ctype, body) in enumerate(self.chunks):
             if i == self.json_index:
                 if self.json_changed:
-                    text = json.dumps(self.doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+                    try:
+                        text = json.dumps(self.doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+                    except (RecursionError, ValueError) as exc:
+                        raise AnimsmithError(f"cannot re-serialise the glTF JSON: {type(exc).__name__}") from None
                     body = _pad(text.encode("utf-8"), b" ")
             elif i == self.bin_index and self.bin is not None:
                 body = _pad(bytes(self.bin), b"\x00")
