@@ -276,3 +276,37 @@ def test_accessors_shared_by_two_anchored_clips_with_one_shift_are_permuted_once
         s, e, size = accessor_range(doc0, walk["samplers"][c["sampler"]]["output"])
         rows0 = element_rows(b0, s, size, FRAMES)
         assert element_rows(b1, s, size, FRAMES) == [rows0[(k + SHIFT) % FRAMES] for k in range(FRAMES)]
+
+
+def test_interleaved_outputs_get_new_accessors_and_validate(tmp_path, capsys, oracles):
+    import subprocess
+
+    raw = RawGltf()
+    lf_n = raw.node("LeftFoot", translation=[0.1, -0.9, 0.0])
+    rf_n = raw.node("RightFoot", translation=[-0.1, -0.9, 0.0])
+    hips = raw.node("Hips", children=[lf_n, rf_n], translation=[0.0, 1.0, 0.0])
+    root = raw.node("root", children=[hips])
+    raw.scene([root])
+    t = raw.floats(frame_times(FRAMES, FPS), "SCALAR")
+    lf, rf = feet_values(FRAMES, 0.05, OFFSET)
+    inter = np.concatenate([lf, rf], axis=1).astype(np.float32)  # rows: lf xyz, rf xyz
+    view = raw.view(inter.tobytes(), byte_stride=24)
+    lfa = raw.accessor(lf.astype(np.float32), "VEC3", view=view, byte_offset=0)
+    rfa = raw.accessor(rf.astype(np.float32), "VEC3", view=view, byte_offset=12)
+    raw.animation("walk", [(lf_n, "translation", t, lfa, "LINEAR"), (rf_n, "translation", t, rfa, "LINEAR")])
+    src = tmp_path / "inter.glb"
+    src.write_bytes(raw.glb())
+    out = tmp_path / "inter_out.glb"
+    rc, stdout, err = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor", "--format", "json")
+    assert rc == 0, err
+    assert json.loads(stdout)["patch"]["new_accessors"] == 2
+    doc0, _, b0 = chunks(src.read_bytes())
+    doc1, _, b1 = chunks(out.read_bytes())
+    assert b1[: len(b0)] == b0
+    new = doc1["animations"][0]["samplers"][0]["output"]
+    s, e, size = accessor_range(doc1, new)
+    rows = element_rows(b1, s, size, FRAMES)
+    assert rows == [lf.astype(np.float32)[(k + SHIFT) % FRAMES].tobytes() for k in range(FRAMES)]
+    res = subprocess.run(["node", os.path.join(oracles, "validate.mjs"), str(out), "--report", str(out) + ".json"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and "errors=0" in res.stdout, res.stdout
