@@ -7,6 +7,7 @@ data, the clip's cached analysis, the resolved roles — and never samples.
 from __future__ import annotations
 
 import math
+from functools import cached_property
 from typing import Any, Iterator, Optional, Tuple
 
 import numpy as np
@@ -123,3 +124,94 @@ def f32_exceeds(measured: float, cap: float) -> bool:
     """
     with np.errstate(over="ignore"):
         return bool(np.float32(measured) > np.float32(cap))
+
+
+# --------------------------------------------------------------------------
+# All channels of a clip at once (vectorised per-clip checks)
+# --------------------------------------------------------------------------
+
+
+class FlatChannels:
+    """The keys of every keyed channel of one clip (or of one path), concatenated.
+
+    Checks first find the few suspicious channels with whole-clip numpy
+    reductions over these arrays, then describe only those channel by channel,
+    so the cost does not grow with a Python loop over every channel.
+
+    Attributes (S = number of channels with ≥ 1 key, K = total keys):
+        index: (S,) channel index in ``clip.channels`` of each segment.
+        counts, starts: (S,) key count and first row of each segment.
+        owner: (K,) segment number of every key row.
+        times: (K,) float64 key times.
+        values: (K, C) float64 key values (only when all channels share a width).
+    """
+
+    def __init__(self, channels, indices, with_values: bool = True):
+        self.index = np.asarray(indices, dtype=np.int64)
+        picked = [channels[i] for i in indices]
+        counts = np.fromiter((ch.times.shape[0] for ch in picked), dtype=np.int64, count=len(picked))
+        self.counts = counts
+        self.starts = np.zeros(counts.size, dtype=np.int64)
+        if counts.size > 1:
+            np.cumsum(counts[:-1], out=self.starts[1:])
+        self.owner = np.repeat(np.arange(counts.size), counts)
+        self.times = np.concatenate([ch.times for ch in picked]).astype(np.float64) if picked else np.zeros(0)
+        self.values = None
+        if with_values and picked and len({ch.values.shape[1] for ch in picked}) == 1:
+            self.values = np.concatenate([ch.values for ch in picked]).astype(np.float64)
+
+    @cached_property
+    def finite_rows(self) -> np.ndarray:
+        """(K,) bool: every component of the key value is finite (needs ``values``)."""
+        return np.isfinite(self.values).all(axis=1)
+
+    @cached_property
+    def squared_norms(self) -> np.ndarray:
+        """(K,) |value|² per key (needs ``values``)."""
+        return np.einsum("ij,ij->i", self.values, self.values)
+
+    @property
+    def duration_s(self) -> float:
+        """Largest finite key time (0.0 when none) — ``Clip.duration_s`` without a per-channel loop."""
+        t = self.times[np.isfinite(self.times)]
+        return float(t.max()) if t.size else 0.0
+
+    @property
+    def size(self) -> int:
+        return int(self.counts.size)
+
+    def segments_any(self, mask_rows: np.ndarray) -> np.ndarray:
+        """(S,) bool: any row of the segment is True."""
+        if self.size == 0:
+            return np.zeros(0, dtype=bool)
+        return np.logical_or.reduceat(np.asarray(mask_rows, dtype=bool), self.starts)
+
+    def pair_mask(self) -> np.ndarray:
+        """(K−1,) bool: rows k−1 and k belong to the same channel."""
+        return self.owner[1:] == self.owner[:-1] if self.owner.size > 1 else np.zeros(0, dtype=bool)
+
+    def channels_of_rows(self, rows_mask: np.ndarray) -> np.ndarray:
+        """Channel indices (clip order, unique) owning any True row."""
+        return self.index[np.unique(self.owner[np.asarray(rows_mask, dtype=bool)])]
+
+
+_FLAT_CACHE: "weakref.WeakKeyDictionary" = None  # type: ignore[assignment]
+
+
+def flat_channels(clip, path: Optional[str] = None) -> FlatChannels:
+    """Cached :class:`FlatChannels` of the clip's keyed channels (of ``path`` only when given)."""
+    import weakref
+
+    global _FLAT_CACHE
+    if _FLAT_CACHE is None:
+        _FLAT_CACHE = weakref.WeakKeyDictionary()
+    per_clip = _FLAT_CACHE.get(clip)
+    key = (path, len(clip.channels))
+    if per_clip is None:
+        per_clip = {}
+        _FLAT_CACHE[clip] = per_clip
+    if key not in per_clip:
+        chans = clip.channels
+        idx = [i for i, ch in enumerate(chans) if ch.times.shape[0] > 0 and (path is None or ch.path == path)]
+        per_clip[key] = FlatChannels(chans, idx, with_values=path is not None)
+    return per_clip[key]

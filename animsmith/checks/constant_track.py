@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from animsmith.checks._clip import channels, quat_angle_rad
+from animsmith.checks._clip import bone_name, flat_channels, quat_angle_rad
 from animsmith.checks.base import Option
 
 ID = "constant-track"
@@ -67,13 +67,42 @@ def largest_tangent(ch) -> float:
     return float(np.max(np.abs(tang))) if tang.size else 0.0
 
 
+def segment_motion(flat, path: str) -> np.ndarray:
+    """(S,) :func:`channel_motion` of every channel of one path at once (NaN when non-finite)."""
+    if flat.values is None or flat.size == 0:
+        return np.zeros(0)
+    v = flat.values
+    with np.errstate(invalid="ignore"):
+        if path == "rotation":
+            # angle to key 0 = 2·acos(|q̂0·q̂|) (sign-invariant); NaN rows stay NaN
+            qn = v / np.sqrt(flat.squared_norms)[:, None]
+            dot = np.abs(np.einsum("ij,ij->i", qn[flat.starts[flat.owner]], qn))
+            angle = 2.0 * np.arccos(np.minimum(dot, 1.0))
+            return np.maximum.reduceat(angle, flat.starts)
+        span = np.maximum.reduceat(v, flat.starts, axis=0) - np.minimum.reduceat(v, flat.starts, axis=0)
+        return np.max(span, axis=1)
+
+
+def constant_candidates(clip, eps_vec: float, eps_rot: float) -> list:
+    """Indices (clip order) of channels with ≥ 2 keys whose keys stay within the epsilon."""
+    out = []
+    for path in ("translation", "rotation", "scale"):
+        flat = flat_channels(clip, path)
+        motion = segment_motion(flat, path)
+        eps = eps_rot if path == "rotation" else eps_vec
+        with np.errstate(invalid="ignore"):
+            keep = (flat.counts >= 2) & (motion <= eps)
+        out.extend(flat.index[keep].tolist())
+    return sorted(out)
+
+
 def check(ctx):
     clip = ctx.clip.name
     eps_vec = float(ctx.options["vector_epsilon"])
     eps_rot = float(ctx.options["rotation_epsilon_rad"])
-    for _, ch, bone in channels(ctx):
-        if ch.key_count < 2:
-            continue
+    for i in constant_candidates(ctx.clip, eps_vec, eps_rot):
+        ch = ctx.clip.channels[i]
+        bone = bone_name(ctx, ch.bone)
         eps = eps_rot if ch.path == "rotation" else eps_vec
         motion = channel_motion(ch)
         tangent = largest_tangent(ch)

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from animsmith.checks._clip import bone_name, expect_value
+from animsmith.checks._clip import bone_name, expect_value, flat_channels
 from animsmith.checks.base import Option
 
 ID = "duration-sanity"
@@ -48,15 +48,14 @@ CONFIG = {
 }
 
 
-def channel_end_times(clip):
-    """[(end_s, channel)] for channels with ≥ 2 keys and a finite last key time."""
-    out = []
-    for ch in clip.channels:
-        if ch.key_count >= 2:
-            end = float(ch.times[-1])
-            if math.isfinite(end):
-                out.append((end, ch))
-    return out
+def channel_ends(clip):
+    """(end times (E,), channel indices (E,)) of channels with ≥ 2 keys and a finite last key time."""
+    flat = flat_channels(clip)
+    multi = flat.counts >= 2
+    ends = flat.times[(flat.starts + flat.counts - 1)[multi]]
+    idx = flat.index[multi]
+    finite = np.isfinite(ends)
+    return ends[finite], idx[finite]
 
 
 def check(ctx):
@@ -64,10 +63,9 @@ def check(ctx):
     name = clip.name
     pin = expect_value(ctx, "duration_s")
     tol = float(expect_value(ctx, "duration_tolerance_s", ctx.options["duration_tolerance_s"]))
-    duration = float(clip.duration_s)
+    duration = flat_channels(clip).duration_s  # = clip.duration_s, vectorised
 
-    keyed = [ch for ch in clip.channels if ch.key_count > 0]
-    if not keyed:
+    if flat_channels(clip).size == 0:
         yield ctx.finding(
             f"clip has no keyed channels ({len(clip.channels)} channel(s), 0 keys) — it plays nothing",
             severity="warning",
@@ -97,19 +95,18 @@ def check(ctx):
             expected=float(pin),
         )
 
-    ends = channel_end_times(clip)
-    if len(ends) >= 2:
-        times = np.array([e for e, _ in ends])
-        spread = float(times.max() - times.min())
+    ends, idx = channel_ends(clip)
+    if ends.size >= 2:
+        spread = float(ends.max() - ends.min())
         if spread > float(ctx.options["max_end_spread_s"]):
-            shortest = ends[int(np.argmin(times))][1]
+            shortest = clip.channels[int(idx[int(np.argmin(ends))])]
             yield ctx.finding(
-                f"channels end at different times ({times.min():.3f}s..{times.max():.3f}s; earliest: "
+                f"channels end at different times ({ends.min():.3f}s..{ends.max():.3f}s; earliest: "
                 f"{shortest.path} of '{bone_name(ctx, shortest.bone)}') — shorter channels will be clamp-held",
                 severity="warning",
                 clip=name,
                 bone=bone_name(ctx, shortest.bone),
-                time_s=float(times.min()),
+                time_s=float(ends.min()),
                 measured=spread,
                 expected=0.0,
             )

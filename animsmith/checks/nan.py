@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from animsmith.checks._clip import channels
+from animsmith.checks._clip import bone_name, flat_channels
 
 ID = "nan"
 SEVERITY = "error"
@@ -35,9 +35,30 @@ def _first_nonfinite(a: np.ndarray):
     return int(bad[0]) if bad.size else None
 
 
+def cubic_channels(clip) -> list:
+    """Indices of CUBICSPLINE channels (their tangents are checked one by one; they are rare)."""
+    return [i for i, ch in enumerate(clip.channels) if ch.interpolation == "CUBICSPLINE"]
+
+
+def suspicious_channels(clip) -> list:
+    """Indices of channels with any non-finite key time, value or tangent (whole-clip reductions)."""
+    flat = flat_channels(clip)
+    out = set(flat.channels_of_rows(~np.isfinite(flat.times)).tolist())
+    for path in ("translation", "rotation", "scale"):
+        f = flat_channels(clip, path)
+        if f.values is not None:
+            out.update(f.channels_of_rows(~f.finite_rows).tolist())
+    for i in cubic_channels(clip):
+        if not np.all(np.isfinite(_raw_elements(clip.channels[i]))):
+            out.add(i)
+    return sorted(out)
+
+
 def check(ctx):
     clip = ctx.clip.name
-    for _, ch, bone in channels(ctx):
+    for i in suspicious_channels(ctx.clip):
+        ch = ctx.clip.channels[i]
+        bone = bone_name(ctx, ch.bone)
         k = _first_nonfinite(ch.times)
         if k is not None:
             yield ctx.finding(
@@ -47,9 +68,10 @@ def check(ctx):
                 measured=str(float(ch.times[k])),
                 expected="finite key times",
             )
-        e = _first_nonfinite(_raw_elements(ch))
+        raw = _raw_elements(ch)
+        e = _first_nonfinite(raw)
         if e is not None:
-            value = float(_raw_elements(ch)[e])
+            value = float(raw[e])
             t = None
             key = e // (ch.width * (3 if ch.interpolation == "CUBICSPLINE" else 1))
             if key < ch.times.shape[0] and np.isfinite(ch.times[key]):

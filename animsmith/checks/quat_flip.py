@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from animsmith.checks._clip import channels
+from animsmith.checks._clip import bone_name, flat_channels
 
 ID = "quat-flip"
 SEVERITY = "warning"
@@ -34,11 +34,26 @@ def hemisphere_flips(values: np.ndarray) -> np.ndarray:
     return np.flatnonzero(bad) + 1
 
 
+def suspicious_channels(clip) -> list:
+    """Indices of rotation channels with a negative dot between adjacent finite keys."""
+    flat = flat_channels(clip, "rotation")
+    if flat.values is None or flat.values.shape[0] < 2:
+        return []
+    q = flat.values
+    finite = flat.finite_rows
+    with np.errstate(invalid="ignore"):
+        dot = np.einsum("ij,ij->i", q[:-1], q[1:])
+        bad = flat.pair_mask() & finite[:-1] & finite[1:] & (dot < 0.0)
+    rows = np.zeros(q.shape[0], dtype=bool)
+    rows[1:] = bad
+    return flat.channels_of_rows(rows).tolist()
+
+
 def check(ctx):
     clip = ctx.clip.name
-    for _, ch, bone in channels(ctx):
-        if ch.path != "rotation":
-            continue
+    for i in suspicious_channels(ctx.clip):
+        ch = ctx.clip.channels[i]
+        bone = bone_name(ctx, ch.bone)
         flips = hemisphere_flips(ch.values)
         if flips.size == 0:
             continue

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from animsmith.checks._clip import channels
+from animsmith.checks._clip import bone_name, flat_channels
 from animsmith.checks.base import Option
 
 ID = "quat-norm"
@@ -41,12 +41,16 @@ def norm_errors(values: np.ndarray) -> np.ndarray:
 def check(ctx):
     clip = ctx.clip.name
     tol = float(ctx.options["tolerance"])
-    for _, ch, bone in channels(ctx):
-        if ch.path != "rotation" or ch.key_count == 0:
-            continue
+    flat = flat_channels(ctx.clip, "rotation")
+    if flat.values is None:
+        return
+    with np.errstate(invalid="ignore", over="ignore"):
+        off = np.abs(np.sqrt(flat.squared_norms) - 1.0) > tol
+    suspicious = flat.channels_of_rows(off & flat.finite_rows)
+    for i in suspicious.tolist():
+        ch = ctx.clip.channels[i]
+        bone = bone_name(ctx, ch.bone)
         err = norm_errors(ch.values)
-        if not np.any(err > tol):
-            continue
         k = int(np.nanargmax(err))
         length = float(np.linalg.norm(np.asarray(ch.values[k], dtype=np.float64)))
         t = float(ch.times[k]) if k < ch.times.shape[0] and np.isfinite(ch.times[k]) else None

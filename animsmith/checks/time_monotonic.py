@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from animsmith.checks._clip import channels
+from animsmith.checks._clip import bone_name, flat_channels
 from animsmith.checks.base import Option
 
 ID = "time-monotonic"
@@ -48,10 +48,25 @@ def first_non_increasing_key(times: np.ndarray):
     return int(bad[0]) + 1 if bad.size else None
 
 
+def suspicious_channels(clip, tolerance_s: float) -> list:
+    """Indices of channels with a negative or non-increasing key time (whole-clip reductions)."""
+    flat = flat_channels(clip)
+    t = flat.times
+    finite = np.isfinite(t)
+    with np.errstate(invalid="ignore"):
+        negative = finite & (t < -tolerance_s)
+        bad_pair = flat.pair_mask() & finite[1:] & finite[:-1] & (t[1:] <= t[:-1])
+    rows = negative.copy()
+    rows[1:] |= bad_pair
+    return flat.channels_of_rows(rows).tolist()
+
+
 def check(ctx):
     clip = ctx.clip.name
     tol = float(ctx.options["negative_tolerance_s"])
-    for _, ch, bone in channels(ctx):
+    for i in suspicious_channels(ctx.clip, tol):
+        ch = ctx.clip.channels[i]
+        bone = bone_name(ctx, ch.bone)
         k = first_negative_key(ch.times, tol)
         if k is not None:
             t = float(ch.times[k])
