@@ -310,3 +310,33 @@ def test_interleaved_outputs_get_new_accessors_and_validate(tmp_path, capsys, or
     res = subprocess.run(["node", os.path.join(oracles, "validate.mjs"), str(out), "--report", str(out) + ".json"],
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and "errors=0" in res.stdout, res.stdout
+
+
+def test_sparse_output_is_rewritten_as_a_dense_copy(tmp_path, capsys):
+    from animsmith.io.read import load_asset
+
+    raw = RawGltf()
+    lf_n = raw.node("LeftFoot", translation=[0.1, -0.9, 0.0])
+    rf_n = raw.node("RightFoot", translation=[-0.1, -0.9, 0.0])
+    hips = raw.node("Hips", children=[lf_n, rf_n], translation=[0.0, 1.0, 0.0])
+    root = raw.node("root", children=[hips])
+    raw.scene([root])
+    t = raw.floats(frame_times(FRAMES, FPS), "SCALAR")
+    lf, rf = feet_values(FRAMES, 0.05, OFFSET)
+    idx_view = raw.view(np.arange(FRAMES, dtype=np.uint16).tobytes())
+    val_view = raw.view(lf.astype(np.float32).tobytes())
+    sparse = {"count": FRAMES, "indices": {"bufferView": idx_view, "componentType": 5123},
+              "values": {"bufferView": val_view}}
+    lfa = raw.accessor(None, "VEC3", count=FRAMES, component_type=5126, sparse=sparse)
+    rfa = raw.accessor(rf.astype(np.float32), "VEC3")
+    raw.animation("walk", [(lf_n, "translation", t, lfa, "LINEAR"), (rf_n, "translation", t, rfa, "LINEAR")])
+    src = tmp_path / "sparse.glb"
+    src.write_bytes(raw.glb())
+    out = tmp_path / "sparse_out.glb"
+    rc, stdout, err = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor")
+    assert rc == 0, err
+    doc1, _, _ = chunks(out.read_bytes())
+    new = doc1["accessors"][doc1["animations"][0]["samplers"][0]["output"]]
+    assert "sparse" not in new and new["componentType"] == 5126
+    got = load_asset(str(out)).clip("walk").channels[0].values
+    assert got.tobytes() == np.roll(lf.astype(np.float32), -SHIFT, axis=0).tobytes()
