@@ -208,14 +208,17 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
                     reps.append((p.clip_index, s, vals))
             patch.replace_sampler_outputs(reps)
             built[f] = patch.to_bytes()
-        # re-load and prove every member independently
+        # re-load and prove every member independently; everything else must be bit-identical
+        reloaded = {
+            f: load_asset_bytes(built[f], targets.get(f, f), base_dir=os.path.dirname(os.path.abspath(f)), strict=False)
+            for f in sources
+        }
+        retimed = {(p.source, p.clip_index): p for p in plans if not p.reference}
+        for f in sources:
+            fc.verify_untouched(assets[f], reloaded[f], retimed, f)
         for p in plans:
-            after = load_asset_bytes(
-                built[p.source], targets.get(p.source, p.source),
-                base_dir=os.path.dirname(os.path.abspath(p.source)), strict=False,
-            )
-            clip = after.clips[p.clip_index]
-            fc.verify_retimed(after, clip, roles(p.source), p, ref_plan, contact_height_m)
+            after = reloaded[p.source]
+            fc.verify_retimed(after, after.clips[p.clip_index], roles(p.source), p, ref_plan, contact_height_m)
     except Refusal as exc:
         doc["outcome"] = "refused"
         doc["refusal"] = exc.to_json()

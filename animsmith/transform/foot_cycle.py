@@ -250,3 +250,36 @@ def verify_retimed(asset, clip, roles, plan: MemberPlan, reference: MemberPlan, 
             f"{reference.anchor.phase_before:.4f} (allowed 0.5 frame): the contacts align but the gait shapes differ",
             TOPOLOGY_ADVICE,
         )
+
+
+def _bits(a) -> bytes:
+    return np.ascontiguousarray(a, dtype=np.float32).tobytes()
+
+
+def verify_untouched(before, after, retimed: Dict[Tuple[str, int], "MemberPlan"], source: str) -> None:
+    """Every clip of ``source`` keeps its channels bit for bit, except the retimed members' resampled values.
+
+    A retimed member keeps its targets, interpolation and key times; only the
+    values of its nonconstant channels may change (``foot_cycle_unproven``).
+    """
+    if len(before.clips) != len(after.clips):
+        raise _refuse("foot_cycle_unproven", before.clips[0].name if before.clips else "?", None, len(after.clips),
+                      len(before.clips), "the rewritten file has a different clip count", "report this with the input")
+    for c0, c1 in zip(before.clips, after.clips):
+        plan = retimed.get((source, c0.index))
+        changed = set(plan.new_values) if plan is not None else set()
+        ok = c0.name == c1.name and len(c0.channels) == len(c1.channels)
+        for i, (a, b) in enumerate(zip(c0.channels, c1.channels)):
+            if not ok:
+                break
+            ok = (a.node, a.path, a.interpolation) == (b.node, b.path, b.interpolation) and _bits(a.times) == _bits(b.times)
+            if ok and i in changed:
+                ok = _bits(plan.new_values[i]) == _bits(b.values)
+            elif ok:
+                ok = _bits(a.values) == _bits(b.values)
+        if not ok:
+            raise _refuse(
+                "foot_cycle_unproven", c0.name, None, None, None,
+                "the rewritten file did not re-load to the planned channels (nothing was written)",
+                "report this with the input file",
+            )
