@@ -276,3 +276,39 @@ def test_fps_frame_error_exact_threshold():
 def test_fps_invalid_is_gap():
     _, gaps = run_check("fps", make_asset(), expect={"fps": float("nan")})
     assert [(g.code, g.scope, g.subjects) for g in gaps] == [("invalid_declared_fps", "frame_grid", ["walk"])]
+
+
+# ---------------------------------------------------------------- several channels at once
+
+
+def test_channel_boundaries_are_not_key_pairs():
+    """Whole-clip reductions must not pair the last key of one channel with the first of the next."""
+    q = yrot([0.0, 0.8, 1.6])
+    a = Channel.make(1, "rotation", [0, 0.5, 1], q)
+    b = Channel.make(0, "rotation", [0, 1], -np.array([q[2], q[2]]))  # starts on the other hemisphere of a's end
+    c = Channel.make(0, "scale", [0, 0.25, 0.5, 0.75, 1.0], [[1, 1, 1]] * 5)
+    sk = Skeleton.build(["hips", "spine"], [-1, 0], [[0, 0, 0], [0, 0.3, 0]])
+    asset = Asset(skeleton=sk, clips=[Clip(name="walk", channels=[a, b, c])])
+    assert run_check("quat-flip", asset)[0] == []
+    assert run_check("time-monotonic", asset)[0] == []  # 1.0 then 0 across channels is fine
+    notes, _ = run_check("constant-track", asset)
+    assert [(f.bone, f.message.split(" track")[0]) for f in notes] == [("hips", "rotation"), ("hips", "scale")]
+
+
+def test_only_the_offending_channel_is_reported_among_many():
+    chans = [Channel.make(1, "rotation", [0, 0.5, 1], yrot([0.0, 0.8, 1.6])) for _ in range(5)]
+    bad = yrot([0.0, 0.8, 1.6])
+    bad[2] *= 1.5
+    chans[3] = Channel.make(0, "rotation", [0, 0.5, 1], bad)
+    chans.append(Channel.make(0, "translation", [0, 0.5, 0.25], [[0, 0, 0], [0, 1, 0], [0, 0, 1]]))
+    sk = Skeleton.build(["hips", "spine"], [-1, 0], [[0, 0, 0], [0, 0.3, 0]])
+    asset = Asset(skeleton=sk, clips=[Clip(name="walk", channels=chans)])
+    findings, _ = run_check("quat-norm", asset)
+    assert [(f.bone, f.time_s, f.measured) for f in findings] == [("hips", 1.0, pytest.approx(1.5))]
+    findings, _ = run_check("time-monotonic", asset)
+    assert [(f.bone, f.time_s) for f in findings] == [("hips", 0.25)]
+    nan_vals = yrot([0.0, 0.8, 1.6])
+    nan_vals[1, 0] = np.nan
+    chans[4] = Channel.make(1, "rotation", [0, 0.5, 1], nan_vals)
+    findings, _ = run_check("nan", asset)
+    assert [(f.bone, f.time_s) for f in findings] == [("spine", 0.5)]

@@ -206,7 +206,7 @@ def flat_channels(clip, path: Optional[str] = None) -> FlatChannels:
     if _FLAT_CACHE is None:
         _FLAT_CACHE = weakref.WeakKeyDictionary()
     per_clip = _FLAT_CACHE.get(clip)
-    key = (path, len(clip.channels))
+    key = (path, tuple(map(id, clip.channels)))  # a replaced channel invalidates the entry
     if per_clip is None:
         per_clip = {}
         _FLAT_CACHE[clip] = per_clip
