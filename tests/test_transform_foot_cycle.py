@@ -193,3 +193,25 @@ def test_retimed_output_reloads_in_threejs_to_our_poses(capsys, tmp_path, oracle
     for k, sample in enumerate(doc["samples"]):
         for name in ("Hips", "LeftFoot", "RightFoot"):
             np.testing.assert_allclose(sample["nodes"][name]["position"], grid.model_position_m[k, asset.skeleton.find(name)], atol=2e-6)
+
+
+def test_members_across_files_publish_together_into_out_dir(capsys, tmp_path):
+    from animsmith.io.write import write_glb
+
+    offsets = {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}
+    paths = []
+    for name, o in offsets.items():
+        p = str(tmp_path / f"{name}.glb")
+        write_glb(asset_of(stepping_clip(name, o)), p)
+        paths.append(p)
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text(RING_TOML.replace('"run_right"]', '"run_right.glb"]'))  # a file member too
+    out_dir = tmp_path / "out"
+    rc, stdout, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                              "--reference", "run_forward", "--out-dir", str(out_dir), *paths[:3])
+    assert rc == 0, err
+    assert sorted(os.listdir(out_dir)) == sorted(os.path.basename(p) for p in paths)
+    ref = events_of(paths[0], "run_forward")
+    for name in offsets:
+        ev = events_of(str(out_dir / f"{name}.glb"), name)
+        assert max(fc.circular_distance(a, b) for a, b in zip(ev.as_list(), ref.as_list())) * (FRAMES - 1) <= 1.0 + 1e-9
