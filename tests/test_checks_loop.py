@@ -281,3 +281,11 @@ def test_per_clip_loop_caps_override_check_options():
     rot = guard(rot_deg=(0, 1, 2, 3, 5))
     findings, _ = run_check("loop-closure", rot, expect={"loop": True, "max_loop_rotation_delta_deg": 4.0})
     assert [f.expected for f in findings] == [4.0]
+
+
+def test_seam_messages_give_the_in_clip_reference():
+    # x = 0, .25, .5, .25, 0 → step velocities +1, +1, −1, −1 m/s: largest in-clip change 2.0, seam 2.0
+    findings, _ = run_check("loop-seam-vel", guard(x=(0, 0.25, 0.5, 0.25, 0)), expect=LOOP)
+    assert "inside the clip its largest step-to-step change is 2.0000 m/s" in findings[0].message
+    findings, _ = run_check("loop-seam-rot", guard(rot_deg=(0, 10, 20, 10, 0)), expect=LOOP)
+    assert "inside the clip its largest step-to-step change is 80.000 deg/s" in findings[0].message

@@ -215,3 +215,47 @@ def flat_channels(clip, path: Optional[str] = None) -> FlatChannels:
         idx = [i for i, ch in enumerate(chans) if ch.times.shape[0] > 0 and (path is None or ch.path == path)]
         per_clip[key] = FlatChannels(chans, idx, with_values=path is not None)
     return per_clip[key]
+
+
+# --------------------------------------------------------------------------
+# In-clip reference for the seam continuity checks
+# --------------------------------------------------------------------------
+
+
+def interior_velocity_change_mps(grid, bone: int) -> Optional[float]:
+    """Largest |v[i+1] − v[i]| of one bone inside the clip, v[i] = (p[i+1] − p[i]) / dt[i] (model space).
+
+    The seam check compares the wrap's change against a cap; this is the same
+    quantity between consecutive in-clip steps, so a reader can tell a popped
+    seam from ordinary acceleration at the clip's sample rate. None when the
+    grid has fewer than 4 samples or non-finite values.
+    """
+    t = np.asarray(grid.times_s, dtype=np.float64)
+    if t.shape[0] < 4:
+        return None
+    p = np.asarray(grid.model_position_m[:, bone, :], dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v = np.diff(p, axis=0) / np.diff(t)[:, None]
+        change = np.linalg.norm(np.diff(v, axis=0), axis=-1)
+    return float(change.max()) if np.all(np.isfinite(change)) else None
+
+
+def interior_angular_velocity_change_degps(grid, bone: int) -> Optional[float]:
+    """Largest |ω[i+1] − ω[i]| (deg/s) of one bone inside the clip.
+
+    ω[i] = rotation vector of the model-space step q[i+1]·q[i]⁻¹ (w ≥ 0
+    hemisphere) over dt[i] — the quantity ``loop-seam-rot`` compares across
+    the wrap. None when the grid has fewer than 4 samples or non-finite values.
+    """
+    from animsmith.core import quat
+    from animsmith.core.trajectory import _rotation_vector
+
+    t = np.asarray(grid.times_s, dtype=np.float64)
+    if t.shape[0] < 4:
+        return None
+    q = np.asarray(grid.model_rotation[:, bone, :], dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+        w = _rotation_vector(quat.multiply(q[1:], quat.conjugate(q[:-1]))) / np.diff(t)[:, None]
+        change = np.degrees(np.linalg.norm(np.diff(w, axis=0), axis=-1))
+    return float(change.max()) if np.all(np.isfinite(change)) else None

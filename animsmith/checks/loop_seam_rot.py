@@ -11,13 +11,16 @@ max_loop_angular_velocity_delta_degps`` overrides it; float32 compare, equal
 passes). Time =
 clip duration.
 
+The message also gives the bone's largest step-to-step change inside the
+clip, to tell a hitch from ordinary angular acceleration at the sample rate.
+
 Coverage gap (scope ``loop_seam_rotation``): ``measurement_unavailable`` as for
 ``loop-closure``.
 """
 
 from __future__ import annotations
 
-from animsmith.checks._clip import bone_name, expect_value, f32_exceeds
+from animsmith.checks._clip import bone_name, expect_value, f32_exceeds, interior_angular_velocity_change_degps
 from animsmith.checks.base import Option
 from animsmith.checks.loop_closure import continuity_or_gap
 
@@ -48,9 +51,11 @@ def check(ctx):
     )
     if bone is not None and f32_exceeds(delta, cap):
         name = bone_name(ctx, bone)
+        inside = interior_angular_velocity_change_degps(ctx.analysis.grid, bone)
+        context = "" if inside is None else f"; inside the clip its largest step-to-step change is {inside:.3f} deg/s"
         yield ctx.finding(
             f"loop angular velocity changes at the seam: bone '{name}' differs by {delta:.3f} deg/s between "
-            f"the incoming and outgoing model-space angular velocities (cap {cap:.3f} deg/s)",
+            f"the incoming and outgoing model-space angular velocities (cap {cap:.3f} deg/s{context})",
             clip=ctx.clip.name,
             bone=name,
             time_s=float(ctx.analysis.grid.times_s[-1]),
