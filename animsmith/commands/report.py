@@ -1,0 +1,57 @@
+"""``animsmith [--config C] report PATHS... -o report.html [--clip NAME]`` (docs/report.md).
+
+Lints PATHS exactly like ``lint`` (same contract, same checks, same judged
+pose grids, sampled once) and writes ONE self-contained HTML file atomically.
+Prints ``wrote <path> (<clips> clip(s), <findings> finding(s), <x.x> MB)``.
+Exit 0 whenever the report is written (findings are shown, not judged); 2
+for an unreadable input, a bad config or a failed write.
+"""
+
+from __future__ import annotations
+
+import click
+
+from animsmith.cli import config_option, effective_config_path
+
+
+@click.command(
+    "report",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    short_help="Write one self-contained interactive HTML report.",
+)
+@click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
+@config_option
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False), required=True, help="The HTML file to write.")
+@click.option("--clip", "clip_name", default=None, metavar="NAME", help="Show only this clip's view and findings (groups stay).")
+@click.option("--select", "select", multiple=True, metavar="ID,..", help="Run only these checks.")
+@click.pass_context
+def report_cmd(ctx, paths, config_path, output, clip_name, select):
+    """Write a self-contained HTML report of PATHS (files, globs or folders).
+
+    Shows the summary and findings, one figure per declared gait group with a
+    pair player, and per clip a skeleton view with foot/root trails and charts.
+    The file needs no network and opens from disk.
+    """
+    from animsmith.commands.lint import _write_output, split_ids
+    from animsmith.config import load_contract
+    from animsmith.errors import AnimsmithError
+    from animsmith.lint import expand_paths, validate_check_ids
+    from animsmith.report.collect import collect
+    from animsmith.report.html import render_html
+
+    contract = load_contract(effective_config_path(ctx, config_path))
+    selected = validate_check_ids(split_ids(select), "--select") if select else None
+    files = expand_paths(list(paths))
+    data = collect(files, contract, select=selected)
+    errors = [f.error for f in data.result.files if f.error]
+    if errors:
+        for line in errors[:-1]:
+            click.echo(f"animsmith: {line}", err=True)
+        raise AnimsmithError(errors[-1])
+    page = render_html(data, contract, clip_filter=clip_name)
+    raw = page.encode("utf-8")
+    _write_output(output, page)
+    findings = sum(len(f.findings) for f in data.result.files)
+    shown = click.format_filename(output).encode("unicode_escape").decode("ascii")
+    click.echo(f"wrote {shown} ({len(data.clips)} clip(s), {findings} finding(s), {len(raw) / 1e6:.1f} MB)")
+    return 0

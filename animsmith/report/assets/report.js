@@ -1,0 +1,485 @@
+// AnimSmith report viewer: draws everything from the inline JSON (#report-data)
+// as SVG. No network, no external code. Asset strings are untrusted: they are
+// only ever set with textContent / setAttribute, never parsed as HTML.
+(function () {
+  "use strict";
+  var DATA = JSON.parse(document.getElementById("report-data").textContent);
+  var SVG_NS = document.getElementById("ns-probe").namespaceURI;
+  var COLORS = ["#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e", "#7f7f7f"];
+  var TRAIL_COLORS = { root: "#2e7d32", hips: "#1565c0", left_foot: "#ef8f00", right_foot: "#d81b60" };
+
+  // ------------------------------------------------------------------ helpers
+  function h(tag, attrs, parent, text) {
+    var e = document.createElement(tag);
+    if (attrs) for (var k in attrs) if (attrs[k] !== null && attrs[k] !== undefined) e.setAttribute(k, attrs[k]);
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function s(tag, attrs, parent, text) {
+    var e = document.createElementNS(SVG_NS, tag);
+    if (attrs) for (var k in attrs) if (attrs[k] !== null && attrs[k] !== undefined) e.setAttribute(k, attrs[k]);
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function fmt(v, d) { return (v === null || v === undefined || !isFinite(v)) ? "—" : Number(v).toFixed(d === undefined ? 3 : d); }
+  function flash(el) {
+    el.classList.add("flash");
+    setTimeout(function () { el.classList.remove("flash"); }, 1600);
+  }
+  function wrap01(x) { x = x % 1; return x < 0 ? x + 1 : x; }
+  function circDist(a, b) { var d = Math.abs(a - b) % 1; return Math.min(d, 1 - d); }
+
+  // ------------------------------------------------------------ pose math
+  function posAt(clip, f, b) {
+    var nb = DATA.skeletons[clip.skeleton].names.length, o = (f * nb + b) * 3, p = clip.pos;
+    return [p[o], p[o + 1], p[o + 2]];
+  }
+  function framePositions(clip, f) {
+    var nb = DATA.skeletons[clip.skeleton].names.length, out = [];
+    for (var b = 0; b < nb; b++) out.push(posAt(clip, f, b));
+    return out;
+  }
+  function localAt(clip, f, b) {
+    var L = clip.local, o3 = (f * DATA.skeletons[clip.skeleton].names.length + b) * 3, o4 = o3 / 3 * 4;
+    return { t: [L.t[o3], L.t[o3 + 1], L.t[o3 + 2]], r: [L.r[o4], L.r[o4 + 1], L.r[o4 + 2], L.r[o4 + 3]], s: [L.s[o3], L.s[o3 + 1], L.s[o3 + 2]] };
+  }
+  function slerp(a, b, w) {
+    // shortest-path spherical interpolation of unit quaternions (x, y, z, w)
+    var d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3], bb = b.slice();
+    if (d < 0) { d = -d; bb = [-b[0], -b[1], -b[2], -b[3]]; }
+    var k0, k1;
+    if (d > 0.9995) { k0 = 1 - w; k1 = w; } else {
+      var th = Math.acos(Math.min(1, d)), st = Math.sin(th);
+      k0 = Math.sin((1 - w) * th) / st; k1 = Math.sin(w * th) / st;
+    }
+    var q = [k0 * a[0] + k1 * bb[0], k0 * a[1] + k1 * bb[1], k0 * a[2] + k1 * bb[2], k0 * a[3] + k1 * bb[3]];
+    var n = Math.hypot(q[0], q[1], q[2], q[3]) || 1;
+    return [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
+  }
+  function lerp3(a, b, w) { return [a[0] + (b[0] - a[0]) * w, a[1] + (b[1] - a[1]) * w, a[2] + (b[2] - a[2]) * w]; }
+  function trsMatrix(t, q, sc) {
+    // column-major 4x4 of T * R * S
+    var x = q[0], y = q[1], z = q[2], w = q[3];
+    var r = [1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y),
+      2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x),
+      2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)];
+    return [r[0] * sc[0], r[1] * sc[0], r[2] * sc[0], 0, r[3] * sc[1], r[4] * sc[1], r[5] * sc[1], 0,
+      r[6] * sc[2], r[7] * sc[2], r[8] * sc[2], 0, t[0], t[1], t[2], 1];
+  }
+  function mul(a, b) {
+    var o = new Array(16);
+    for (var c = 0; c < 4; c++) for (var r = 0; r < 4; r++) {
+      var v = 0;
+      for (var k = 0; k < 4; k++) v += a[k * 4 + r] * b[c * 4 + k];
+      o[c * 4 + r] = v;
+    }
+    return o;
+  }
+  // forward kinematics of local poses (parents first): model = parent model x T·R·S
+  function fk(skel, locals) {
+    var nb = skel.parents.length, M = new Array(nb), out = new Array(nb), done = 0, guard = 0;
+    while (done < nb && guard++ < nb + 1) {
+      for (var b = 0; b < nb; b++) {
+        if (M[b]) continue;
+        var p = skel.parents[b];
+        if (p >= 0 && !M[p]) continue;
+        var L = trsMatrix(locals[b].t, locals[b].r, locals[b].s);
+        M[b] = p < 0 ? L : mul(M[p], L);
+        out[b] = [M[b][12], M[b][13], M[b][14]];
+        done++;
+      }
+    }
+    return out;
+  }
+  function blendPose(ca, fa, cb, fb, w) {
+    var skel = DATA.skeletons[ca.skeleton], locals = [];
+    for (var b = 0; b < skel.parents.length; b++) {
+      var A = localAt(ca, fa, b), B = localAt(cb, fb, b);
+      locals.push({ t: lerp3(A.t, B.t, w), r: slerp(A.r, B.r, w), s: lerp3(A.s, B.s, w) });
+    }
+    return fk(skel, locals);
+  }
+
+  // ---------------------------------------------------------- skeleton view
+  // orthographic camera: yaw about +Y, fixed pitch; fit to a set of clips
+  function Camera(width, height) { this.w = width; this.h = height; this.yaw = 0.6; this.pitch = 0.25; }
+  Camera.prototype.rot = function (p) {
+    var c = Math.cos(this.yaw), sn = Math.sin(this.yaw);
+    var xr = p[0] * c - p[2] * sn, zr = p[0] * sn + p[2] * c;
+    var cp = Math.cos(this.pitch), sp = Math.sin(this.pitch);
+    return [xr, p[1] * cp - zr * sp];
+  };
+  Camera.prototype.fit = function (clips) {
+    var x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (var i = 0; i < clips.length; i++) {
+      var pos = clips[i].pos;
+      for (var o = 0; o + 2 < pos.length; o += 3) {
+        if (pos[o] === null) continue;
+        var q = this.rot([pos[o], pos[o + 1], pos[o + 2]]);
+        x0 = Math.min(x0, q[0]); x1 = Math.max(x1, q[0]); y0 = Math.min(y0, q[1]); y1 = Math.max(y1, q[1]);
+      }
+    }
+    if (!isFinite(x0)) { x0 = -1; x1 = 1; y0 = -1; y1 = 1; }
+    var span = Math.max(x1 - x0, y1 - y0, 1e-3);
+    this.scale = 0.86 * Math.min(this.w, this.h) / span;
+    this.cx = (x0 + x1) / 2; this.cy = (y0 + y1) / 2;
+  };
+  Camera.prototype.project = function (p) {
+    var q = this.rot(p);
+    return [this.w / 2 + (q[0] - this.cx) * this.scale, this.h / 2 - (q[1] - this.cy) * this.scale];
+  };
+  function drawPose(g, cam, skel, positions, color) {
+    while (g.firstChild) g.removeChild(g.firstChild);
+    var pts = positions.map(function (p) { return cam.project(p); });
+    for (var b = 0; b < skel.parents.length; b++) {
+      var p = skel.parents[b];
+      if (p < 0 || !isFinite(pts[b][0]) || !isFinite(pts[p][0])) continue;
+      s("line", { x1: pts[p][0].toFixed(2), y1: pts[p][1].toFixed(2), x2: pts[b][0].toFixed(2), y2: pts[b][1].toFixed(2),
+        stroke: color, "stroke-width": 2.5, "stroke-linecap": "round", "data-bone": b }, g);
+    }
+    for (var j = 0; j < pts.length; j++) {
+      if (!isFinite(pts[j][0])) continue;
+      s("circle", { cx: pts[j][0].toFixed(2), cy: pts[j][1].toFixed(2), r: 2.6, fill: "#263238" }, g);
+    }
+    g.setAttribute("data-pose", pts.map(function (q) { return q[0].toFixed(1) + "," + q[1].toFixed(1); }).join(" "));
+  }
+  function enableOrbit(svg, cam, redraw) {
+    var drag = null;
+    svg.addEventListener("pointerdown", function (e) { drag = e.clientX; svg.setPointerCapture(e.pointerId); });
+    svg.addEventListener("pointermove", function (e) {
+      if (drag === null) return;
+      cam.yaw += (e.clientX - drag) * 0.01; drag = e.clientX; redraw(true);
+    });
+    svg.addEventListener("pointerup", function () { drag = null; });
+    svg.addEventListener("wheel", function (e) { e.preventDefault(); cam.scale *= e.deltaY < 0 ? 1.1 : 1 / 1.1; redraw(false); }, { passive: false });
+  }
+
+  // ------------------------------------------------------------------ charts
+  function lineChart(parent, opts) {
+    // opts: {w, h, title, xmax, series: [{xs, ys, color, label}], spans: [{lane, from, to, color}], lanes}
+    var W = opts.w || 440, H = opts.h || 130, pl = 38, pr = 8, pt = 16, lanes = opts.lanes || [], pb = 16 + lanes.length * 9;
+    var svg = s("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, "data-kind": opts.kind }, parent);
+    var ymin = Infinity, ymax = -Infinity;
+    opts.series.forEach(function (se) { se.ys.forEach(function (v) { if (v !== null && isFinite(v)) { ymin = Math.min(ymin, v); ymax = Math.max(ymax, v); } }); });
+    if (!isFinite(ymin)) { ymin = 0; ymax = 1; }
+    if (opts.zero) ymin = Math.min(0, ymin);
+    if (ymax - ymin < 1e-6) { if (opts.zero && ymin === 0) ymax = 1; else { ymax += 0.5; ymin -= 0.5; } }
+    var X = function (x) { return pl + (W - pl - pr) * (opts.xmax > 0 ? x / opts.xmax : 0); };
+    var Y = function (y) { return pt + (H - pt - pb) * (1 - (y - ymin) / (ymax - ymin)); };
+    s("text", { x: pl, y: 11 }, svg, opts.title);
+    s("line", { x1: pl, y1: H - pb, x2: W - pr, y2: H - pb, stroke: "#bbb" }, svg);
+    s("text", { x: 2, y: Y(ymax) + 4 }, svg, fmt(ymax, 2));
+    s("text", { x: 2, y: Y(ymin) + 4 }, svg, fmt(ymin, 2));
+    opts.series.forEach(function (se) {
+      var d = [];
+      for (var i = 0; i < se.xs.length; i++) if (se.ys[i] !== null && isFinite(se.ys[i])) d.push(X(se.xs[i]).toFixed(1) + "," + Y(se.ys[i]).toFixed(1));
+      s("polyline", { points: d.join(" "), fill: "none", stroke: se.color, "stroke-width": 1.6, "data-series": se.label }, svg);
+    });
+    lanes.forEach(function (lane, li) {
+      var y = H - pb + 4 + li * 9;
+      s("text", { x: 2, y: y + 7, "font-size": 9 }, svg, lane.label);
+      lane.spans.forEach(function (sp) {
+        s("rect", { x: X(sp[0]).toFixed(1), y: y, width: Math.max(1.5, X(sp[1]) - X(sp[0])).toFixed(1), height: 6, fill: lane.color, "data-contact": lane.label }, svg);
+      });
+    });
+    var head = s("line", { x1: pl, x2: pl, y1: pt, y2: H - pb, stroke: "#444", "stroke-dasharray": "3 2" }, svg);
+    return { svg: svg, at: function (x) { head.setAttribute("x1", X(x)); head.setAttribute("x2", X(x)); } };
+  }
+  function spansOf(times, mask, stride) {
+    var out = [], start = null;
+    for (var i = 0; i < mask.length; i++) {
+      if (mask[i] && start === null) start = times[i];
+      if ((!mask[i] || i === mask.length - 1) && start !== null) {
+        out.push([start, mask[i] ? times[i] : times[i - 1]]); start = null;
+      }
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------- summary
+  function renderSummary(root) {
+    var sec = h("section", { class: "card", id: "summary" }, root);
+    h("h2", null, sec, "Summary");
+    var c = h("div", { class: "counts" }, sec), S = DATA.summary;
+    [["files", S.files, ""], ["clips", S.clips, ""], ["errors", S.errors, "error"], ["warnings", S.warnings, "warning"],
+      ["notes", S.notes, "note"], ["coverage gaps", S.coverage_gaps, "gap"]].forEach(function (r) {
+      var d = h("div", { class: "count " + r[2], "data-count": r[0] }, c);
+      h("b", null, d, r[1]); h("span", { class: "muted" }, d, r[0]);
+    });
+    if (DATA.config) h("div", { class: "small muted" }, sec, "contract: " + DATA.config);
+    if (DATA.clip_filter !== null && DATA.clip_filter !== undefined) h("div", { class: "small muted" }, sec, "clip filter: " + DATA.clip_filter);
+
+    h("h3", null, sec, "Findings");
+    var ul = h("ul", { class: "findings", id: "findings" }, sec);
+    if (!DATA.findings.length) h("li", { class: "muted" }, ul, "clean — no findings");
+    DATA.findings.forEach(function (f, i) {
+      var li = h("li", null, ul), b = h("button", { class: "finding", type: "button", "data-target": f.target, "data-index": i }, li);
+      h("span", { class: "sev " + f.severity }, b, f.severity);
+      h("span", { class: "cid" }, b, f.check_id);
+      h("span", { class: "where" }, b, f.where);
+      h("span", null, b, f.text);
+      b.addEventListener("click", function () { goTo(f); });
+    });
+    h("h3", null, sec, "Coverage gaps (what could not be evaluated)");
+    var gl = h("ul", { class: "gaps" }, sec);
+    if (!DATA.gaps.length) h("li", { class: "muted" }, gl, "none");
+    DATA.gaps.forEach(function (g) {
+      var li = h("li", null, gl);
+      h("span", { class: "sev gap" }, li, "gap");
+      h("span", { class: "cid" }, li, g.check_id + " " + g.code + (g.count > 1 ? " ×" + g.count : ""));
+      h("span", { class: "where" }, li, g.path + (g.subjects.length ? " · " + g.subjects.join(", ") : ""));
+      h("span", null, li, g.message);
+    });
+  }
+  var clipPlayers = {};
+  function goTo(f) {
+    var el = f.target ? document.getElementById(f.target) : null;
+    if (!el) return;
+    el.scrollIntoView({ block: "start" });
+    flash(el);
+    var player = clipPlayers[f.target];
+    if (player && f.time_s !== null && f.time_s !== undefined) player.seekTime(f.time_s);
+  }
+
+  // --------------------------------------------------------------- groups
+  function renderGroup(root, grp, gi) {
+    var sec = h("section", { class: "card group", id: grp.anchor, "data-group": grp.name }, root);
+    h("h2", null, sec, "Gait group '" + grp.name + "'");
+    h("div", { class: "small muted" }, sec,
+      "Every member on one normalized source-phase axis, none shifted onto another; no member is a reference — the check judges the set's spread.");
+    var row = h("div", { class: "figure-row" }, sec);
+    var figWrap = h("div", { class: "group-figure", "data-group": grp.name }, row);
+    drawGroupFigure(figWrap, grp);
+    var side = h("div", null, row);
+    var ul = h("ul", { class: "member-list" }, side);
+    grp.members.forEach(function (m) {
+      var li = h("li", { "data-member": m.label, "data-status": m.status, "data-outlier": m.outlier ? "1" : "0" }, ul);
+      h("span", { class: "swatch", style: "background:" + m.color }, li);
+      h("b", null, li, m.label);
+      var txt = "";
+      if (m.status === "measured") txt = " — anchor " + fmt(m.phase, 3) + ", " + fmt(m.distance, 3) + " from mean, amplitude " + fmt(m.amplitude, 3) + " m";
+      else if (m.status === "excluded") txt = " — excluded as noise: amplitude " + fmt(m.amplitude, 3) + " m below the " + fmt(grp.floor, 3) + " m floor";
+      else txt = " — " + m.status + ": " + (m.reason || "");
+      h("span", null, li, txt);
+      if (m.outlier) h("span", { class: "outside" }, li, " · outside the band");
+    });
+    var out = h("div", { class: "outliers", "data-outliers": grp.outliers.join(",") }, side);
+    if (grp.mean === null) out.textContent = "Fewer than two measurable anchors: the spread is not judged.";
+    else if (grp.outliers.length) out.textContent = "Outside the band: " + grp.outliers.join(", ");
+    else out.textContent = "All measured anchors are inside the band.";
+    if (grp.mean !== null) h("div", { class: "small" }, side,
+      "circular mean " + fmt(grp.mean, 3) + " · spread " + fmt(grp.spread, 4) + " · cap ±" + fmt(grp.cap, 3) + " cycle");
+    renderPairPlayer(sec, grp, gi);
+  }
+
+  function drawGroupFigure(parent, grp) {
+    var W = 640, H = 250, pl = 52, pr = 14, pt = 22, pb = 34;
+    var svg = s("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, class: "gait-figure", "data-group": grp.name }, parent);
+    var amax = 1e-6;
+    grp.members.forEach(function (m) { (m.signal || []).forEach(function (v) { if (v !== null) amax = Math.max(amax, Math.abs(v)); }); });
+    amax *= 1.15;
+    var X = function (p) { return pl + (W - pl - pr) * p; };
+    var Y = function (v) { return pt + (H - pt - pb) * (0.5 - v / (2 * amax)); };
+    s("text", { x: pl, y: 14 }, svg, grp.name + " — L−R foot height relative to the hips by normalized source phase");
+    if (grp.mean !== null) {
+      var lo = grp.mean - grp.cap, hi = grp.mean + grp.cap, parts = [];
+      if (grp.cap >= 0.5) parts.push([0, 1]);
+      else if (lo < 0) { parts.push([0, hi]); parts.push([lo + 1, 1]); }
+      else if (hi > 1) { parts.push([lo, 1]); parts.push([0, hi - 1]); }
+      else parts.push([lo, hi]);
+      parts.forEach(function (pp) {
+        s("rect", { x: X(pp[0]), y: pt, width: X(pp[1]) - X(pp[0]), height: H - pt - pb, fill: "#c8e6c9", "fill-opacity": 0.7, class: "cap-band" }, svg);
+      });
+      s("line", { x1: X(grp.mean), x2: X(grp.mean), y1: pt, y2: H - pb, stroke: "#2e7d32", "stroke-dasharray": "5 3", class: "mean-line" }, svg);
+      s("text", { x: Math.min(X(grp.mean) + 4, W - 150), y: pt + 11, fill: "#2e7d32" }, svg, "mean " + fmt(grp.mean, 3) + " ± cap " + fmt(grp.cap, 2));
+    }
+    s("line", { x1: pl, x2: W - pr, y1: Y(0), y2: Y(0), stroke: "#bbb" }, svg);
+    s("rect", { x: pl, y: pt, width: W - pl - pr, height: H - pt - pb, fill: "none", stroke: "#ccc" }, svg);
+    [0, 0.25, 0.5, 0.75, 1].forEach(function (p) {
+      s("line", { x1: X(p), x2: X(p), y1: H - pb, y2: H - pb + 4, stroke: "#888" }, svg);
+      s("text", { x: X(p) - 8, y: H - pb + 15 }, svg, p === 0 ? "0" : p === 1 ? "1" : String(p));
+    });
+    s("text", { x: W / 2 - 70, y: H - 4 }, svg, "normalized source phase (cycle)");
+    s("text", { x: 4, y: Y(amax / 1.15) + 4 }, svg, fmt(amax / 1.15, 2) + " m");
+    s("text", { x: 4, y: Y(-amax / 1.15) + 4 }, svg, fmt(-amax / 1.15, 2) + " m");
+    grp.members.forEach(function (m, mi) {
+      if (!m.signal || !m.signal.length) return;
+      var n = m.signal.length, d = [];
+      for (var i = 0; i <= n; i++) d.push(X(i / n).toFixed(1) + "," + Y(m.signal[i % n]).toFixed(1));
+      s("polyline", { points: d.join(" "), fill: "none", stroke: m.color, "stroke-width": m.status === "measured" ? 2 : 1.2,
+        "stroke-dasharray": m.status === "measured" ? null : "4 3", "data-member": m.label, class: "member-curve" }, svg);
+    });
+    // anchors: markers stacked so coinciding anchors stay visible
+    var stack = {};
+    grp.members.forEach(function (m) {
+      if (m.status !== "measured" || m.phase === null) return;
+      var k = m.cycles && m.cycles > 1 ? m.cycles : 1;
+      for (var j = 0; j < k; j++) {
+        var p = (m.phase + j) / k, key = p.toFixed(2), lvl = stack[key] = (stack[key] || 0) + 1;
+        var x = X(p), y = H - pb - 8 - (lvl - 1) * 11;
+        s("line", { x1: x, x2: x, y1: pt, y2: H - pb, stroke: m.color, "stroke-opacity": 0.35 }, svg);
+        var c = s("circle", { cx: x, cy: y, r: m.outlier ? 5.5 : 4.5, fill: m.color, stroke: m.outlier ? "#c62828" : "#fff",
+          "stroke-width": m.outlier ? 2.5 : 1, class: "anchor", "data-member": m.label, "data-phase": m.phase }, svg);
+        s("title", null, c, m.label + ": stride anchor " + fmt(m.phase, 3) + (m.outlier ? " (outside the band)" : ""));
+        if (m.outlier) s("text", { x: x + 8, y: y + 4, fill: "#c62828", "font-weight": 700 }, svg, m.label + " (outside)");
+      }
+    });
+  }
+
+  // ----------------------------------------------------------- pair player
+  function renderPairPlayer(sec, grp, gi) {
+    var usable = grp.members.filter(function (m) { return m.clip !== null && DATA.clips[m.clip] && DATA.clips[m.clip].pos; });
+    h("h3", null, sec, "Pair player");
+    if (usable.length < 2) { h("div", { class: "muted small" }, sec, "Needs two members whose clips are in this report."); return; }
+    var box = h("div", { class: "pair-player", "data-group": grp.name }, sec);
+    h("div", { class: "hint" }, box, "Both members at one shared normalized phase: a presentation mapping between two timelines, not a retime. Source panes show the judged frames.");
+    var ctl = h("div", { class: "controls" }, box);
+    function select(label, def) {
+      var l = h("label", null, ctl, label + " ");
+      var sel = h("select", { class: "member-select" }, l);
+      usable.forEach(function (m, i) { var o = h("option", { value: i }, sel, m.label); if (i === def) o.selected = true; });
+      return sel;
+    }
+    var firstOut = usable.findIndex(function (m) { return m.outlier; });
+    var selA = select("member", firstOut === 0 ? 1 : 0);
+    var selB = select("with", firstOut > 0 ? firstOut : (firstOut === 0 ? 0 : 1));
+    var play = h("button", { type: "button" }, ctl, "▶ play");
+    var pl = h("label", null, ctl, "phase ");
+    var phase = h("input", { type: "range", min: 0, max: 1, step: 0.001, value: 0, class: "phase" }, pl);
+    var phaseTxt = h("span", { class: "small" }, ctl, "0.000");
+    var ctl2 = h("div", { class: "controls" }, box);
+    var tl = h("label", null, ctl2);
+    var toggle = h("input", { type: "checkbox", class: "blend-toggle" }, tl);
+    tl.appendChild(document.createTextNode(" illustrative blend"));
+    var wl = h("label", null, ctl2, "weight ");
+    var weight = h("input", { type: "range", min: 0, max: 1, step: 0.01, value: 0.5, class: "blend-weight", disabled: "" }, wl);
+    var wTxt = h("span", { class: "small" }, ctl2, "0.50");
+    var panes = h("div", { class: "panes" }, box);
+    function pane(cls) {
+      var p = h("div", { class: "pane " + cls }, panes);
+      var cap = h("div", { class: "cap" }, p);
+      var svg = s("svg", { width: 270, height: 250, viewBox: "0 0 270 250" }, p);
+      var g = s("g", { class: "pose" }, svg);
+      return { el: p, cap: cap, svg: svg, g: g };
+    }
+    var pa = pane("source a"), pb = pane("source b"), pc = pane("blend off");
+    h("div", { class: "disclaimer" }, box,
+      "Illustrative blend: a third pose computed here from the two sampled local poses (slerp of rotations, lerp of translations and scales, then forward kinematics). It is presentation only, not a measured finding, and does not model your engine's masks, controller, root-motion policy or contact handling. Zoom out (wheel) if it leaves the source-based camera fit.");
+    var cam = new Camera(270, 250);
+    function members() { return [usable[+selA.value], usable[+selB.value]]; }
+    function frameAt(clip, p) { return Math.min(clip.frames - 1, Math.round(p * (clip.frames - 1))); }
+    function refit() { var m = members(); cam.fit([DATA.clips[m[0].clip], DATA.clips[m[1].clip]]); }
+    function draw() {
+      var m = members(), ca = DATA.clips[m[0].clip], cb = DATA.clips[m[1].clip], p = +phase.value;
+      var fa = frameAt(ca, p), fb = frameAt(cb, p);
+      phaseTxt.textContent = p.toFixed(3);
+      drawPose(pa.g, cam, DATA.skeletons[ca.skeleton], framePositions(ca, fa), m[0].color);
+      drawPose(pb.g, cam, DATA.skeletons[cb.skeleton], framePositions(cb, fb), m[1].color);
+      pa.cap.textContent = m[0].label + ": t = " + ca.times[fa].toFixed(3) + " s (judged frame " + fa * ca.stride + ")";
+      pb.cap.textContent = m[1].label + ": t = " + cb.times[fb].toFixed(3) + " s (judged frame " + fb * cb.stride + ")";
+      pa.el.setAttribute("data-time", ca.times[fa]); pb.el.setAttribute("data-time", cb.times[fb]);
+      var same = ca.skeleton === cb.skeleton || JSON.stringify(DATA.skeletons[ca.skeleton]) === JSON.stringify(DATA.skeletons[cb.skeleton]);
+      var can = same && ca.local && cb.local;
+      if (toggle.checked && can) {
+        var w = +weight.value;
+        pc.el.classList.remove("off");
+        drawPose(pc.g, cam, DATA.skeletons[ca.skeleton], blendPose(ca, fa, cb, fb, w), "#8e24aa");
+        pc.cap.textContent = "Illustrative blend (presentation, not measured): " + (1 - w).toFixed(2) + " × " + m[0].label + " + " + w.toFixed(2) + " × " + m[1].label;
+      } else {
+        pc.el.classList.add("off");
+        while (pc.g.firstChild) pc.g.removeChild(pc.g.firstChild);
+        pc.g.removeAttribute("data-pose");
+        pc.cap.textContent = !can && toggle.checked ? "Illustrative blend unavailable: the two members have different skeletons." : "Illustrative blend (off)";
+      }
+    }
+    var timer = null;
+    play.addEventListener("click", function () {
+      if (timer) { clearInterval(timer); timer = null; play.textContent = "▶ play"; return; }
+      play.textContent = "❚❚ pause";
+      timer = setInterval(function () { phase.value = ((+phase.value + 0.01) % 1).toFixed(3); draw(); }, 40);
+    });
+    [selA, selB].forEach(function (e) { e.addEventListener("change", function () { refit(); draw(); }); });
+    phase.addEventListener("input", draw);
+    toggle.addEventListener("change", function () { if (toggle.checked) weight.removeAttribute("disabled"); else weight.setAttribute("disabled", ""); draw(); });
+    weight.addEventListener("input", function () { wTxt.textContent = (+weight.value).toFixed(2); draw(); });
+    [pa, pb, pc].forEach(function (p) { enableOrbit(p.svg, cam, function (re) { if (re) refit(); draw(); }); });
+    refit(); draw();
+  }
+
+  // ---------------------------------------------------------------- clips
+  function renderClip(root, clip, ci) {
+    var file = DATA.files[clip.file];
+    var sec = h("section", { class: "card clip", id: clip.anchor, "data-clip": clip.name }, root);
+    h("h2", null, sec, "Clip '" + clip.name + "'");
+    h("div", { class: "small muted" }, sec, file.path + " · rig profile " + file.profile);
+    if (clip.unavailable || !clip.pos) { h("div", { class: "muted" }, sec, "No pose grid: " + (clip.unavailable || "unavailable")); return; }
+    var M = clip.measurements || {};
+    h("div", { class: "small" }, sec, "duration " + fmt(clip.duration_s, 3) + " s · " + clip.judged_frames + " judged frames" +
+      (clip.stride > 1 ? " (every " + clip.stride + "th shown)" : "") + " · stride anchor " + fmt(M.gait_phase, 3) +
+      " · L−R amplitude " + fmt(M.lr_amplitude_m, 3) + " m · speed " + fmt(M.speed_mps, 3) + " m/s");
+    var ctl = h("div", { class: "controls" }, sec);
+    var play = h("button", { type: "button" }, ctl, "▶ play");
+    var scrub = h("input", { type: "range", min: 0, max: clip.frames - 1, step: 1, value: 0, class: "scrub" }, ctl);
+    var label = h("span", { class: "small" }, ctl);
+    var row = h("div", { class: "clip-row" }, sec);
+    var view = h("div", null, row);
+    var svg = s("svg", { width: 380, height: 320, viewBox: "0 0 380 320", class: "skeleton-view" }, view);
+    var trailG = s("g", null, svg), poseG = s("g", { class: "pose" }, svg);
+    h("div", { class: "hint" }, view, "drag to orbit · wheel to zoom · frames shown are the grid the checks judged");
+    var lg = h("div", { class: "legend" }, view);
+    Object.keys(clip.trails).forEach(function (r) { var sp = h("span", null, lg); h("i", { style: "background:" + TRAIL_COLORS[r] }, sp); sp.appendChild(document.createTextNode(r + " trail")); });
+    var charts = h("div", { class: "charts" }, row);
+    var cam = new Camera(380, 320), skel = DATA.skeletons[clip.skeleton];
+    cam.fit([clip]);
+    var feetSeries = [], lanes = [];
+    if (clip.feet.left) { feetSeries.push({ xs: clip.times, ys: clip.feet.left.height, color: "#1565c0", label: "left" }); lanes.push({ label: "L", color: "#1565c0", spans: spansOf(clip.times, clip.feet.left.stance) }); }
+    if (clip.feet.right) { feetSeries.push({ xs: clip.times, ys: clip.feet.right.height, color: "#ef6c00", label: "right" }); lanes.push({ label: "R", color: "#ef6c00", spans: spansOf(clip.times, clip.feet.right.stance) }); }
+    var c1 = feetSeries.length ? lineChart(charts, { kind: "feet", title: "foot height (m) · bars: contacts (≤ " + fmt(clip.contact_height_m, 3) + " m above lowest)", xmax: clip.duration_s, series: feetSeries, lanes: lanes }) : null;
+    if (!c1) h("div", { class: "muted small" }, charts, "foot heights: no foot or toe role resolved");
+    var sp = clip.speed, mid = [];
+    for (var i = 0; i + 1 < clip.times.length; i++) mid.push((clip.times[i] + clip.times[i + 1]) / 2);
+    var c2 = sp.bone ? lineChart(charts, { kind: "speed", title: "root speed (m/s, horizontal, " + sp.bone + ")", xmax: clip.duration_s, zero: true, series: [{ xs: mid, ys: sp.mps, color: "#2e7d32", label: "speed" }] }) : null;
+    if (!c2) h("div", { class: "muted small" }, charts, "root speed: " + (sp.unavailable || "unavailable"));
+    var frame = 0;
+    function drawTrails() {
+      while (trailG.firstChild) trailG.removeChild(trailG.firstChild);
+      Object.keys(clip.trails).forEach(function (r) {
+        var b = clip.trails[r], d = [];
+        for (var f = 0; f <= frame; f++) { var q = cam.project(posAt(clip, f, b)); if (isFinite(q[0])) d.push(q[0].toFixed(1) + "," + q[1].toFixed(1)); }
+        s("polyline", { points: d.join(" "), fill: "none", stroke: TRAIL_COLORS[r], "stroke-width": 1.5, "stroke-opacity": 0.8, "data-trail": r }, trailG);
+      });
+    }
+    function draw() {
+      drawTrails();
+      drawPose(poseG, cam, skel, framePositions(clip, frame), "#37474f");
+      var t = clip.times[frame];
+      label.textContent = "t " + t.toFixed(3) + " s / " + clip.duration_s.toFixed(3) + " s (judged frame " + frame * clip.stride + ")";
+      scrub.value = frame;
+      if (c1) c1.at(t); if (c2) c2.at(t);
+    }
+    var timer = null, fps = clip.duration_s > 0 ? (clip.frames - 1) / clip.duration_s : 30;
+    play.addEventListener("click", function () {
+      if (timer) { clearInterval(timer); timer = null; play.textContent = "▶ play"; return; }
+      play.textContent = "❚❚ pause";
+      timer = setInterval(function () { frame = (frame + 1) % clip.frames; draw(); }, Math.max(16, 1000 / Math.min(60, fps)));
+    });
+    scrub.addEventListener("input", function () { frame = +scrub.value; draw(); });
+    enableOrbit(svg, cam, function (re) { if (re) cam.fit([clip]); draw(); });
+    clipPlayers[clip.anchor] = { seekTime: function (t) {
+      var best = 0; for (var i = 0; i < clip.times.length; i++) if (Math.abs(clip.times[i] - t) < Math.abs(clip.times[best] - t)) best = i;
+      frame = best; draw();
+    } };
+    draw();
+  }
+
+  // ------------------------------------------------------------------ page
+  var root = document.getElementById("app");
+  renderSummary(root);
+  if (DATA.groups.length) {
+    DATA.groups.forEach(function (g, gi) { renderGroup(root, g, gi); });
+  }
+  DATA.clips.forEach(function (c, ci) { if (c.shown) renderClip(root, c, ci); });
+  document.body.setAttribute("data-ready", "1");
+})();

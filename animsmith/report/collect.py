@@ -1,0 +1,223 @@
+"""Lint + report data from the same judged pose grids (one pass per file).
+
+:func:`collect` lints like ``animsmith lint`` (same plan, same clip checks in
+catalog order, same group judging through ``animsmith.lint``) but keeps, for
+each clip, what the page draws, read from the clip's shared
+:class:`~animsmith.core.analysis.ClipAnalysis` grid (the grid the checks
+judged, sampled once):
+
+* ``pos``: model-space joint positions (frame-major, then bone, then xyz);
+* ``local``: local translation / rotation (x, y, z, w) / scale, only for clips
+  a gait group names (the pair player's illustrative blend needs them);
+* feet: model-space height of the left/right foot (else toe) role bone and the
+  stance mask of ``core.contacts.stance_mask`` with the ``foot-slide`` check's
+  ``contact_height_m``;
+* travel-bone horizontal speed per frame pair:
+  ``|(x, z)[i+1] − (x, z)[i]| / (t[i+1] − t[i])`` (m/s).
+
+Numbers are rounded to ``DECIMALS`` (1e-4) and a clip longer than
+``MAX_FRAMES`` judged samples is shown every ``stride``-th sample (plus the
+last), so the page stays small; the frames shown are still judged samples.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+DECIMALS = 4
+MAX_FRAMES = 240
+TRAIL_ROLES = ("root", "hips", "left_foot", "right_foot")
+
+
+def rounded(values, decimals: int = DECIMALS) -> List[Any]:
+    """Flat list of ``values`` rounded to ``decimals``; non-finite -> None."""
+    a = np.round(np.asarray(values, dtype=np.float64).reshape(-1), decimals)
+    out = a.tolist()
+    if not np.all(np.isfinite(a)):
+        out = [v if math.isfinite(v) else None for v in out]
+    return out
+
+
+def frame_indices(n: int, max_frames: int = MAX_FRAMES) -> np.ndarray:
+    """Judged sample indices shown: all when n <= max_frames, else every ceil(n/max)-th + the last."""
+    if n <= max_frames:
+        return np.arange(n)
+    stride = int(math.ceil(n / max_frames))
+    idx = np.arange(0, n, stride)
+    if idx[-1] != n - 1:
+        idx = np.append(idx, n - 1)
+    return idx
+
+
+def side_bone(roles, side: str) -> Optional[int]:
+    """The foot role bone of ``side`` ('left'/'right'), else its toe, else None."""
+    for role in (f"{side}_foot", f"{side}_toe"):
+        if roles.has(role):
+            return roles.get(role)
+    return None
+
+
+def horizontal_speed_mps(xz: np.ndarray, times_s: np.ndarray) -> np.ndarray:
+    """|Δ(x, z)| / Δt per consecutive pair (N−1,); NaN where Δt <= 0."""
+    d = np.linalg.norm(np.diff(xz, axis=0), axis=-1)
+    dt = np.diff(times_s)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(dt > 0, d / np.where(dt > 0, dt, 1.0), np.nan)
+
+
+def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dict[str, Any]:
+    """What the page draws for one clip, from ``analysis.grid`` (module docstring)."""
+    from animsmith.core.contacts import stance_mask
+    from animsmith.core.trajectory import travel_bone
+
+    grid = analysis.grid
+    n = grid.frame_count
+    idx = frame_indices(n)
+    times = grid.times_s[idx]
+    pos = grid.model_position_m[idx]
+    view: Dict[str, Any] = {
+        "name": analysis.clip.name,
+        "duration_s": round(float(grid.duration_s), 6),
+        "judged_frames": int(n),
+        "frames": int(len(idx)),
+        "stride": int(idx[1] - idx[0]) if len(idx) > 1 else 1,
+        "times": rounded(times, 6),
+        "pos": rounded(pos),
+        "trails": {r: int(roles.get(r)) for r in TRAIL_ROLES if roles.has(r)},
+    }
+    if with_local:
+        view["local"] = {
+            "t": rounded(grid.local_translation[idx]),
+            "r": rounded(grid.local_rotation[idx], 6),
+            "s": rounded(grid.local_scale[idx]),
+        }
+    feet = {}
+    for side in ("left", "right"):
+        bone = side_bone(roles, side)
+        if bone is None:
+            continue
+        height = grid.model_position_m[:, bone, 1]
+        stance = stance_mask(height, contact_height_m)[:, 0]
+        feet[side] = {
+            "bone": str(analysis.skeleton.names[bone]),
+            "height": rounded(height[idx]),
+            "stance": [int(v) for v in stance[idx]],
+        }
+    view["feet"] = feet
+    view["contact_height_m"] = float(contact_height_m)
+    bone, why = travel_bone(roles)
+    if bone is not None and n >= 2:
+        xz = grid.model_position_m[idx][:, bone][:, [0, 2]]
+        view["speed"] = {"bone": str(analysis.skeleton.names[bone]), "mps": rounded(horizontal_speed_mps(xz, times))}
+    else:
+        view["speed"] = {"bone": None, "mps": [], "unavailable": why if bone is None else "fewer than 2 samples"}
+    return view
+
+
+@dataclass
+class ReportData:
+    """Everything the page needs, plus the lint result it came from."""
+
+    result: Any
+    files: List[Dict[str, Any]] = field(default_factory=list)
+    skeletons: List[Dict[str, Any]] = field(default_factory=list)
+    clips: List[Dict[str, Any]] = field(default_factory=list)
+    #: (file path realpath, clip name) -> index into ``clips``
+    clip_index: Dict[Tuple[str, str], int] = field(default_factory=dict)
+
+
+def _gait_member_names(contract) -> Tuple[set, Dict[str, set]]:
+    bare, files = set(), {}
+    for g in contract.gait_groups.values():
+        for ref in g.members:
+            if ref.file is None:
+                bare.add(ref.clip)
+            else:
+                files.setdefault(os.path.realpath(ref.file), set()).add(ref.clip or "")
+    return bare, files
+
+
+def _report_file(path: str, plan, data: ReportData, contract, gait_members, contact_height_m: float):
+    """Lint one file like ``lint.lint_file`` and keep each clip's view from the same analysis."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.roles import resolve_roles
+    from animsmith.errors import LoadError
+    from animsmith.io.read import load_asset
+    from animsmith.lint import FileOutcome, FileResult, _safe_measurements, _wanted, member_summary, run_clip_checks
+
+    result = FileResult(path=path)
+    try:
+        asset = load_asset(path, strict=False)
+    except LoadError as exc:
+        result.error = exc.with_path(path).message
+        return FileOutcome(result, {})
+    roles = resolve_roles(asset.skeleton, contract.rig.profile, contract.rig.roles or None)
+    result.rig = roles.to_json()
+    real = os.path.realpath(path)
+    sk = asset.skeleton
+    file_index = len(data.files)
+    data.skeletons.append({"names": [str(x) for x in sk.names], "parents": [int(p) for p in sk.parents]})
+    entry = {"path": path, "profile": roles.profile, "skeleton": len(data.skeletons) - 1, "clips": []}
+    data.files.append(entry)
+    bare, gait_files = gait_members
+    summaries: Dict[str, Dict[str, Any]] = {}
+    count = len(asset.clips)
+    for clip in asset.clips:
+        result.clip_names.append(clip.name)
+        analysis = ClipAnalysis(asset, clip, roles)
+        findings, gaps = run_clip_checks(path, asset, analysis, roles, plan)
+        result.findings += findings
+        result.coverage_gaps += gaps
+        measured = _safe_measurements(analysis)
+        result.measurements["clips"][clip.name] = measured
+        if _wanted(plan, real, clip.name, count):
+            summaries[clip.name] = member_summary(analysis, measured, contract.expect_for(clip.name))
+        wanted = gait_files.get(real, set())
+        in_gait = clip.name in bare or clip.name in wanted or ("" in wanted and count == 1)
+        view = _safe_view(analysis, roles, contact_height_m, in_gait)
+        view["file"] = file_index
+        view["skeleton"] = entry["skeleton"]
+        view["measurements"] = {
+            k: measured.get(k) for k in ("gait_phase", "lr_amplitude_m", "cycles", "speed_mps", "loop_endpoint_mode")
+        }
+        data.clip_index[(real, clip.name)] = len(data.clips)
+        entry["clips"].append(len(data.clips))
+        data.clips.append(view)
+        del analysis
+    return FileOutcome(result, summaries)
+
+
+def _safe_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dict[str, Any]:
+    try:
+        return clip_view(analysis, roles, contact_height_m, with_local)
+    except Exception as exc:  # noqa: BLE001 - a clip the grid cannot hold is shown as unavailable
+        if os.environ.get("ANIMSMITH_DEBUG"):
+            raise
+        return {"name": analysis.clip.name, "unavailable": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}
+
+
+def collect(paths: Sequence[str], contract, select: Optional[Sequence[str]] = None) -> ReportData:
+    """Lint ``paths`` against ``contract`` and gather the page data (one load per file)."""
+    from animsmith.checks import registry
+    from animsmith.lint import LintResult, make_plan, run_group_checks
+
+    plan = make_plan(contract, select, True)
+    slide = registry().get("foot-slide")
+    contact = float(contract.check_options("foot-slide", slide.defaults())["contact_height_m"]) if slide else 0.03
+    data = ReportData(result=None)
+    gait_members = _gait_member_names(contract)
+    files, summaries = [], []
+    for p in paths:
+        outcome = _report_file(p, plan, data, contract, gait_members, contact)
+        files.append(outcome.result)
+        summaries.append(outcome.summaries)
+    group_members: Dict[str, list] = {}
+    if files and any(f.error is None for f in files):
+        group_members = run_group_checks(files, summaries, plan, select)
+    data.result = LintResult(files=files, config_path=contract.path, group_members=group_members)
+    return data

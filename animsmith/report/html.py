@@ -1,0 +1,225 @@
+"""One self-contained HTML page from :class:`~animsmith.report.collect.ReportData`.
+
+The page inlines everything: the CSS and JavaScript from ``assets/`` (package
+data) and the data as one ``<script type="application/json"
+id="report-data">`` block. No URL, no external file, no network request; a
+Content-Security-Policy of ``default-src 'none'`` keeps it that way. Every
+``<``, ``>``, ``&`` and U+2028/U+2029 inside the JSON is escaped, so asset
+strings cannot close the script element; the viewer sets asset strings with
+``textContent`` only.
+
+Page data (``report-data``): ``version``, ``generator``, ``config``,
+``clip_filter``, ``summary`` (files, clips, errors, warnings, notes,
+coverage_gaps), ``files[]`` (path, profile, skeleton, clips), ``skeletons[]``
+(names, parents), ``clips[]`` (see ``collect.clip_view`` + ``anchor``,
+``shown``), ``findings[]`` (check_id, severity, text, where, path, clip,
+group, time_s, target), ``gaps[]`` (folded as in the text output) and
+``groups[]`` (one per declared gait group: name, anchor, cap, floor, mean,
+spread, outliers, members[] with label, status, phase, amplitude, cycles,
+distance, outlier, signal (one cycle of L−R height, m), clip, color).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from importlib import resources
+from typing import Any, Dict, List, Optional
+
+PALETTE = ("#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e", "#7f7f7f")
+
+
+def asset_text(name: str) -> str:
+    """A file of ``animsmith/report/assets`` (package data)."""
+    return resources.files("animsmith.report").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def script_json(data: Any) -> str:
+    """JSON safe inside a ``<script>`` element: ``<``, ``>``, ``&``, U+2028/9 escaped."""
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def _anchor(prefix: str, *parts: Any) -> str:
+    """A DOM id made only of [a-z0-9-] (asset names never reach an id)."""
+    return prefix + "-" + "-".join(str(p) for p in parts)
+
+
+def _finite(x: Any) -> Optional[float]:
+    from animsmith.checks._group import finite
+
+    return finite(x)
+
+
+def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
+    """One entry per declared gait group (sorted by name) for the figure and the pair player."""
+    from animsmith.checks._group import exceeds
+    from animsmith.core.gait import circular_distance_cycles
+
+    records: Dict[str, Dict[str, Any]] = {}
+    for fr in result.files:
+        for name, rec in (fr.measurements.get("groups") or {}).items():
+            if rec.get("check_id") == "gait-group":
+                records[name] = rec
+    members_by_group = (result.group_members or {}).get("gait_groups", {})
+    out = []
+    for gi, name in enumerate(sorted(contract.gait_groups)):
+        group = contract.gait_groups[name]
+        rec = records.get(name)
+        cap = float(group.max_gait_phase_spread)
+        floor = float(group.min_lr_amplitude_m)
+        mean = _finite(rec.get("circular_mean")) if rec else None
+        anchors = (rec or {}).get("anchors", {})
+        entry: Dict[str, Any] = {
+            "name": name,
+            "anchor": _anchor("group", gi),
+            "cap": cap,
+            "floor": floor,
+            "mean": mean,
+            "spread": _finite(rec.get("spread")) if rec else None,
+            "outliers": list((rec or {}).get("outliers", [])),
+            "members": [],
+        }
+        for mi, m in enumerate(members_by_group.get(name, [])):
+            summ = m.summary or {}
+            phase = _finite(summ.get("gait_phase"))
+            amp = _finite(summ.get("lr_amplitude_m"))
+            if not m.found:
+                status, reason = "missing", m.reason
+            elif phase is None:
+                status, reason = "unmeasurable", summ.get("gait_phase_unavailable") or "gait phase could not be measured"
+            elif m.label not in anchors:
+                status, reason = "excluded", None
+            else:
+                status, reason = "measured", None
+            dist = circular_distance_cycles(phase, mean) if (status == "measured" and mean is not None) else None
+            clip_ref = None
+            if m.path is not None and m.clip_name is not None:
+                clip_ref = data.clip_index.get((os.path.realpath(m.path), m.clip_name))
+            signal = summ.get("lr_signal_m")
+            from animsmith.report.collect import rounded
+
+            entry["members"].append(
+                {
+                    "label": m.label,
+                    "status": status,
+                    "reason": reason,
+                    "phase": phase,
+                    "amplitude": amp,
+                    "cycles": summ.get("cycles"),
+                    "distance": dist,
+                    "outlier": bool(status == "measured" and dist is not None and exceeds(dist, cap)),
+                    "signal": rounded(signal) if signal else None,
+                    "clip": clip_ref,
+                    "color": PALETTE[mi % len(PALETTE)],
+                }
+            )
+        out.append(entry)
+    return out
+
+
+def _target(f, fi: int, data, groups: List[Dict[str, Any]], path: str) -> Optional[str]:
+    if f.group is not None:
+        for g in groups:
+            if g["name"] == f.group:
+                return g["anchor"]
+    if f.clip is not None:
+        idx = data.clip_index.get((os.path.realpath(path), f.clip))
+        if idx is not None and data.clips[idx].get("shown"):
+            return data.clips[idx]["anchor"]
+    return "summary"
+
+
+def page_data(data, contract, clip_filter: Optional[str] = None) -> Dict[str, Any]:
+    """The JSON the page draws (module docstring)."""
+    from animsmith import __version__
+    from animsmith.render._doc import location_text, message_text
+    from animsmith.render.json import plain
+    from animsmith.render.text import fold_gaps, sorted_findings
+
+    result = data.result
+    for i, clip in enumerate(data.clips):
+        clip["anchor"] = _anchor("clip", i)
+        clip["shown"] = clip_filter is None or clip.get("name") == clip_filter
+    groups = group_page_data(result, data, contract)
+    needed = {m["clip"] for g in groups for m in g["members"] if m["clip"] is not None}
+    findings: List[Dict[str, Any]] = []
+    gaps: List[Dict[str, Any]] = []
+    for fi, fr in enumerate(result.files):
+        for f in sorted_findings(fr.findings):
+            if clip_filter is not None and f.clip is not None and f.clip != clip_filter and f.group is None:
+                continue
+            fj = plain(f.to_json())
+            findings.append(
+                {
+                    "check_id": f.check_id,
+                    "severity": f.severity,
+                    "text": message_text(fj),
+                    "where": " ".join(x for x in (fr.path, location_text(fj)) if x),
+                    "path": fr.path,
+                    "clip": f.clip,
+                    "group": f.group,
+                    "time_s": _finite(f.time_s),
+                    "target": _target(f, fi, data, groups, fr.path),
+                }
+            )
+        for (cid, code, message), entry in fold_gaps(fr.coverage_gaps):
+            gaps.append(
+                {
+                    "path": fr.path,
+                    "check_id": cid,
+                    "code": code,
+                    "message": message,
+                    "count": entry["count"],
+                    "scopes": sorted(entry["scopes"]),
+                    "subjects": sorted(entry["subjects"]),
+                }
+            )
+    clips = []
+    for i, clip in enumerate(data.clips):
+        if clip["shown"] or i in needed:
+            clips.append(clip)
+        else:  # keep indices stable; drop the heavy arrays
+            clips.append({k: clip[k] for k in ("name", "file", "skeleton", "anchor", "shown") if k in clip})
+    summary = dict(result.summary())
+    summary["clips"] = len(data.clips)
+    return plain(
+        {
+            "version": 1,
+            "generator": f"animsmith {__version__}",
+            "config": contract.path,
+            "clip_filter": clip_filter,
+            "summary": summary,
+            "files": data.files,
+            "skeletons": data.skeletons,
+            "clips": clips,
+            "findings": findings,
+            "gaps": gaps,
+            "groups": groups,
+        }
+    )
+
+
+def render_html(data, contract, clip_filter: Optional[str] = None) -> str:
+    """The whole page (str)."""
+    page = page_data(data, contract, clip_filter)
+    paths = [f["path"] for f in page["files"]]
+    title = os.path.basename(paths[0]) if len(paths) == 1 else "animsmith report"
+    subtitle = ", ".join(paths[:5]) + (f" … +{len(paths) - 5} more" if len(paths) > 5 else "")
+    profiles = sorted({f["profile"] for f in page["files"]})
+    if profiles:
+        subtitle += " · rig profile " + ", ".join(profiles)
+    out = asset_text("report.html")
+    # replace placeholders in a fixed order; user text goes in last and escaped
+    out = out.replace("@@CSS@@", asset_text("report.css"))
+    out = out.replace("@@JS@@", asset_text("report.js").replace("</", "<\\/"))
+    out = out.replace("@@TITLE@@", html.escape(f"{title} — animsmith report"))
+    out = out.replace("@@SUBTITLE@@", html.escape(subtitle))
+    return out.replace("@@DATA@@", script_json(page))
