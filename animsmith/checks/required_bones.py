@@ -1,10 +1,13 @@
 """Bones the rig contract requires that the skeleton lacks.
 
-Armed by ``[rig] required_bones`` (a list of exact bone names). Each name must
+Armed by ``[rig] required_bones`` (a list of exact bone names; without it
+nothing is judged: no finding, no gap). Each name must
 match exactly one bone of the file's skeleton: a missing name is an error
 (the export or retarget dropped or renamed it), a name shared by several bones
 is an error too (a runtime looking the bone up by name gets an arbitrary one).
 The rig is judged once per file, reported with the file's first clip.
+Whether a clip animates a bone is ``missing-bones``' job (``[clips.*]
+animates_bones``): a required bone may legitimately be still in some clips.
 
 Coverage gap (scope ``required_bone_presence``): ``skeleton_unavailable`` when
 the file has no nodes at all.

@@ -1,7 +1,8 @@
 """A root-motion clip whose measured speed disagrees with its declared speed.
 
 Armed by ``[clips.*] speed_mps`` on a clip whose ``movement_owner_xz`` is not
-``"gameplay"`` (an absent owner counts as root motion). Speed = horizontal
+``"gameplay"`` (an absent owner counts as root motion); any other clip is not
+judged (no finding, no gap). Speed = horizontal
 endpoint displacement of the travel bone (Root, else Hips) over the duration
 (an out-and-back path measures ~0). Tolerance = the clip's
 ``speed_tolerance_mps``, else this check's ``default_tolerance_mps``.
