@@ -312,3 +312,11 @@ def test_only_the_offending_channel_is_reported_among_many():
     chans[4] = Channel.make(1, "rotation", [0, 0.5, 1], nan_vals)
     findings, _ = run_check("nan", asset)
     assert [(f.bone, f.time_s) for f in findings] == [("spine", 0.5)]
+
+
+def test_end_spread_ignores_malformed_channels():
+    # the translation channel's last key (0.25) is not its end: it is left to time-monotonic
+    asset = make_asset(tr_times=(0, 0.5, 0.25))
+    assert run_check("duration-sanity", asset)[0] == []
+    nan_end = make_asset(tr_times=(0, 0.5, np.nan))
+    assert run_check("duration-sanity", nan_end)[0] == []

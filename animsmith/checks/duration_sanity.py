@@ -12,7 +12,7 @@ Findings, in this order (per clip):
   duration_tolerance_s`` (the clip's ``duration_tolerance_s`` when the
   contract has one, else this check's key). A sliced clip or a dropped frame.
 * **warning** ``channels end at different times`` — over channels with at
-  least two keys and a finite last key time, ``max(end) − min(end) >
+  least two keys and well-formed key times, ``max(end) − min(end) >
   max_end_spread_s``: the shorter channels are clamp-held for the rest of the
   clip. Single-key channels (static poses) never count.
 
@@ -49,9 +49,14 @@ CONFIG = {
 
 
 def channel_ends(clip):
-    """(end times (E,), channel indices (E,)) of channels with ≥ 2 keys and a finite last key time."""
+    """(end times (E,), channel indices (E,)) of channels with ≥ 2 keys, finite and strictly
+    increasing key times (a malformed channel has no meaningful end: ``nan`` / ``time-monotonic``)."""
     flat = flat_channels(clip)
-    multi = flat.counts >= 2
+    t = flat.times
+    with np.errstate(invalid="ignore"):
+        bad_row = ~np.isfinite(t)
+        bad_row[1:] |= flat.pair_mask() & ~(t[1:] > t[:-1])
+    multi = (flat.counts >= 2) & ~flat.segments_any(bad_row)
     ends = flat.times[(flat.starts + flat.counts - 1)[multi]]
     idx = flat.index[multi]
     finite = np.isfinite(ends)

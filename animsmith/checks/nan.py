@@ -62,7 +62,7 @@ def check(ctx):
         k = _first_nonfinite(ch.times)
         if k is not None:
             yield ctx.finding(
-                f"non-finite key time in {ch.path} track (key {k}): {float(ch.times[k])!r}",
+                f"non-finite key time in {ch.path} track (key {k})",
                 clip=clip,
                 bone=bone,
                 measured=str(float(ch.times[k])),
@@ -77,7 +77,7 @@ def check(ctx):
             if key < ch.times.shape[0] and np.isfinite(ch.times[key]):
                 t = float(ch.times[key])
             yield ctx.finding(
-                f"non-finite value in {ch.path} track (element {e}, key {key}): {value!r}",
+                f"non-finite value in {ch.path} track (element {e}, key {key})",
                 clip=clip,
                 bone=bone,
                 time_s=t,
