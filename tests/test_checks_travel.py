@@ -212,3 +212,12 @@ def test_foot_slide_too_short_and_unknown_travel():
     # no owner and no root/hips role: cannot tell root motion from in place
     _, gaps = run_check("foot-slide", treadmill(0.5), expect={"speed_mps": 1.0}, roles=roles(left_foot=1, right_foot=2))
     assert [(g.code, g.scope) for g in gaps] == [("roles_unresolved", "foot_stance")]
+
+
+def test_stray_pin_threshold_exact():
+    # stationary clip: a pin of exactly 0.5 m/s is a stray pin (≥), the float below is a plain mismatch
+    findings, _ = run_check("root-motion-speed", treadmill(), expect={"speed_mps": 0.5, "speed_tolerance_mps": 0.125})
+    assert len(findings) == 1 and "stray" in findings[0].message
+    below = float(np.nextafter(0.5, 0))
+    findings, _ = run_check("root-motion-speed", treadmill(), expect={"speed_mps": below, "speed_tolerance_mps": 0.125})
+    assert len(findings) == 1 and "disagrees" in findings[0].message
