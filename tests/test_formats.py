@@ -1,0 +1,280 @@
+"""CI output formats of `lint` (SARIF, GitHub, JUnit, Markdown), --output, --shard, merge-results.
+
+The renderers are checked against a hand-built lint result (known findings,
+known gaps), so every expected line is written out here, not copied from
+output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from animsmith.checks import registry
+from animsmith.ci import merge_lint_docs, shard_of, shard_paths
+from animsmith.lint import FileResult, LintResult
+from animsmith.render import render_lint
+from animsmith.results import CoverageGap, Finding
+from builders import gait_clip
+from lint_support import ROOT, run_cli, validate_json, write_clips, write_config
+
+SARIF_SCHEMA = os.path.join(ROOT, "docs", "schema", "sarif-2.1.0.json")
+
+
+def known_result() -> LintResult:
+    """Two files: an error with awkward characters, a warning, a note and gaps."""
+    a = FileResult(
+        path="assets/ring.glb",
+        findings=[
+            Finding("gait-group", "error", "spread 100% too wide,\nsee: ring", group="run-ring", measured=0.2, expected=0.15),
+            Finding("foot-slide", "warning", "left foot slides", clip="walk", bone="LeftFoot", time_s=0.5, measured=0.31, expected=0.25),
+        ],
+        coverage_gaps=[
+            CoverageGap("bind-pose", "insufficient_rotation_evidence", "only 0 usable tracks", "first_frame_rest_delta", ["walk"]),
+            CoverageGap("bind-pose", "insufficient_rotation_evidence", "only 0 usable tracks", "first_frame_rest_delta", ["run"]),
+        ],
+    )
+    b = FileResult(
+        path="assets/b|c.glb",
+        findings=[Finding("fps", "note", "fps is 24", clip="idle")],
+    )
+    return LintResult(files=[a, b])
+
+
+# ---------------------------------------------------------------- SARIF
+
+
+def test_sarif_validates_and_has_one_rule_per_check():
+    import jsonschema
+
+    doc = json.loads(render_lint(known_result(), "sarif"))
+    with open(SARIF_SCHEMA, encoding="utf-8") as fh:
+        schema = json.load(fh)
+    jsonschema.Draft7Validator.check_schema(schema)
+    jsonschema.Draft7Validator(schema).validate(doc)
+    assert doc["version"] == "2.1.0"
+    run = doc["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    specs = registry()
+    assert [r["id"] for r in rules] == list(specs)
+    for r in rules:
+        spec = specs[r["id"]]
+        assert r["shortDescription"]["text"] == spec.summary
+        assert spec.summary in r["help"]["text"]
+        assert r["defaultConfiguration"]["level"] == spec.severity
+    results = run["results"]
+    assert [(x["ruleId"], x["level"]) for x in results] == [("gait-group", "error"), ("foot-slide", "warning"), ("fps", "note")]
+    for x in results:
+        assert rules[x["ruleIndex"]]["id"] == x["ruleId"]
+    uris = [x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for x in results]
+    assert uris == ["assets/ring.glb", "assets/ring.glb", "assets/b%7Cc.glb"]
+    assert results[0]["message"]["text"] == "spread 100% too wide,\\u000asee: ring (measured 0.2000, expected 0.1500)"
+    assert results[1]["properties"]["bone"] == "LeftFoot"
+    notes = run["invocations"][0]["toolExecutionNotifications"]
+    assert len(notes) == 2 and {n["associatedRule"]["id"] for n in notes} == {"bind-pose"}
+    assert run["properties"]["summary"] == {"errors": 1, "warnings": 1, "notes": 1, "coverage_gaps": 2, "files": 2}
+
+
+def test_sarif_schema_rejects_a_bad_level():
+    import jsonschema
+
+    doc = json.loads(render_lint(known_result(), "sarif"))
+    doc["runs"][0]["results"][0]["level"] = "fatal"
+    with open(SARIF_SCHEMA, encoding="utf-8") as fh:
+        schema = json.load(fh)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft7Validator(schema).validate(doc)
+
+
+# ---------------------------------------------------------------- GitHub
+
+
+def test_github_workflow_commands_and_escaping():
+    lines = render_lint(known_result(), "github").splitlines()
+    assert lines[0] == (
+        "::error file=assets/ring.glb,title=animsmith gait-group (group 'run-ring')::"
+        "spread 100%25 too wide,\\u000asee: ring (measured 0.2000, expected 0.1500)"
+    )
+    assert lines[1] == (
+        "::warning file=assets/ring.glb,title=animsmith foot-slide (clip 'walk' bone 'LeftFoot' @0.500s)::"
+        "left foot slides (measured 0.3100, expected 0.2500)"
+    )
+    assert lines[2] == "::notice file=assets/b|c.glb,title=animsmith fps (clip 'idle')::fps is 24"
+    assert lines[-1] == "1 error(s), 1 warning(s), 1 note(s), 2 coverage gap(s)"
+
+
+def test_github_escape_rules():
+    from animsmith.render.github import escape_data, escape_property
+
+    assert escape_data("a%b\r\nc") == "a%25b%0D%0Ac"
+    assert escape_property("x:y,z%\n") == "x%3Ay%2Cz%25%0A"
+
+
+def test_github_real_newline_in_message_is_escaped():
+    r = LintResult(files=[FileResult(path="a,b:c.glb", findings=[Finding("nan", "error", "line1\nline2\r%")])])
+    (line, _) = render_lint(r, "github").splitlines()
+    assert line == "::error file=a%2Cb%3Ac.glb,title=animsmith nan::line1\\u000aline2\\u000d%25"
+
+
+# ---------------------------------------------------------------- JUnit
+
+
+def test_junit_one_case_per_file_and_check():
+    checks = ["gait-group", "foot-slide", "bind-pose", "fps", "nan"]
+    root = ET.fromstring(render_lint(known_result(), "junit", checks=checks))
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == ["assets/ring.glb", "assets/b|c.glb"]
+    cases = suites[0].findall("testcase")
+    order = list(registry())
+    assert [c.get("name") for c in cases] == sorted(checks, key=order.index)
+    by = {c.get("name"): c for c in cases}
+    fails = by["gait-group"].findall("failure")
+    assert len(fails) == 1 and fails[0].get("type") == "gait-group"
+    assert by["foot-slide"].find("failure") is None  # a warning does not fail
+    assert "left foot slides" in by["foot-slide"].find("system-out").text
+    assert by["bind-pose"].find("skipped") is not None
+    assert by["nan"].find("failure") is None and by["nan"].find("skipped") is None
+    assert root.get("tests") == "10" and root.get("failures") == "1" and root.get("skipped") == "1"
+    assert suites[1].get("failures") == "0"
+
+
+def test_junit_deny_warnings_fails_warnings():
+    root = ET.fromstring(render_lint(known_result(), "junit", checks=["foot-slide"], deny_warnings=True))
+    case = [c for c in root.iter("testcase") if c.get("name") == "foot-slide"][0]
+    assert case.find("failure") is not None
+    assert root.get("failures") == "2"  # gait-group (shown: it had output) + foot-slide
+
+
+# ---------------------------------------------------------------- Markdown
+
+
+def test_markdown_table():
+    md = render_lint(known_result(), "markdown")
+    lines = md.splitlines()
+    assert "**1 error(s), 1 warning(s), 1 note(s), 2 coverage gap(s)**" in lines
+    head = lines.index("| severity | check | file | where | message |")
+    rows = [ln for ln in lines[head + 2 :] if ln.startswith("| ")][:3]
+    assert rows[0].startswith("| ❌ error | `gait-group` | assets/ring.glb | group 'run-ring' |")
+    assert rows[2] == "| ℹ️ note | `fps` | assets/b\\|c.glb | clip 'idle' | fps is 24 |"
+    # every table row has exactly 5 unescaped cell separators + edges
+    for row in rows:
+        assert row.replace("\\|", "").count("|") == 6
+    assert "`insufficient_rotation_evidence` ×2" in md
+
+
+# ---------------------------------------------------------------- CLI
+
+
+def _ring_dir(tmp_path):
+    """Four one-clip files; a cross-file gait group over three of them (b is half a cycle off)."""
+    for name, off in (("a", 0.0), ("b", 0.5), ("c", 0.0), ("d", 0.0)):
+        write_clips(tmp_path / f"{name}.glb", [gait_clip(name, offset_cycles=off, velocity_mps=(0.0, 0.0, 1.0))])
+    cfg = write_config(
+        tmp_path / "animsmith.toml",
+        '[gait_groups.g]\nclips = ["a.glb", "b.glb", "c.glb"]\nmax_gait_phase_spread = 0.15\n',
+    )
+    return cfg
+
+
+def test_output_file_and_text_on_terminal(tmp_path, capsys):
+    cfg = _ring_dir(tmp_path)
+    out_file = tmp_path / "lint.sarif"
+    code, out, err = run_cli(["--config", cfg, "lint", "--format", "sarif", "--output", str(out_file), str(tmp_path)], capsys)
+    assert code == 1 and err == ""
+    assert out.splitlines()[-1].startswith("1 error(s)")
+    assert "error[gait-group]" in out
+    doc = json.loads(out_file.read_text())
+    assert doc["runs"][0]["results"][0]["ruleId"] == "gait-group"
+
+
+def test_output_unwritable_is_exit_2(tmp_path, capsys):
+    cfg = _ring_dir(tmp_path)
+    code, out, err = run_cli(["--config", cfg, "lint", "-o", str(tmp_path / "nope" / "x.json"), "--format", "json", str(tmp_path)], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "x.json" in err
+
+
+def test_shard_partition_is_deterministic_and_balanced():
+    paths = [f"dir/f{i:02d}.glb" for i in range(11)]
+    shuffled = paths[5:] + paths[:5]
+    for n in (1, 2, 3, 4):
+        parts = [shard_paths(paths, i, n) for i in range(1, n + 1)]
+        assert sorted(p for part in parts for p in part) == sorted(paths)
+        assert max(map(len, parts)) - min(map(len, parts)) <= 1
+        # independent of argument order
+        assert [set(shard_paths(shuffled, i, n)) for i in range(1, n + 1)] == [set(p) for p in parts]
+    # rank r -> shard r mod N + 1 (sorted path order)
+    assert shard_of(["b", "a", "c"], 2) == [2, 1, 1]
+    assert shard_of(["./x/a.glb", "x/b.glb"], 2) == [1, 2]
+
+
+@pytest.mark.parametrize("bad", ["0/2", "3/2", "1/0", "a/b", "1", "1/2/3"])
+def test_bad_shard_is_exit_2(tmp_path, capsys, bad):
+    cfg = _ring_dir(tmp_path)
+    code, out, err = run_cli(["--config", cfg, "lint", "--shard", bad, str(tmp_path)], capsys)
+    assert code == 2 and "--shard" in err and out == ""
+
+
+def _findings_by_path(doc):
+    return {os.path.basename(f["path"]): (f["findings"], f["coverage_gaps"]) for f in doc["files"]}
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_shards_merged_equal_linting_together(tmp_path, capsys, n):
+    cfg = _ring_dir(tmp_path)
+    code_all, out_all, _ = run_cli(["--config", cfg, "lint", "--format", "json", str(tmp_path)], capsys)
+    whole = validate_json(out_all)
+    assert code_all == 1 and whole["summary"]["errors"] == 1
+    parts = []
+    for i in range(1, n + 1):
+        dest = tmp_path / f"shard{i}.json"
+        run_cli(["--config", cfg, "lint", "--format", "json", "--shard", f"{i}/{n}", "-o", str(dest), str(tmp_path)], capsys)
+        parts.append(str(dest))
+    code, out, err = run_cli(["merge-results", *parts], capsys)
+    merged = validate_json(out)
+    assert err == ""
+    assert code == code_all
+    assert merged["summary"] == whole["summary"]
+    assert _findings_by_path(merged) == _findings_by_path(whole)
+    # text format of the merge ends with the same summary line as lint
+    code_t, out_t, _ = run_cli(["merge-results", "--format", "text", *parts], capsys)
+    code_l, out_l, _ = run_cli(["--config", cfg, "lint", str(tmp_path)], capsys)
+    assert out_t == out_l and code_t == code_l
+
+
+def test_merge_deny_warnings_and_errors(tmp_path, capsys):
+    doc = json.loads(render_lint(LintResult(files=[FileResult(path="w.glb", findings=[Finding("fps", "warning", "w")])]), "json"))
+    p = tmp_path / "w.json"
+    p.write_text(json.dumps(doc))
+    assert run_cli(["merge-results", str(p)], capsys)[0] == 0
+    assert run_cli(["merge-results", "--deny-warnings", str(p)], capsys)[0] == 1
+    code, _, err = run_cli(["merge-results", str(p), str(p)], capsys)
+    assert code == 2 and "overlap" in err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    code, out, err = run_cli(["merge-results", str(bad)], capsys)
+    assert code == 2 and "bad.json" in err and out == ""
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"command": "measure"}))
+    assert run_cli(["merge-results", str(other)], capsys)[0] == 2
+
+
+def test_merge_lint_docs_sums():
+    d1 = {"schema_version": 1, "command": "lint", "config": None, "files": [{"path": "b.glb", "findings": [{"severity": "error"}], "coverage_gaps": []}], "summary": {}}
+    d2 = {"schema_version": 1, "command": "lint", "config": None, "files": [{"path": "a.glb", "findings": [], "coverage_gaps": [{}]}], "summary": {}}
+    m = merge_lint_docs([("1", d1), ("2", d2)])
+    assert [f["path"] for f in m["files"]] == ["a.glb", "b.glb"]
+    assert m["summary"] == {"errors": 1, "warnings": 0, "notes": 0, "coverage_gaps": 1, "files": 2}
+
+
+def test_every_format_from_the_cli(tmp_path, capsys):
+    cfg = _ring_dir(tmp_path)
+    for fmt in ("sarif", "github", "junit", "markdown"):
+        code, out, err = run_cli(["--config", cfg, "lint", "--format", fmt, str(tmp_path)], capsys)
+        assert code == 1 and err == "" and out
+    code, out, _ = run_cli(["--config", cfg, "lint", "--format", "junit", "--select", "gait-group", str(tmp_path)], capsys)
+    root = ET.fromstring(out)
+    assert {c.get("name") for c in root.iter("testcase")} == {"gait-group"}
+    assert root.get("failures") == "1"
