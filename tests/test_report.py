@@ -1,0 +1,148 @@
+"""`animsmith report`: one self-contained page whose data comes from the judged grids.
+
+Expectations are independent of the implementation: the analytic biped of
+tests/builders.py has hand-known model positions, and the seed ring's anchors
+and circular mean come from the user guide (0.75/0.75/0.50/0.75, mean
+atan2(−3, −1)).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+
+import numpy as np
+import pytest
+
+from builders import gait_clip
+from lint_support import ROOT, run_cli, write_clips, write_config
+
+RING = os.path.join(ROOT, "examples", "assets", "run-ring.glb")
+RING_CFG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
+
+FORBIDDEN = ("://", "<link", "<scriptsrc=", "src=", "href=", "fetch(", "import(", "xmlhttprequest", "@import", "url(", "websocket", "eventsource", "sendbeacon")
+
+
+def page_data(html_text):
+    m = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html_text, re.S)
+    assert m, "no report-data block"
+    return json.loads(m.group(1))
+
+
+def external_markers(html_text):
+    squashed = "".join(html_text.split()).lower()
+    return [m for m in FORBIDDEN if m in squashed]
+
+
+def test_marker_scan_catches_a_url():
+    assert external_markers('<img src="x">') and external_markers("a https://b") and not external_markers("<p>ok</p>")
+
+
+def test_ring_report_is_self_contained_and_shows_the_group(tmp_path, capsys):
+    out = tmp_path / "r.html"
+    code, stdout, stderr = run_cli(["--config", RING_CFG, "report", RING, "-o", str(out)], capsys)
+    assert code == 0 and stderr == ""  # written, even though the ring has an error finding
+    assert re.fullmatch(r"wrote .*r\.html \(4 clip\(s\), 1 finding\(s\), \d+\.\d MB\)\n", stdout)
+    text = out.read_text(encoding="utf-8")
+    assert external_markers(text) == []
+    assert len(text) < 400_000
+    data = page_data(text)
+    assert data["summary"]["errors"] == 1 and data["summary"]["clips"] == 4 and data["summary"]["coverage_gaps"] == 4
+    (group,) = data["groups"]
+    assert group["name"] == "run-ring" and group["cap"] == 0.15
+    phases = {m["label"]: m["phase"] for m in group["members"]}
+    assert phases == pytest.approx({"run_forward": 0.75, "run_backward": 0.75, "run_left": 0.5, "run_right": 0.75}, abs=1e-3)
+    expected_mean = (math.atan2(-3.0, -1.0) / (2 * math.pi)) % 1.0
+    assert group["mean"] == pytest.approx(expected_mean, abs=1e-3)
+    assert group["outliers"] == ["run_left"]
+    assert [m["label"] for m in group["members"] if m["outlier"]] == ["run_left"]
+    # every member carries one cycle of its L−R signal and its clip's local poses for the blend
+    for m in group["members"]:
+        assert m["status"] == "measured" and len(m["signal"]) == 30
+        clip = data["clips"][m["clip"]]
+        assert clip["name"] == m["label"] and "local" in clip
+    # the finding jumps to the group figure
+    (finding,) = data["findings"]
+    assert finding["check_id"] == "gait-group" and finding["target"] == group["anchor"]
+
+
+def test_positions_are_the_hand_known_pose(tmp_path, capsys):
+    amp, vz = 0.05, 1.0
+    glb = write_clips(tmp_path / "walk.glb", [gait_clip("walk", amplitude_m=amp, velocity_mps=(0.0, 0.0, vz))])
+    out = tmp_path / "w.html"
+    assert run_cli(["report", glb, "-o", str(out)], capsys)[0] == 0
+    data = page_data(out.read_text(encoding="utf-8"))
+    (clip,) = data["clips"]
+    names = data["skeletons"][clip["skeleton"]]["names"]
+    nb = len(names)
+    t = np.asarray(clip["times"])
+    assert clip["frames"] == 31 and t[-1] == pytest.approx(1.0)
+    pos = np.asarray(clip["pos"]).reshape(len(t), nb, 3)
+    h = amp * np.sin(2 * np.pi * t)
+    lf = names.index("LeftFoot")
+    expected = np.stack([np.full_like(t, 0.1), 0.1 + h, vz * t], axis=1)
+    assert np.allclose(pos[:, lf], expected, atol=2e-4)
+    # foot heights chart = the left foot's model Y; contacts = within 0.03 m of its lowest point
+    left = clip["feet"]["left"]
+    assert np.allclose(left["height"], 0.1 + h, atol=2e-4)
+    height = 0.1 + h
+    assert left["stance"] == [int(x) for x in (height - height.min() <= 0.03 + 1e-9)]
+    # root speed: the root travels at 1 m/s along Z
+    assert clip["speed"]["bone"] == "root"
+    assert np.allclose(clip["speed"]["mps"], vz, atol=1e-3)
+
+
+def test_report_findings_equal_lint(tmp_path, capsys):
+    code_l, out_l, _ = run_cli(["--config", RING_CFG, "lint", "--format", "json", RING], capsys)
+    lint = json.loads(out_l)
+    out = tmp_path / "r.html"
+    run_cli(["--config", RING_CFG, "report", RING, "-o", str(out)], capsys)
+    data = page_data(out.read_text(encoding="utf-8"))
+    assert {k: data["summary"][k] for k in lint["summary"]} == lint["summary"]
+    assert [(f["check_id"], f["severity"]) for f in data["findings"]] == [
+        (f["check_id"], f["severity"]) for fr in lint["files"] for f in fr["findings"]
+    ]
+
+
+def test_hostile_clip_name_cannot_escape_the_script(tmp_path, capsys):
+    evil = "</script><script>alert(1)</script>&\u2028"
+    glb = write_clips(tmp_path / "x.glb", [gait_clip(evil)])
+    out = tmp_path / "x.html"
+    assert run_cli(["report", glb, "-o", str(out)], capsys)[0] == 0
+    text = out.read_text(encoding="utf-8")
+    assert "<script>alert(1)" not in text
+    assert text.count("</script>") == 2  # the data block and the viewer
+    assert page_data(text)["clips"][0]["name"] == evil
+
+
+def test_clip_filter(tmp_path, capsys):
+    glb = write_clips(tmp_path / "two.glb", [gait_clip("walk"), gait_clip("idle", amplitude_m=0.0)])
+    out = tmp_path / "f.html"
+    assert run_cli(["report", glb, "--clip", "idle", "-o", str(out)], capsys)[0] == 0
+    data = page_data(out.read_text(encoding="utf-8"))
+    shown = [c["name"] for c in data["clips"] if c["shown"]]
+    assert shown == ["idle"]
+    assert "pos" not in data["clips"][0]  # the hidden clip's arrays are dropped
+    assert data["summary"]["clips"] == 2  # counts cover the whole document
+
+
+def test_bad_input_and_bad_output_exit_2(tmp_path, capsys):
+    code, out, err = run_cli(["report", str(tmp_path / "missing.glb"), "-o", str(tmp_path / "r.html")], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    bad = tmp_path / "bad.glb"
+    bad.write_bytes(b"glTF\x02\x00\x00\x00garbage")
+    code, out, err = run_cli(["report", str(bad), "-o", str(tmp_path / "r.html")], capsys)
+    assert code == 2 and "bad.glb" in err and not (tmp_path / "r.html").exists()
+    glb = write_clips(tmp_path / "ok.glb", [gait_clip("walk")])
+    code, out, err = run_cli(["report", glb, "-o", str(tmp_path / "no" / "dir" / "r.html")], capsys)
+    assert code == 2 and "r.html" in err and out == ""
+
+
+def test_script_json_escapes():
+    from animsmith.report.html import script_json
+
+    s = script_json({"a": "</script>&<!--\u2028"})
+    assert "<" not in s and ">" not in s and "&" not in s and "\u2028" not in s
+    assert json.loads(s) == {"a": "</script>&<!--\u2028"}
