@@ -130,3 +130,53 @@ def test_example_ring_is_silent_for_per_clip_checks(capsys):
     assert "0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s)" in out
     code, out, _ = run_cli(["lint", "--select", ids, ring], capsys)
     assert code == 0 and "0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s)" in out
+
+
+def _hostile_glb(path):
+    """One file, five broken clips, written byte by byte (our writer refuses NaN)."""
+    from gltf_raw import RawGltf
+
+    raw = RawGltf()
+    raw.node("pelvis", children=[1, 2], translation=[0, 1, 0])
+    raw.node("foot_l", translation=[0.1, -1, 0])
+    raw.node("foot_r", translation=[-0.1, -1, 0])
+    raw.scene([0])
+    vec = [[0, 0, 0], [0, 1, 0], [0, 0, 0]]
+    raw.animation("nan_t", [(1, "translation", raw.floats([0, np.nan, 1], "SCALAR"), raw.floats(vec, "VEC3"))])
+    raw.animation("inf_v", [(1, "translation", raw.floats([0, 0.5, 1], "SCALAR"),
+                             raw.floats([[0, 0, 0], [np.inf, 1, 0], [0, 0, 0]], "VEC3"))])
+    raw.animation("rev", [(1, "translation", raw.floats([0, 0.6, 0.4, 1], "SCALAR"),
+                           raw.floats(vec + [[0, 0, 0]], "VEC3"))])
+    raw.animation("zero_q", [(2, "rotation", raw.floats([0, 0.5, 1], "SCALAR"), raw.floats([[0, 0, 0, 0]] * 3, "VEC4"))])
+    raw.animation("single", [(2, "rotation", raw.floats([0], "SCALAR"), raw.floats([[0, 0, 0, 1]], "VEC4"))])
+    with open(path, "wb") as fh:
+        fh.write(raw.glb())
+    return str(path)
+
+
+def test_hostile_clips_are_findings_or_gaps_never_crashes(tmp_path, capsys):
+    path = _hostile_glb(tmp_path / "hostile.glb")
+    cfg = write_config(tmp_path / "all.toml", """
+[rig]
+required_bones = ["pelvis", "spine"]
+[clips."*"]
+loop = true
+fps = 30
+duration_s = 1.0
+speed_mps = 1.0
+animates_bones = ["foot_l"]
+""")
+    code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", "--select", ",".join(ISSUE_DEFAULTS), path], capsys)
+    assert code == 1, err
+    validate_json(out)
+    doc = json.loads(out)["files"][0]
+    assert not [g for g in doc["coverage_gaps"] if g["code"] == "check_failed"]
+    got = {(f["check_id"], f["clip"]) for f in doc["findings"]}
+    for expected in [
+        ("nan", "nan_t"), ("nan", "inf_v"), ("time-monotonic", "rev"), ("quat-norm", "zero_q"),
+        ("duration-sanity", "single"),  # one key at t = 0: zero duration
+        ("required-bones", "nan_t"),  # 'spine' is absent (reported once, with the first clip)
+        ("missing-bones", "zero_q"),  # foot_l carries no keys there
+    ]:
+        assert expected in got, expected
+    assert sum(1 for f in doc["findings"] if f["check_id"] == "required-bones") == 1

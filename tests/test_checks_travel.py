@@ -161,7 +161,7 @@ def test_in_place_treadmill_too_slow_slides_both_feet():
     assert left.measured == pytest.approx(0.5, abs=1e-9) and left.expected == 0.3
     assert left.severity == "warning" and left.clip == "run"
     assert left.time_s == pytest.approx(1 / 32) and right.time_s == pytest.approx(17 / 32)  # first stance pairs
-    assert "expected 1.00 m/s" in left.message
+    assert "0.50 m/s off (expected a 1.00 m/s backward sweep in place" in left.message
 
 
 def test_in_place_slide_threshold_exact():
@@ -221,3 +221,21 @@ def test_stray_pin_threshold_exact():
     below = float(np.nextafter(0.5, 0))
     findings, _ = run_check("root-motion-speed", treadmill(), expect={"speed_mps": below, "speed_tolerance_mps": 0.125})
     assert len(findings) == 1 and "disagrees" in findings[0].message
+
+
+def test_root_motion_message_names_a_still_foot():
+    findings, _ = run_check("foot-slide", treadmill(0.5, travel_m=2.0), expect={"speed_mps": 2.0})
+    assert findings and all("expected a still foot under root motion" in f.message for f in findings)
+    assert findings[0].measured == pytest.approx(1.0, abs=1e-9)  # feet creep forward at 2.0 − 1.0 m/s
+
+
+def test_malformed_key_times_are_gaps_for_grid_checks():
+    asset = treadmill(0.5)
+    t = np.arange(33) / 32.0
+    t[5] = t[3]  # a repeated key time
+    asset.clips[0].channels[0] = Channel.make(1, "translation", t, asset.clips[0].channels[0].values)
+    expect = {"speed_mps": 1.0, "movement_owner_xz": "gameplay", "loop": True}
+    for cid in ("foot-slide", "loop-seam", "loop-closure", "loop-seam-vel", "loop-seam-rot", "in-place"):
+        findings, gaps = run_check(cid, asset, expect=expect)
+        assert findings == [] and [g.code for g in gaps] == ["measurement_unavailable"], cid
+        assert "time-monotonic" in gaps[0].message, cid

@@ -77,9 +77,10 @@ def gait_domain_reason(ctx) -> Optional[str]:
 
 
 def usable_grid(ctx):
-    """The clip's shared pose grid when it has ≥ 3 samples over a positive duration, else None."""
+    """The clip's shared pose grid when its key times are well formed and it has ≥ 3 samples
+    over a positive duration, else None."""
     analysis = getattr(ctx, "analysis", None)
-    if analysis is None:
+    if analysis is None or malformed_key_times(ctx.clip):
         return None
     try:
         grid = analysis.grid
@@ -99,6 +100,9 @@ def root_speed_mps(ctx) -> Tuple[Optional[float], Optional[str]]:
     Speed = horizontal (X/Z) endpoint displacement of the travel bone (Root,
     else Hips) over the duration — computed once by the core.
     """
+    bad = malformed_key_times(ctx.clip)
+    if bad:
+        return None, f"root-motion speed could not be measured: {bad}"
     analysis = getattr(ctx, "analysis", None)
     if analysis is None:
         return None, "root-motion speed could not be measured (no analysis)"
@@ -259,3 +263,32 @@ def interior_angular_velocity_change_degps(grid, bone: int) -> Optional[float]:
         w = _rotation_vector(quat.multiply(q[1:], quat.conjugate(q[:-1]))) / np.diff(t)[:, None]
         change = np.degrees(np.linalg.norm(np.diff(w, axis=0), axis=-1))
     return float(change.max()) if np.all(np.isfinite(change)) else None
+
+
+def malformed_key_times(clip) -> Optional[str]:
+    """Why the clip's key times cannot be sampled reliably (non-finite, or not strictly increasing), or None.
+
+    Grid-based checks report a ``measurement_unavailable`` gap for such a
+    clip instead of judging poses sampled from broken times; ``nan`` and
+    ``time-monotonic`` report the defect itself.
+    """
+    flat = flat_channels(clip)
+    t = flat.times
+    if not np.all(np.isfinite(t)):
+        return "key times are not finite (see nan)"
+    if np.any(flat.pair_mask() & (t[1:] <= t[:-1])):
+        return "key times are not strictly increasing (see time-monotonic)"
+    return None
+
+
+def malformed_key_values(clip) -> Optional[str]:
+    """Why the clip's key values cannot be compared (a non-finite value or tangent), or None."""
+    for path in ("translation", "rotation", "scale"):
+        flat = flat_channels(clip, path)
+        if flat.values is not None and not np.all(flat.finite_rows):
+            return "key values are not finite (see nan)"
+    for ch in clip.channels:
+        if ch.interpolation == "CUBICSPLINE" and ch.in_tangents is not None:
+            if not (np.all(np.isfinite(ch.in_tangents)) and np.all(np.isfinite(ch.out_tangents))):
+                return "tangents are not finite (see nan)"
+    return None

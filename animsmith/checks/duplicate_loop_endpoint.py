@@ -14,15 +14,16 @@ This is the same predicate as ``measure``'s ``loop_endpoint_mode =
 "duplicated_endpoint"`` (one definition in ``animsmith.core.analysis``).
 
 Coverage gap (scope ``duplicate_loop_endpoint``): ``measurement_unavailable``
-when the clip has no channels or a channel's key times are non-finite or not
-strictly increasing (left to ``nan`` / ``time-monotonic``).
+when the clip has no channels, a channel's key times are non-finite or not
+strictly increasing, or a key value is non-finite (left to ``nan`` /
+``time-monotonic``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from animsmith.checks._clip import expect_value
+from animsmith.checks._clip import expect_value, malformed_key_values
 
 ID = "duplicate-loop-endpoint"
 SEVERITY = "warning"
@@ -41,7 +42,7 @@ def malformed_times_reason(clip):
             return "a channel has non-finite key times"
         if t.size > 1 and np.any(np.diff(t) <= 0):
             return "a channel's key times are not strictly increasing"
-    return None
+    return malformed_key_values(clip)
 
 
 def open_cycle_duration_s(clip) -> float:

@@ -27,7 +27,7 @@ cap.
 Coverage gaps: ``roles_unresolved`` (scope ``left_foot_stance`` /
 ``right_foot_stance``) when a side has neither foot nor toe role;
 ``measurement_unavailable`` (scope ``foot_stance``) when the clip is too short
-to sample (fewer than 3 grid samples); without a declared owner,
+to sample (fewer than 3 grid samples) or its key times are malformed; without a declared owner,
 ``roles_unresolved`` / ``measurement_unavailable`` (scope ``foot_stance``)
 when the root speed that decides root motion vs in place cannot be measured;
 ``measurement_unavailable`` (side scope) when a foot is never in stance on two
@@ -42,6 +42,7 @@ from animsmith.checks._clip import (
     TRAVEL_THRESHOLD_MPS,
     bone_name,
     expect_value,
+    malformed_key_times,
     profile_label,
     usable_grid,
 )
@@ -142,9 +143,8 @@ def check(ctx):
         return
     grid = usable_grid(ctx)
     if grid is None:
-        yield ctx.gap(
-            "measurement_unavailable", "clip is too short to sample foot stance", scope="foot_stance", subjects=[clip]
-        )
+        why = malformed_key_times(ctx.clip) or "clip is too short to sample foot stance"
+        yield ctx.gap("measurement_unavailable", why, scope="foot_stance", subjects=[clip])
         return
     mode, gap = travel_mode(ctx)
     if gap is not None:
@@ -159,12 +159,10 @@ def check(ctx):
     stance = stance_mask(positions[..., 1], contact)
     if mode == "in_place":
         ground = pin * stance_sweep_direction(positions, times, stance)
-        expected_speed = pin
-        why = "the in-place sweep"
+        why = f"expected a {pin:.2f} m/s backward sweep in place"
     else:
         ground = np.zeros(3)
-        expected_speed = 0.0
-        why = "a planted foot under root motion"
+        why = "expected a still foot under root motion"
     fs = foot_slide(positions, times, stance=stance, ground_velocity_mps=ground)
     for f, (side, bone) in enumerate(measured):
         worst_mps, _, time_s = fs.foot_worst(f)
@@ -180,8 +178,8 @@ def check(ctx):
             continue
         if worst_mps > cap:
             yield ctx.finding(
-                f"{side} foot skates during stance: its horizontal velocity deviates {worst_mps:.2f} m/s from "
-                f"the expected {expected_speed:.2f} m/s ({why}; cap {cap:.2f}) — foot plants will slip at runtime",
+                f"{side} foot skates during stance: its horizontal velocity is {worst_mps:.2f} m/s off "
+                f"({why}; cap {cap:.2f} m/s) — foot plants will slip at runtime",
                 clip=clip,
                 bone=name,
                 time_s=time_s,

@@ -14,7 +14,7 @@ over the clip duration, from the clip's shared analysis.
 
 Coverage gaps (scope ``travel_mode``): ``roles_unresolved`` when neither Root
 nor Hips resolves; ``measurement_unavailable`` when the speed cannot be
-measured (too short, non-finite positions).
+measured (too short, non-finite positions, malformed key times).
 """
 
 from __future__ import annotations

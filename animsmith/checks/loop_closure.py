@@ -19,13 +19,14 @@ to its first position: disable the check (``[checks.loop-closure] enabled =
 false``) or raise the position cap for such projects.
 
 Coverage gap (scope ``loop_closure``): ``measurement_unavailable`` when the
-clip has fewer than 3 grid samples, a non-positive first/last grid step, or a
-non-finite / zero-length pose at a loop endpoint.
+clip has fewer than 3 grid samples, a non-positive first/last grid step, a
+non-finite / zero-length pose at a loop endpoint, or malformed key times
+(non-finite or not increasing).
 """
 
 from __future__ import annotations
 
-from animsmith.checks._clip import bone_name, expect_value, f32_exceeds
+from animsmith.checks._clip import bone_name, expect_value, f32_exceeds, malformed_key_times
 from animsmith.checks.base import Option
 
 ID = "loop-closure"
@@ -45,6 +46,12 @@ CONFIG = {
 def continuity_or_gap(ctx, scope: str):
     """(LoopContinuity, None) or (None, gap) for the loop continuity checks."""
     clip = ctx.clip.name
+    bad = malformed_key_times(ctx.clip)
+    if bad:
+        return None, ctx.gap(
+            "measurement_unavailable", f"clip has no usable per-bone loop-continuity sample ({bad})",
+            scope=scope, subjects=[clip],
+        )
     try:
         lc = ctx.analysis.continuity
         why = lc.unavailable

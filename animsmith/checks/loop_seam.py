@@ -14,7 +14,9 @@ largest wrap step, time = clip duration (the seam).
 
 Coverage gaps (scope ``loop_seam``): ``roles_unresolved`` without hips and a
 foot/toe role; ``measurement_unavailable`` when the clip is too short to sample
-(fewer than 3 grid samples or zero duration) or when the larger neighbouring
+(fewer than 3 grid samples or zero duration), when its key times are malformed
+(non-finite or not increasing: ``nan`` / ``time-monotonic`` report those), or
+when the larger neighbouring
 step is below ``min_stride_step_m`` (no usable stride step to normalise by —
 e.g. an idle).
 """
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from animsmith.checks._clip import bone_name, expect_value, gait_domain_reason, usable_grid
+from animsmith.checks._clip import bone_name, expect_value, gait_domain_reason, malformed_key_times, usable_grid
 from animsmith.checks.base import Option
 
 ID = "loop-seam"
@@ -64,9 +66,8 @@ def check(ctx):
         return
     grid = usable_grid(ctx)
     if grid is None:
-        yield ctx.gap(
-            "measurement_unavailable", "clip is too short to sample a loop cycle", scope="loop_seam", subjects=[clip]
-        )
+        why = malformed_key_times(ctx.clip) or "clip is too short to sample a loop cycle"
+        yield ctx.gap("measurement_unavailable", why, scope="loop_seam", subjects=[clip])
         return
     ratio, why = ctx.analysis.seam_ratio_with(float(ctx.options["min_stride_step_m"]))
     if ratio is None:
