@@ -308,7 +308,9 @@
       if (!m.signal || !m.signal.length) return;
       var n = m.signal.length, d = [];
       for (var i = 0; i <= n; i++) d.push(X(i / n).toFixed(1) + "," + Y(m.signal[i % n]).toFixed(1));
-      s("polyline", { points: d.join(" "), fill: "none", stroke: m.color, "stroke-width": m.status === "measured" ? 2 : 1.2,
+      // earlier members are drawn wider, so curves that coincide show as nested stripes
+      var width = m.status === "measured" ? 1.6 + 1.8 * (grp.members.length - 1 - mi) : 1.2;
+      s("polyline", { points: d.join(" "), fill: "none", stroke: m.color, "stroke-width": width,
         "stroke-dasharray": m.status === "measured" ? null : "4 3", "data-member": m.label, class: "member-curve" }, svg);
     });
     // anchors: markers stacked so coinciding anchors stay visible

@@ -1,0 +1,190 @@
+"""The HTML report in a real headless Chromium (Debian's /usr/bin/chromium via Playwright).
+
+Skips cleanly when Playwright or Chromium is missing (`.ci/run` installs
+both). Never downloads a browser: the system executable is used.
+Saves tests/out/report.png for a person to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from lint_support import ROOT, run_cli
+
+CHROMIUM = os.environ.get("ANIMSMITH_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+RING = os.path.join(ROOT, "examples", "assets", "run-ring.glb")
+RING_CFG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
+OUT_DIR = os.path.join(ROOT, "tests", "out")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright not installed")
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("chromium not installed (apt-get install chromium)")
+    with sync_api.sync_playwright() as p:
+        try:
+            b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        except Exception as exc:  # noqa: BLE001 - a broken browser install is a skip, not a failure
+            pytest.skip(f"chromium did not start: {exc}")
+        yield b
+        b.close()
+
+
+def write_report(tmp_path, capsys, args, name="report.html"):
+    out = tmp_path / name
+    code, _, err = run_cli([*args, "-o", str(out)], capsys)
+    assert code == 0, err
+    return str(out)
+
+
+class Page:
+    """A loaded report with its console messages and network requests recorded."""
+
+    def __init__(self, browser, path, height=900):
+        self.page = browser.new_page(viewport={"width": 1280, "height": height})
+        self.errors, self.requests = [], []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type in ("error", "warning") else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.url = "file://" + os.path.abspath(path)
+        self.page.goto(self.url)
+        self.page.wait_for_selector("body[data-ready='1']", timeout=15000)
+
+    def close(self):
+        self.page.close()
+
+
+@pytest.fixture
+def ring_page(browser, tmp_path, capsys):
+    path = write_report(tmp_path, capsys, ["--config", RING_CFG, "report", RING])
+    page = Page(browser, path)
+    yield page
+    page.close()
+
+
+def test_no_console_errors_no_network_and_screenshot(ring_page):
+    assert ring_page.errors == []
+    assert ring_page.requests == [ring_page.url]
+    os.makedirs(OUT_DIR, exist_ok=True)
+    ring_page.page.screenshot(path=os.path.join(OUT_DIR, "report.png"), full_page=True)
+    assert os.path.getsize(os.path.join(OUT_DIR, "report.png")) > 10_000
+
+
+def test_group_figure_lists_members_and_outliers(ring_page):
+    page = ring_page.page
+    sec = page.locator("section.group[data-group='run-ring']")
+    members = sec.locator("ul.member-list li").evaluate_all("els => els.map(e => [e.dataset.member, e.dataset.outlier])")
+    assert members == [["run_forward", "0"], ["run_backward", "0"], ["run_left", "1"], ["run_right", "0"]]
+    assert sec.locator(".outliers").inner_text() == "Outside the band: run_left"
+    fig = sec.locator("svg.gait-figure")
+    curves = fig.locator("polyline.member-curve").evaluate_all("els => els.map(e => e.dataset.member)")
+    assert curves == ["run_forward", "run_backward", "run_left", "run_right"]
+    anchors = fig.locator("circle.anchor").evaluate_all("els => els.map(e => [e.dataset.member, +e.dataset.phase])")
+    assert sorted(a[0] for a in anchors) == ["run_backward", "run_forward", "run_left", "run_right"]
+    assert dict(anchors)["run_left"] == pytest.approx(0.5, abs=1e-3)
+    assert fig.locator("rect.cap-band").count() >= 1
+    # the band spans mean ± cap: its width is 2 × 0.15 of the plot width
+    band = fig.locator("rect.cap-band").first.evaluate("e => [+e.getAttribute('width')]")[0]
+    frame = fig.locator("rect[fill='none']").evaluate("e => +e.getAttribute('width')")
+    assert band / frame == pytest.approx(0.30, abs=0.01)
+    assert "reference" not in sec.inner_text().replace("no member is a reference", "")
+
+
+def _pose(page, which):
+    text = page.locator(f".pair-player .pane.{which} g.pose").get_attribute("data-pose") or ""
+    return [tuple(map(float, p.split(","))) for p in text.split()]
+
+
+def _set_weight(page, w):
+    page.locator(".pair-player input.blend-weight").evaluate(
+        "(e, w) => { e.value = w; e.dispatchEvent(new Event('input', {bubbles: true})); }", w
+    )
+
+
+def _close(a, b, tol=0.3):
+    return len(a) == len(b) and all(abs(x - y) <= tol for p, q in zip(a, b) for x, y in zip(p, q))
+
+
+def test_blend_slider_changes_the_drawn_pose(ring_page):
+    page = ring_page.page
+    player = page.locator(".pair-player")
+    # both source times are labelled
+    caps = player.locator(".pane .cap").all_inner_texts()
+    assert caps[0].startswith("run_forward: t = ") and caps[1].startswith("run_left: t = ")
+    _set_phase = "(e, v) => { e.value = v; e.dispatchEvent(new Event('input', {bubbles: true})); }"
+    player.locator("input.phase").evaluate(_set_phase, "0.3")
+    assert "t = 0.300 s" in player.locator(".pane.a .cap").inner_text()
+    assert "t = 0.300 s" in player.locator(".pane.b .cap").inner_text()
+    assert _pose(page, "blend") == []  # off until toggled
+    player.locator("input.blend-toggle").check()
+    assert "presentation" in player.locator(".pane.blend .cap").inner_text()
+    a, b = _pose(page, "a"), _pose(page, "b")
+    assert not _close(a, b)
+    # weight 0 / 1: the JS FK of the sampled local poses lands on the judged positions
+    _set_weight(page, "0")
+    assert _close(_pose(page, "blend"), a)
+    _set_weight(page, "1")
+    assert _close(_pose(page, "blend"), b)
+    _set_weight(page, "0.5")
+    mid = _pose(page, "blend")
+    assert not _close(mid, a) and not _close(mid, b)
+    # a real keyboard move of the slider changes the drawn pose again
+    player.locator("input.blend-weight").focus()
+    page.keyboard.press("ArrowRight")
+    assert _pose(page, "blend") != mid
+    assert ring_page.errors == []
+
+
+def test_clicking_a_finding_scrolls_to_its_target(browser, tmp_path, capsys):
+    path = write_report(tmp_path, capsys, ["--config", RING_CFG, "report", RING])
+    page = Page(browser, path, height=420)
+    try:
+        p = page.page
+        assert p.evaluate("window.scrollY") == 0
+        target = p.locator("button.finding").first.get_attribute("data-target")
+        p.locator("button.finding").first.click()
+        p.wait_for_timeout(100)
+        assert p.evaluate("window.scrollY") > 0
+        top = p.evaluate("id => document.getElementById(id).getBoundingClientRect().top", target)
+        assert -2 <= top <= 40
+        assert p.locator(f"#{target}").get_attribute("data-group") == "run-ring"
+        assert page.errors == []
+    finally:
+        page.close()
+
+
+def test_clip_view_plays_and_charts_exist(ring_page):
+    page = ring_page.page
+    clip = page.locator("section.clip[data-clip='run_left']")
+    assert clip.locator("svg[data-kind='feet'] rect[data-contact]").count() > 0
+    assert clip.locator("svg[data-kind='speed'] polyline").count() == 1
+    before = clip.locator("g.pose").get_attribute("data-pose")
+    clip.locator("input.scrub").evaluate("e => { e.value = 10; e.dispatchEvent(new Event('input')); }")
+    assert clip.locator("g.pose").get_attribute("data-pose") != before
+    assert "judged frame 10" in clip.locator(".controls").inner_text()
+    trails = clip.locator("polyline[data-trail]").evaluate_all("els => els.map(e => e.dataset.trail)")
+    assert set(trails) == {"hips", "left_foot", "right_foot"}
+
+
+@pytest.mark.parametrize("asset", ["fox-walk.glb", "spider-walk-rough.glb"])
+def test_other_examples_render_without_errors(browser, tmp_path, capsys, asset):
+    path = write_report(tmp_path, capsys, ["report", os.path.join(ROOT, "examples", "assets", asset)])
+    page = Page(browser, path)
+    try:
+        assert page.errors == [] and page.requests == [page.url]
+        assert page.page.locator("section.clip").count() >= 1
+    finally:
+        page.close()
