@@ -278,3 +278,25 @@ def test_every_format_from_the_cli(tmp_path, capsys):
     root = ET.fromstring(out)
     assert {c.get("name") for c in root.iter("testcase")} == {"gait-group"}
     assert root.get("failures") == "1"
+
+
+def test_no_progress_bar_when_not_a_tty(tmp_path, capsys):
+    from animsmith.commands.lint import _progress
+
+    with _progress(100) as on_file:
+        assert on_file is None  # pytest's stderr is not a terminal
+    for i in range(7):
+        write_clips(tmp_path / f"f{i}.glb", [gait_clip(f"c{i}", velocity_mps=(0.0, 0.0, 1.0))])
+    code, out, err = run_cli(["lint", str(tmp_path)], capsys)
+    assert err == "" and out.splitlines()[-1].startswith("0 error(s)")
+
+
+def test_written_output_is_readable_by_others(tmp_path, capsys):
+    cfg = _ring_dir(tmp_path)
+    dest = tmp_path / "out.md"
+    old = os.umask(0o022)
+    try:
+        run_cli(["--config", cfg, "lint", "--format", "markdown", "-o", str(dest), str(tmp_path)], capsys)
+    finally:
+        os.umask(old)
+    assert (dest.stat().st_mode & 0o777) == 0o644

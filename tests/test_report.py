@@ -146,3 +146,19 @@ def test_script_json_escapes():
     s = script_json({"a": "</script>&<!--\u2028"})
     assert "<" not in s and ">" not in s and "&" not in s and "\u2028" not in s
     assert json.loads(s) == {"a": "</script>&<!--\u2028"}
+
+
+def test_cross_file_group_members_have_their_clips(tmp_path, capsys):
+    for name, off in (("a", 0.0), ("b", 0.5), ("c", 0.0)):
+        write_clips(tmp_path / f"{name}.glb", [gait_clip(name, offset_cycles=off, velocity_mps=(0.0, 0.0, 1.0))])
+    cfg = write_config(tmp_path / "animsmith.toml", '[gait_groups.g]\nclips = ["a.glb", "b.glb", "c.glb"]\n')
+    out = tmp_path / "g.html"
+    assert run_cli(["--config", cfg, "report", str(tmp_path), "-o", str(out)], capsys)[0] == 0
+    data = page_data(out.read_text(encoding="utf-8"))
+    (group,) = data["groups"]
+    # anchors 0.75 / 0.25 / 0.75: circular mean atan2(−1, 0) = 0.75, b is half a cycle away
+    assert group["mean"] == pytest.approx(0.75, abs=1e-3)
+    assert group["outliers"] == ["b.glb"]
+    for m in group["members"]:
+        assert data["clips"][m["clip"]]["name"] == m["label"][0]
+    assert data["findings"][0]["target"] == group["anchor"]

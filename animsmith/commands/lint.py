@@ -8,6 +8,7 @@ file) with one line per problem on stderr and nothing on stdout.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import List, Optional
 
@@ -125,11 +126,25 @@ def _ran_checks(contract, selected) -> List[str]:
     return [cid for cid in registry() if (selected is None or cid in selected) and contract.check_enabled(cid)]
 
 
+def _file_mode(path: str) -> int:
+    """The permission bits a written file keeps: the existing file's, else 0o666 minus the umask."""
+    import stat
+
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def _write_output(path: str, text: str) -> None:
     from animsmith.errors import AnimsmithError
     from animsmith.io.write import publish_bytes
 
     try:
+        mode = _file_mode(path)
         publish_bytes(path, text.encode("utf-8"))
+        os.chmod(path, mode)
     except OSError as exc:
         raise AnimsmithError(f"cannot write output: {exc.strerror or exc}", path=path) from None

@@ -41,6 +41,13 @@ def artifact_uri(path: str) -> str:
     return quote(p)
 
 
+def artifact_location(path: str) -> Dict[str, Any]:
+    """``{"uri", "uriBaseId": "%SRCROOT%"}`` for a relative path; an absolute path is a ``file://`` URI alone."""
+    if os.path.isabs(path):
+        return {"uri": artifact_uri(path)}
+    return {"uri": artifact_uri(path), "uriBaseId": SRCROOT}
+
+
 def rule_of(spec) -> Dict[str, Any]:
     """The reportingDescriptor of one registry check."""
     needs = "; ".join(spec.needs) if spec.needs else "nothing (always on)"
@@ -67,7 +74,7 @@ def fingerprint(path: str, f: Dict[str, Any]) -> str:
 def _location(path: str, clip=None, group=None) -> Dict[str, Any]:
     loc: Dict[str, Any] = {
         "physicalLocation": {
-            "artifactLocation": {"uri": artifact_uri(path), "uriBaseId": SRCROOT},
+            "artifactLocation": artifact_location(path),
             "region": {"startLine": 1},
         }
     }
