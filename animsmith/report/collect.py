@@ -34,13 +34,13 @@ MAX_FRAMES = 240
 TRAIL_ROLES = ("root", "hips", "left_foot", "right_foot")
 
 
-def rounded(values, decimals: int = DECIMALS) -> List[Any]:
-    """Flat list of ``values`` rounded to ``decimals``; non-finite -> None."""
-    a = np.round(np.asarray(values, dtype=np.float64).reshape(-1), decimals)
-    out = a.tolist()
-    if not np.all(np.isfinite(a)):
-        out = [v if math.isfinite(v) else None for v in out]
-    return out
+def rounded(values, decimals: int = DECIMALS) -> np.ndarray:
+    """Flat float64 array of ``values`` rounded to ``decimals``.
+
+    Kept as an array (8 bytes a number while the page is assembled); the JSON
+    writer turns it into a list and non-finite values into null.
+    """
+    return np.round(np.asarray(values, dtype=np.float64).reshape(-1), decimals)
 
 
 def frame_indices(n: int, max_frames: int = MAX_FRAMES) -> np.ndarray:

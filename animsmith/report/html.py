@@ -95,10 +95,10 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
                 status, reason = "missing", m.reason
             elif phase is None:
                 status, reason = "unmeasurable", summ.get("gait_phase_unavailable") or "gait phase could not be measured"
-            elif m.label not in anchors:
-                status, reason = "excluded", None
-            else:
+            elif m.label in anchors or (rec is None and amp is not None and amp >= floor):
                 status, reason = "measured", None
+            else:
+                status, reason = "excluded", None
             dist = circular_distance_cycles(phase, mean) if (status == "measured" and mean is not None) else None
             clip_ref = None
             if m.path is not None and m.clip_name is not None:
