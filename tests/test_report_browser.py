@@ -79,6 +79,12 @@ def test_no_console_errors_no_network_and_screenshot(ring_page):
     assert ring_page.errors == []
     assert ring_page.requests == [ring_page.url]
     os.makedirs(OUT_DIR, exist_ok=True)
+    # show the player with the illustrative blend on, and the clips mid-cycle
+    page = ring_page.page
+    page.locator(".pair-player input.blend-toggle").check()
+    page.locator(".pair-player input.phase").evaluate("e => { e.value = 0.3; e.dispatchEvent(new Event('input')); }")
+    page.locator("input.scrub").evaluate_all("els => els.forEach(e => { e.value = 12; e.dispatchEvent(new Event('input')); })")
+    assert ring_page.errors == []
     ring_page.page.screenshot(path=os.path.join(OUT_DIR, "report.png"), full_page=True)
     assert os.path.getsize(os.path.join(OUT_DIR, "report.png")) > 10_000
 

@@ -448,9 +448,12 @@
     function drawTrails() {
       while (trailG.firstChild) trailG.removeChild(trailG.firstChild);
       Object.keys(clip.trails).forEach(function (r) {
-        var b = clip.trails[r], d = [];
-        for (var f = 0; f <= frame; f++) { var q = cam.project(posAt(clip, f, b)); if (isFinite(q[0])) d.push(q[0].toFixed(1) + "," + q[1].toFixed(1)); }
-        s("polyline", { points: d.join(" "), fill: "none", stroke: TRAIL_COLORS[r], "stroke-width": 1.5, "stroke-opacity": 0.8, "data-trail": r }, trailG);
+        // the whole path faint, the part travelled up to the current frame solid
+        var b = clip.trails[r], all = [];
+        for (var f = 0; f < clip.frames; f++) { var q = cam.project(posAt(clip, f, b)); all.push(isFinite(q[0]) ? q[0].toFixed(1) + "," + q[1].toFixed(1) : null); }
+        var ok = function (x) { return x !== null; };
+        s("polyline", { points: all.filter(ok).join(" "), fill: "none", stroke: TRAIL_COLORS[r], "stroke-width": 1, "stroke-opacity": 0.25 }, trailG);
+        s("polyline", { points: all.slice(0, frame + 1).filter(ok).join(" "), fill: "none", stroke: TRAIL_COLORS[r], "stroke-width": 1.8, "stroke-opacity": 0.9, "data-trail": r }, trailG);
       });
     }
     function draw() {
