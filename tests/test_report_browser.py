@@ -194,3 +194,28 @@ def test_other_examples_render_without_errors(browser, tmp_path, capsys, asset):
         assert page.page.locator("section.clip").count() >= 1
     finally:
         page.close()
+
+
+def test_hostile_clips_render_as_text_without_errors(browser, tmp_path, capsys):
+    import numpy as np
+
+    from animsmith.model import Channel, Clip
+    from builders import gait_clip
+    from lint_support import write_clips
+
+    nan_clip = gait_clip("nanclip")
+    values = nan_clip.channels[1].values.copy()
+    values[5:8] = np.nan
+    nan_clip.channels[1] = Channel.make(2, "translation", nan_clip.channels[1].times, values)
+    static = Clip(name="static", channels=[Channel.make(2, "translation", np.array([0.0]), np.array([[0.1, -0.9, 0.0]]))])
+    evil = "</script><b id=pwn>x</b>"
+    glb = write_clips(tmp_path / "hostile.glb", [nan_clip, static, gait_clip(evil)])
+    page = Page(browser, write_report(tmp_path, capsys, ["report", glb]))
+    try:
+        p = page.page
+        p.locator("input.scrub").evaluate_all("els => els.forEach(e => { e.value = 6; e.dispatchEvent(new Event('input')); })")
+        assert p.locator("section.clip h2").all_inner_texts() == ["Clip 'nanclip'", "Clip 'static'", f"Clip '{evil}'"]
+        assert p.locator("#pwn").count() == 0  # the name stayed text
+        assert page.errors == [] and page.requests == [page.url]
+    finally:
+        page.close()
