@@ -120,10 +120,16 @@ def _progress(total: int):
 
 
 def _ran_checks(contract, selected) -> List[str]:
-    """Check ids that ran: selected (or all) and enabled in the contract."""
+    """Check ids that ran: selected (or all), enabled, and (group checks) armed by a declared group."""
     from animsmith.checks import registry
 
-    return [cid for cid in registry() if (selected is None or cid in selected) and contract.check_enabled(cid)]
+    return [
+        spec.id
+        for spec in registry().values()
+        if (selected is None or spec.id in selected)
+        and contract.check_enabled(spec.id)
+        and (spec.group_table is None or getattr(contract, spec.group_table, None))
+    ]
 
 
 def _file_mode(path: str) -> int:
