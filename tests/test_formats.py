@@ -300,3 +300,11 @@ def test_written_output_is_readable_by_others(tmp_path, capsys):
     finally:
         os.umask(old)
     assert (dest.stat().st_mode & 0o777) == 0o644
+
+
+def test_junit_lists_group_checks_only_when_armed(tmp_path, capsys):
+    glb = write_clips(tmp_path / "one.glb", [gait_clip("walk", velocity_mps=(0.0, 0.0, 1.0))])
+    code, out, _ = run_cli(["lint", "--format", "junit", glb], capsys)
+    names = [c.get("name") for c in ET.fromstring(out).iter("testcase")]
+    clip_checks = [s.id for s in registry().values() if s.scope == "clip"]
+    assert code == 0 and names == clip_checks
