@@ -219,3 +219,26 @@ def test_hostile_clips_render_as_text_without_errors(browser, tmp_path, capsys):
         assert page.errors == [] and page.requests == [page.url]
     finally:
         page.close()
+
+
+def test_multi_stride_member_is_folded_onto_one_stride(browser, tmp_path, capsys):
+    from builders import gait_clip
+    from lint_support import write_clips, write_config
+
+    # L−R = 2A·sin(2π·k·u): every stride's trough is at stride phase 0.75 (= the anchor)
+    glb = write_clips(tmp_path / "strides.glb", [gait_clip("one", frames=61), gait_clip("two", frames=61, cycles=2)])
+    cfg = write_config(tmp_path / "animsmith.toml", '[gait_groups.g]\nclips = ["one", "two"]\n')
+    page = Page(browser, write_report(tmp_path, capsys, ["--config", cfg, "report", glb]))
+    try:
+        fig = page.page.locator("svg.gait-figure")
+        assert fig.locator("polyline[data-member='two']").count() == 2
+        frame = fig.locator("rect[fill='none']").evaluate("e => [+e.getAttribute('x'), +e.getAttribute('width')]")
+        for poly in fig.locator("polyline[data-member]").all():
+            pts = [tuple(map(float, p.split(","))) for p in poly.get_attribute("points").split()]
+            x_trough = max(pts, key=lambda q: q[1])[0]  # SVG y grows downwards
+            assert (x_trough - frame[0]) / frame[1] == pytest.approx(0.75, abs=0.02)
+        anchors = fig.locator("circle.anchor").evaluate_all("els => els.map(e => +e.dataset.phase)")
+        assert anchors == pytest.approx([0.75, 0.75], abs=1e-3)
+        assert page.errors == []
+    finally:
+        page.close()

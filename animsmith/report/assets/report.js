@@ -306,27 +306,36 @@
     s("text", { x: 4, y: Y(-amax / 1.15) + 4 }, svg, fmt(-amax / 1.15, 2) + " m");
     grp.members.forEach(function (m, mi) {
       if (!m.signal || !m.signal.length) return;
-      var n = m.signal.length, d = [];
-      for (var i = 0; i <= n; i++) d.push(X(i / n).toFixed(1) + "," + Y(m.signal[i % n]).toFixed(1));
+      // a clip holding k strides is folded onto one stride (the anchor is a fraction of one
+      // stride): stride j covers samples j·n/k .. (j+1)·n/k at phase i·k/n − j
+      var n = m.signal.length, k = m.cycles && m.cycles > 1 ? m.cycles : 1, d = [];
+      for (var j = 0; j < k; j++) {
+        var seg = [];
+        for (var i = Math.ceil(j * n / k); i <= Math.floor((j + 1) * n / k); i++) {
+          var v = m.signal[i % n];
+          if (v !== null) seg.push(X(i * k / n - j).toFixed(1) + "," + Y(v).toFixed(1));
+        }
+        d.push(seg.join(" "));
+      }
       // earlier members are drawn wider, so curves that coincide show as nested stripes
       var width = m.status === "measured" ? 1.6 + 1.8 * (grp.members.length - 1 - mi) : 1.2;
-      s("polyline", { points: d.join(" "), fill: "none", stroke: m.color, "stroke-width": width,
-        "stroke-dasharray": m.status === "measured" ? null : "4 3", "data-member": m.label, class: "member-curve" }, svg);
+      d.forEach(function (pts, j) {
+        s("polyline", { points: pts, fill: "none", stroke: m.color, "stroke-width": width,
+          "stroke-dasharray": m.status === "measured" ? null : "4 3", "data-member": m.label,
+          "data-stride": j, class: j === 0 ? "member-curve" : "member-curve-extra" }, svg);
+      });
     });
     // anchors: markers stacked so coinciding anchors stay visible
     var stack = {};
     grp.members.forEach(function (m) {
       if (m.status !== "measured" || m.phase === null) return;
-      var k = m.cycles && m.cycles > 1 ? m.cycles : 1;
-      for (var j = 0; j < k; j++) {
-        var p = (m.phase + j) / k, key = p.toFixed(2), lvl = stack[key] = (stack[key] || 0) + 1;
-        var x = X(p), y = H - pb - 8 - (lvl - 1) * 11;
-        s("line", { x1: x, x2: x, y1: pt, y2: H - pb, stroke: m.color, "stroke-opacity": 0.35 }, svg);
-        var c = s("circle", { cx: x, cy: y, r: m.outlier ? 5.5 : 4.5, fill: m.color, stroke: m.outlier ? "#c62828" : "#fff",
-          "stroke-width": m.outlier ? 2.5 : 1, class: "anchor", "data-member": m.label, "data-phase": m.phase }, svg);
-        s("title", null, c, m.label + ": stride anchor " + fmt(m.phase, 3) + (m.outlier ? " (outside the band)" : ""));
-        if (m.outlier) s("text", { x: x + 8, y: y + 4, fill: "#c62828", "font-weight": 700 }, svg, m.label + " (outside)");
-      }
+      var p = m.phase, key = p.toFixed(2), lvl = stack[key] = (stack[key] || 0) + 1;
+      var x = X(p), y = H - pb - 8 - (lvl - 1) * 11;
+      s("line", { x1: x, x2: x, y1: pt, y2: H - pb, stroke: m.color, "stroke-opacity": 0.35 }, svg);
+      var c = s("circle", { cx: x, cy: y, r: m.outlier ? 5.5 : 4.5, fill: m.color, stroke: m.outlier ? "#c62828" : "#fff",
+        "stroke-width": m.outlier ? 2.5 : 1, class: "anchor", "data-member": m.label, "data-phase": m.phase }, svg);
+      s("title", null, c, m.label + ": stride anchor " + fmt(m.phase, 3) + (m.outlier ? " (outside the band)" : ""));
+      if (m.outlier) s("text", { x: x + 8, y: y + 4, fill: "#c62828", "font-weight": 700 }, svg, m.label + " (outside)");
     });
   }
 
