@@ -162,3 +162,18 @@ def test_cross_file_group_members_have_their_clips(tmp_path, capsys):
     for m in group["members"]:
         assert data["clips"][m["clip"]]["name"] == m["label"][0]
     assert data["findings"][0]["target"] == group["anchor"]
+
+
+@pytest.mark.parametrize("name", ["khr_Fox.glb", "three_RobotExpressive.glb"])
+def test_report_runner_matches_lint_on_real_files(name):
+    """The report lints with its own per-file loop (to keep each clip's grid): it must not drift from lint."""
+    from animsmith.config import default_contract
+    from animsmith.lint import run_lint
+    from animsmith.render.json import lint_json
+    from animsmith.report.collect import collect
+
+    path = os.path.join(ROOT, "tests", "data", name)
+    contract = default_contract()
+    data = collect([path], contract)
+    assert lint_json(data.result) == lint_json(run_lint([path], contract))
+    assert len(data.clips) == len(data.result.files[0].clip_names)
