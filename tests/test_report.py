@@ -177,3 +177,11 @@ def test_report_runner_matches_lint_on_real_files(name):
     data = collect([path], contract)
     assert lint_json(data.result) == lint_json(run_lint([path], contract))
     assert len(data.clips) == len(data.result.files[0].clip_names)
+
+
+def test_stdout_names_a_hostile_output_path_on_one_line(tmp_path, capsys):
+    glb = write_clips(tmp_path / "ok.glb", [gait_clip("walk")])
+    out = tmp_path / "répört\nx.html"
+    code, stdout, _ = run_cli(["report", glb, "-o", str(out)], capsys)
+    assert code == 0 and out.exists()
+    assert stdout.count("\n") == 1 and "répört\\u000ax.html" in stdout

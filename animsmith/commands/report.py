@@ -52,6 +52,8 @@ def report_cmd(ctx, paths, config_path, output, clip_name, select):
     raw = page.encode("utf-8")
     _write_output(output, page)
     findings = sum(len(f.findings) for f in data.result.files)
-    shown = click.format_filename(output).encode("unicode_escape").decode("ascii")
+    from animsmith.render.text import escape
+
+    shown = escape(click.format_filename(output))
     click.echo(f"wrote {shown} ({len(data.clips)} clip(s), {findings} finding(s), {len(raw) / 1e6:.1f} MB)")
     return 0
