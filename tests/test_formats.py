@@ -308,3 +308,22 @@ def test_junit_lists_group_checks_only_when_armed(tmp_path, capsys):
     names = [c.get("name") for c in ET.fromstring(out).iter("testcase")]
     clip_checks = [s.id for s in registry().values() if s.scope == "clip"]
     assert code == 0 and names == clip_checks
+
+
+def test_sarif_of_real_files_validates(capsys):
+    import jsonschema
+
+    data = os.path.join(ROOT, "tests", "data")
+    code, out, err = run_cli(["lint", "--format", "sarif", data], capsys)
+    assert code in (0, 1) and err == ""
+    doc = json.loads(out)
+    with open(SARIF_SCHEMA, encoding="utf-8") as fh:
+        jsonschema.Draft7Validator(json.load(fh)).validate(doc)
+    results = doc["runs"][0]["results"]
+    # same findings, in the same order, as the JSON output
+    code_j, out_j, _ = run_cli(["lint", "--format", "json", data], capsys)
+    lint = json.loads(out_j)
+    assert [(r["ruleId"], r["level"]) for r in results] == [
+        (f["check_id"], f["severity"]) for fr in lint["files"] for f in fr["findings"]
+    ]
+    assert code_j == code
