@@ -127,6 +127,21 @@ _BAD_ESCAPES = {"2f", "5c", "2e", "00"}
 def load_asset(path: Any, *, strict: bool = True) -> Asset:
     """Read the file at ``path`` (``.glb``/``.gltf``; GLB sniffed by magic)."""
     p = os.fspath(path)
+    data = read_file_bytes(p, sniff=True)
+    return load_asset_bytes(data, p, strict=strict)
+
+
+def read_file_bytes(path: Any, *, limit: Optional[int] = None, sniff: bool = False) -> bytes:
+    """The bytes of the regular file ``path``, or ``LoadError`` naming it.
+
+    Refused without reading: missing/unreadable, a directory, a FIFO or device
+    (reading would block or never end), more than ``limit`` bytes (default
+    ``MAX_FILE_BYTES``); ``sniff``: neither a .glb/.gltf name nor ``glTF``
+    magic. Refused after reading: a size different from what ``stat`` saw
+    (the file changed while being read).
+    """
+    p = os.fspath(path)
+    limit = MAX_FILE_BYTES if limit is None else limit
     try:
         st = os.stat(p)
     except OSError as exc:
@@ -135,19 +150,20 @@ def load_asset(path: Any, *, strict: bool = True) -> Asset:
         raise LoadError("is a directory, not a .glb/.gltf file", p)
     if not stat.S_ISREG(st.st_mode):
         raise LoadError("not a regular file", p)
-    if st.st_size > MAX_FILE_BYTES:
-        raise LoadError(f"file is {st.st_size} bytes; the limit is {MAX_FILE_BYTES}", p)
+    if st.st_size > limit:
+        raise LoadError(f"file is {st.st_size} bytes; the limit is {limit}", p)
     try:
         with open(p, "rb") as fh:
-            if os.path.splitext(p)[1].lower() not in EXTENSIONS and fh.read(4) != b"glTF":
+            if sniff and os.path.splitext(p)[1].lower() not in EXTENSIONS and fh.read(4) != b"glTF":
                 raise LoadError("unsupported input (expected .glb or .gltf)", p)
             fh.seek(0)
-            data = fh.read(MAX_FILE_BYTES + 1)
+            # read(n) allocates n bytes up front: ask for the size stat saw (+1)
+            data = fh.read(st.st_size + 1)
     except OSError as exc:
         raise LoadError(f"cannot read file: {exc.strerror or exc}", p) from None
-    if len(data) > MAX_FILE_BYTES:  # grew while we read it
-        raise LoadError(f"file is over {MAX_FILE_BYTES} bytes; the limit is {MAX_FILE_BYTES}", p)
-    return load_asset_bytes(data, p, strict=strict)
+    if len(data) != st.st_size:  # grew or shrank between stat and read
+        raise LoadError(f"file changed while being read ({st.st_size} bytes at open, read {len(data)})", p)
+    return data
 
 
 def load_asset_bytes(
@@ -376,9 +392,11 @@ def _read_external(uri: str, base_dir: str, what: str, budget: _Budget) -> bytes
         raise LoadError(f"{what}: external resource {_show(uri)} exceeds {EXTERNAL_MAX_BYTES} bytes")
     try:
         with open(full, "rb") as fh:
-            data = fh.read(EXTERNAL_MAX_BYTES + 1)
+            data = fh.read(min(st.st_size, EXTERNAL_MAX_BYTES) + 1)  # read(n) allocates n bytes
     except OSError as exc:
         raise LoadError(f"{what}: cannot read external resource {_show(uri)}: {exc.strerror or exc}") from None
+    if len(data) != st.st_size:
+        raise LoadError(f"{what}: external resource {_show(uri)} changed while being read")
     if len(data) > EXTERNAL_MAX_BYTES:
         raise LoadError(f"{what}: external resource {_show(uri)} exceeds {EXTERNAL_MAX_BYTES} bytes")
     budget.external_bytes += len(data)
