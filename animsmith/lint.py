@@ -436,6 +436,21 @@ def _load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional
     return None, names, out
 
 
+_REAL_INDEX_KEY = "\0real_index"  # never a real path (NUL), so it cannot clash with a member file
+
+
+def _real_index(files: List[FileResult], cache: Dict[str, Any]) -> Dict[str, int]:
+    """{realpath: index} of the linted files, built once per run (not once per group)."""
+    hit = cache.get(_REAL_INDEX_KEY)
+    if hit is None or hit[0] is not files or hit[1] != len(files):
+        index: Dict[str, int] = {}
+        for i, f in enumerate(files):
+            index[os.path.realpath(f.path)] = i  # last wins, as before
+        hit = (files, len(files), index)
+        cache[_REAL_INDEX_KEY] = hit
+    return hit[2]
+
+
 def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Dict[str, Any]]], plan: Plan, extra_cache: Dict[str, Any]):
     """[Member] for a group's declared members, and the index of the file the group attaches to.
 
@@ -445,7 +460,7 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
     """
     from animsmith.checks.context import Member
 
-    real_index = {os.path.realpath(f.path): i for i, f in enumerate(files)}
+    real_index = _real_index(files, extra_cache)
     members: List[Member] = []
     attach: Optional[int] = None
     for ref in group.members:
