@@ -611,3 +611,61 @@ def test_bad_fps_is_an_operator_error(capsys, tmp_path, fps):
     path = write(tmp_path, biped_clip())
     rc, stdout, err = run_cli(capsys, "transform", path, "-o", str(tmp_path / "o.glb"), "--gait-anchor", "--fps", fps)
     assert rc == 2 and stdout == "" and not (tmp_path / "o.glb").exists()
+
+
+def _anchor_frames_after(clip, frames):
+    """|re-measured anchor| in frames (1/(E−1) of the clip) after applying the plan in memory."""
+    from animsmith.core.gait import gait_metrics
+    from animsmith.core.pose import sample_pose
+
+    from test_transform_builders import roles_of
+
+    asset = asset_of(clip)
+    roles = roles_of(asset)
+    plan = ga.prove_gait_anchor(asset, clip, roles, 30.0)
+    moved = ga.apply_plan_in_memory(clip, plan)
+    grid = sample_pose(asset.skeleton, moved, frame_times(frames).astype(np.float64))
+    gm = gait_metrics(grid, roles)
+    return min(gm.gait_phase, 1.0 - gm.gait_phase) * (frames - 1), plan
+
+
+@pytest.mark.parametrize("amp_m", [0.05, 0.3])
+@pytest.mark.parametrize("period", ["inclusive", "open"])
+def test_anchor_within_half_a_frame_for_every_offset(amp_m, period):
+    # 0.3 m feet: steps >= 2 cm give measurable seam ratios except right at the
+    # trough, where s lands; "no ratio" must not lose to a measurable neighbour
+    # (it did, 1.56 frames off), and a seamless tie must not keep a worse s
+    # (it did, 0.58 frames off). Analytic sine: the ideal anchor is exactly 0.
+    frames = 31
+    per = None if period == "inclusive" else float(frames)
+    worst = 0.0
+    for offset in np.linspace(0.0, 1.0, 41, endpoint=False):
+        d, plan = _anchor_frames_after(biped_clip(offset=float(offset), amp_m=amp_m, period_frames=per), frames)
+        assert abs(plan.frame_offset) <= 1
+        worst = max(worst, d)
+    assert worst <= 0.5 + 1e-9
+
+
+def test_missing_seam_ratio_at_the_trough_keeps_the_nearest_frame(capsys, tmp_path):
+    # offset 0.9278: anchor 0.8222 of the clip; with "no ratio = +inf" a neighbour won and the anchor moved 1.56 frames
+    path = write(tmp_path, biped_clip(offset=0.9278350515463918, amp_m=0.3))
+    out = accept_cli(capsys, tmp_path, path)
+    after, frames = anchor_of_file(out, "walk")
+    assert min(after.gait_phase, 1 - after.gait_phase) * (frames - 1) <= 0.5
+
+
+def test_keys_budget_is_inclusive_at_one_million():
+    # 4 bones, E = 31: only the third bound (max authored keys x bones) can trip;
+    # 250,000 keys x 4 = 1,000,000 passes, 250,001 x 4 = 1,000,004 refuses.
+    for keys, refused in ((250000, False), (250001, True)):
+        t = np.arange(keys, dtype=np.float32) * np.float32(1.0 / keys)
+        hold = Channel.make(1, "scale", t, np.ones((keys, 3)))
+        asset = asset_of(biped_clip(extra=[hold]))
+        clip = asset.clips[0]
+        if not refused:
+            ga.prove_budget(asset.skeleton, clip, 31, "root")
+            continue
+        with pytest.raises(Refusal) as exc:
+            ga.prove_budget(asset.skeleton, clip, 31, "root")
+        assert exc.value.code == "budget_exceeded" and "maximum keys" in exc.value.message
+        assert exc.value.measured == 1_000_004 and exc.value.limit == 1_000_000

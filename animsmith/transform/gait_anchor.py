@@ -39,12 +39,13 @@ Proofs, in evaluation order (first failure refuses):
 
 The rewrite: s = round_half_away(anchor·E) where anchor is the clip fraction
 of the first trough (gait_phase / cycles); among s, s−1, s+1 (that order) the
-candidate with the smallest re-measured loop-seam ratio wins (no ratio ranks
-+inf). Ratios at or below 1 (the wrap step is no larger than its neighbours:
-seamless) rank equal, and ratios within ``SEAM_TIE_TOLERANCE`` (0.05) of the
-current best are ties that keep the earlier candidate, so seam noise on a
-seamless loop never moves the anchor off the nearest frame; only a real pop
-(ratio > 1) is traded for a neighbour. Every nonconstant channel's key
+candidate with the smallest re-measured loop-seam ratio wins. Ratios at or
+below 1 (the wrap step is no larger than its neighbours: seamless) and a
+missing ratio (neighbouring foot steps under the 2 cm floor) rank equal as 1,
+and ranks within ``SEAM_TIE_TOLERANCE`` (0.05) of the best are ties; a tie
+goes to the candidate whose re-measured anchor is nearest 0, then to s. So
+seam noise on a seamless loop never moves the anchor off the nearest frame;
+only a real pop (ratio > 1.05 × the best) is traded for a neighbour. Every nonconstant channel's key
 values are rotated left: new[k] = old[(k + s) mod E]; times, interpolation
 and duration are unchanged and nothing is resampled.
 """
@@ -546,25 +547,45 @@ def _rolled_grid(grid, shift: int):
     )
 
 
+def _seam_rank(seam: Optional[float]) -> float:
+    """Seam rank of one candidate: max(ratio, 1); no ratio (every neighbouring
+    foot step under the core's 2 cm floor, ``measure``'s "n/a") ranks 1 too.
+
+    Ratio <= 1 means the wrap step is no larger than its neighbours (no pop);
+    a ratio can be missing only when the feet barely move around the wrap,
+    which is exactly where the stride anchor's trough puts it, so "missing"
+    must not lose to a measurable but larger step.
+    """
+    return SEAMLESS_RATIO if seam is None else max(float(seam), SEAMLESS_RATIO)
+
+
 def choose_shift(grid, roles, anchor_fraction: float, frames: int):
-    """(shift, frame_offset, GaitMetrics after, seam ratio or None) — see the module docstring."""
-    from animsmith.core.gait import loop_seam_ratio
+    """(shift, frame_offset, GaitMetrics after, seam ratio or None) — see the module docstring.
+
+    Candidates s, s−1, s+1 (s = round_half_away(anchor·E)). The best seam rank
+    r* wins; candidates within ``SEAM_TIE_TOLERANCE`` of r* are ties, and a
+    tie goes to the candidate whose re-measured anchor (``gait_phase``) is
+    nearest 0 on the unit circle, then to the earlier of s, s−1, s+1.
+    """
+    from animsmith.core.gait import circular_distance_cycles, loop_seam_ratio
 
     base = round_half_away(anchor_fraction * frames)
-    best = None
-    for offset in (0, -1, 1):
+    measured = []
+    for order, offset in enumerate((0, -1, 1)):
         shift = (base + offset) % frames
         rolled = _rolled_grid(grid, shift)
         gm = _stride(rolled, roles)
         if gm.gait_phase is None:
             continue
         seam, _ = loop_seam_ratio(rolled, roles)
-        rank = math.inf if seam is None else max(seam, SEAMLESS_RATIO)
-        if best is None or rank < best[0] - SEAM_TIE_TOLERANCE:
-            best = (rank, shift, offset, gm, seam)
-    if best is None:
+        anchor_err = circular_distance_cycles(float(gm.gait_phase), 0.0)
+        measured.append((_seam_rank(seam), anchor_err, order, shift, offset, gm, seam))
+    if not measured:
         return None
-    return best[1], best[2], best[3], best[4]
+    best_rank = min(m[0] for m in measured)
+    tied = [m for m in measured if m[0] <= best_rank + SEAM_TIE_TOLERANCE]
+    best = min(tied, key=lambda m: (round(m[1], 12), m[2]))
+    return best[3], best[4], best[5], best[6]
 
 
 # --------------------------------------------------------------------------
