@@ -154,7 +154,9 @@ def test_checks_explains_one_with_config_keys(capsys):
     assert "max_gait_phase_spread (number, ≥ 0, ≤ 0.5; default 0.15)" in out
     assert "min_lr_amplitude_m (number, ≥ 0; default 0.03)" in out
     code, out, err = run_cli(["checks", "gait-grup"], capsys)
-    assert code == 2 and "did you mean 'gait-group'" in err
+    assert (code, out) == (2, "") and err == "animsmith: unknown check 'gait-grup' (did you mean 'gait-group'?)\n"
+    code, out, err = run_cli(["checks", "zzz"], capsys)
+    assert code == 2 and err.startswith("animsmith: unknown check 'zzz' (known: nan, ") and err.count("\n") == 1
 
 
 def test_group_member_summaries_do_not_keep_assets(tmp_path):

@@ -33,10 +33,26 @@ def ring_glb(tmp_path):
     return path
 
 
+MEASURE_SCHEMA = os.path.join(os.path.dirname(HERE), "docs", "schema", "measure-output.schema.json")
+
+
+def validate_measure_json(text):
+    """Parse measure JSON and validate it against docs/schema/measure-output.schema.json."""
+    import jsonschema
+
+    doc = json.loads(text)
+    with open(MEASURE_SCHEMA, encoding="utf-8") as fh:
+        schema = json.load(fh)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(doc)
+    return doc
+
+
 def run_json(*args):
+    """Run the CLI in-process; every measure JSON output is schema-validated."""
     res = CliRunner().invoke(cli, list(args), catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    return json.loads(res.output)
+    return validate_measure_json(res.output)
 
 
 def test_measure_json_contract(ring_glb):
@@ -197,6 +213,41 @@ def test_bad_profile_flag_is_exit_2(ring_glb):
     assert r.returncode == 2 and "maya-hik" in r.stderr
     r2 = animsmith("measure", ring_glb, "--profile", "ue-mannequin", "--format", "json")
     assert r2.returncode == 0
-    rig = json.loads(r2.stdout)["files"][0]["rig"]
+    rig = validate_measure_json(r2.stdout)["files"][0]["rig"]
     # forced UE names on a Mixamo rig: only the bone literally named "root" matches
     assert rig["profile"] == "ue-mannequin" and rig["roles"] == {"root": "root"}
+
+
+def test_measure_schema_rejects_a_null_without_reason_and_extra_keys(ring_glb):
+    import jsonschema
+
+    doc = run_json("measure", ring_glb, "--format", "json", "--clip", "walk_fwd")
+    clip = doc["files"][0]["clips"][0]
+    broken = json.loads(json.dumps(doc))
+    broken["files"][0]["clips"][0]["gait_phase"] = None  # null with no "gait_phase_unavailable"
+    with pytest.raises(jsonschema.ValidationError):
+        validate_measure_json(json.dumps(broken))
+    stray = json.loads(json.dumps(doc))
+    stray["files"][0]["clips"][0]["speed_mps_unavailable"] = "reason for a measured value"
+    with pytest.raises(jsonschema.ValidationError):
+        validate_measure_json(json.dumps(stray))
+    assert clip["gait_phase"] == pytest.approx(0.75, abs=1e-6)
+
+
+@pytest.mark.parametrize("speed", [False, True])
+def test_measure_json_of_every_corpus_file_validates(speed):
+    names = ["khr_CesiumMan.glb", "khr_Fox.glb", "khr_RiggedFigure.glb", "three_RobotExpressive.glb"]
+    args = ["measure"] + (["speed"] if speed else []) + [corpus_path(n) for n in names] + ["--format", "json"]
+    doc = run_json(*args)
+    assert [os.path.basename(f["path"]) for f in doc["files"]] == names
+    assert ("metric" in doc) == speed
+
+
+def test_lint_schema_uses_the_same_clip_measurements_as_measure():
+    with open(MEASURE_SCHEMA, encoding="utf-8") as fh:
+        measure = json.load(fh)
+    with open(os.path.join(os.path.dirname(HERE), "docs", "schema", "lint-output.schema.json"), encoding="utf-8") as fh:
+        lint = json.load(fh)
+    assert lint["$defs"]["clipMeasurements"] == measure["$defs"]["clip"]
+    clips = lint["$defs"]["file"]["properties"]["measurements"]["properties"]["clips"]
+    assert clips["additionalProperties"] == {"$ref": "#/$defs/clipMeasurements"}

@@ -3,7 +3,9 @@
 (a) synthetic GLBs written with ``asset_to_glb`` covering LINEAR, STEP and
 CUBICSPLINE (translation and rotation, non-zero tangents, uneven key
 intervals) under an animated, rotated, scaled non-joint parent; (b) every clip
-of every corpus file in tests/data. Positions must agree within
+of every corpus file in tests/data. Positions must agree within 1e-5 of the
+file's units (the issue's bound, absolute: corpus worst cases are ~6e-6 on
+the centimetre-scale Fox, ~5e-7 elsewhere); synthetic rigs within
 1e-5 x max(1, extent of the file's positions); rotations (|dot| ~ 1) are
 compared where the model matrix has no shear or non-uniform scale, since
 three.js's ``decompose()`` only approximates them there.
@@ -55,13 +57,17 @@ def rigid_uniform(matrices):
     return (off <= 1e-6 * s2) & (np.linalg.det(lin) > 0)
 
 
-def compare_with_three(oracles, path, skeleton, clip, clip_index, times_s):
-    """Assert our model positions/rotations equal three.js's at ``times_s``; returns max errors."""
+def compare_with_three(oracles, path, skeleton, clip, clip_index, times_s, abs_tol=None):
+    """Assert our model positions/rotations equal three.js's at ``times_s``; returns max errors.
+
+    Position tolerance: ``abs_tol`` in the file's units when given, else
+    1e-5 x max(1, extent of the file's positions).
+    """
     ref = three_poses(oracles, path, clip_index, times_s)
     assert ref, "three.js reported no nodes"
     grid = sample_pose(skeleton, clip, times_s)
     extent = max(float(np.abs(p).max()) for p, _ in ref.values())
-    tol = 1e-5 * max(1.0, extent)
+    tol = abs_tol if abs_tol is not None else 1e-5 * max(1.0, extent)
     worst_pos = worst_rot = 0.0
     for node, (pos, quat) in ref.items():
         b = skeleton.bone_of_node(node)
@@ -234,4 +240,4 @@ def test_corpus_file_matches_threejs(oracles, path):
     asset = read.load_asset(path)
     assert asset.clips, "corpus files are animated"
     for clip in asset.clips:
-        compare_with_three(oracles, path, asset.skeleton, clip, clip.index, corpus_times(clip.duration_s))
+        compare_with_three(oracles, path, asset.skeleton, clip, clip.index, corpus_times(clip.duration_s), abs_tol=1e-5)

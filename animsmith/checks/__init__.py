@@ -143,12 +143,14 @@ def check_ids() -> List[str]:
 
 def get_check(check_id: str) -> CheckSpec:
     """The spec of ``check_id``; ``AnimsmithError`` naming the closest id when unknown."""
-    from animsmith.config import unknown
+    from animsmith.config import closest
     from animsmith.errors import AnimsmithError
 
     specs = registry()
     if check_id not in specs:
-        raise AnimsmithError(f"{unknown(check_id, specs, 'check')} '{check_id}' (known: {', '.join(specs)})")
+        hint = closest(check_id, specs)
+        said = f"did you mean '{hint}'?" if hint else f"known: {', '.join(specs)}"
+        raise AnimsmithError(f"unknown check '{check_id}' ({said})")
     return specs[check_id]
 
 
