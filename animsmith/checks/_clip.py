@@ -12,6 +12,8 @@ from typing import Any, Iterator, Optional, Tuple
 
 import numpy as np
 
+from animsmith.core.pose import model_positions_m, model_rotations
+
 #: hard-coded travel threshold shared by in-place, root-motion-speed and
 #: foot-slide: a clip whose root moves at least this fast is root motion.
 TRAVEL_THRESHOLD_MPS = 0.5
@@ -237,7 +239,7 @@ def interior_velocity_change_mps(grid, bone: int) -> Optional[float]:
     t = np.asarray(grid.times_s, dtype=np.float64)
     if t.shape[0] < 4:
         return None
-    p = np.asarray(grid.model_position_m[:, bone, :], dtype=np.float64)
+    p = np.asarray(model_positions_m(grid, [bone])[:, 0, :], dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         v = np.diff(p, axis=0) / np.diff(t)[:, None]
         change = np.linalg.norm(np.diff(v, axis=0), axis=-1)
@@ -257,7 +259,7 @@ def interior_angular_velocity_change_degps(grid, bone: int) -> Optional[float]:
     t = np.asarray(grid.times_s, dtype=np.float64)
     if t.shape[0] < 4:
         return None
-    q = np.asarray(grid.model_rotation[:, bone, :], dtype=np.float64)
+    q = np.asarray(model_rotations(grid, [bone])[:, 0, :], dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         q = q / np.linalg.norm(q, axis=-1, keepdims=True)
         w = _rotation_vector(quat.multiply(q[1:], quat.conjugate(q[:-1]))) / np.diff(t)[:, None]

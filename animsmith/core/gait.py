@@ -27,6 +27,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from animsmith.core.pose import model_positions_m
+
 LEFT_ROLES = ("left_foot", "left_toe")
 RIGHT_ROLES = ("right_foot", "right_toe")
 FOOT_ROLES = LEFT_ROLES + RIGHT_ROLES
@@ -74,10 +76,11 @@ def lr_signal_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
         missing = "left" if not left else "right"
         return None, f"one-sided foot roles: no {missing} foot/toe role resolved (needs both sides)"
     c = cycle_length(n)
-    pos = grid.model_position_m
-    hips_y = pos[:c, roles.get("hips"), 1]
-    hl = pos[:c, left, 1].mean(axis=1) - hips_y
-    hr = pos[:c, right, 1].mean(axis=1) - hips_y
+    nl = len(left)
+    y = model_positions_m(grid, [roles.get("hips")] + list(left) + list(right))[:c, :, 1]
+    hips_y = y[:, 0]
+    hl = y[:, 1 : 1 + nl].mean(axis=1) - hips_y
+    hr = y[:, 1 + nl :].mean(axis=1) - hips_y
     s = hl - hr
     if not np.all(np.isfinite(s)):
         return None, "non-finite foot or hips positions"
@@ -128,8 +131,8 @@ class GaitMetrics:
 def _leg_scale_m(grid, roles) -> float:
     """Mean hips-to-foot distance over the clip (scale for the noise floor)."""
     feet = _side_bones(roles, FOOT_ROLES)
-    pos = grid.model_position_m
-    rel = pos[:, feet, :] - pos[:, roles.get("hips"), None, :]
+    pos = model_positions_m(grid, [roles.get("hips")] + list(feet))
+    rel = pos[:, 1:, :] - pos[:, 0, None, :]
     d = np.linalg.norm(rel, axis=-1)
     d = d[np.isfinite(d)]
     return float(d.mean()) if d.size else 0.0
@@ -234,8 +237,8 @@ def _feet_rel_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
     feet = _side_bones(roles, FOOT_ROLES)
     if not feet:
         return None, "no foot or toe role resolved"
-    pos = grid.model_position_m
-    rel = pos[:, feet, :] - pos[:, roles.get("hips"), None, :]
+    pos = model_positions_m(grid, [roles.get("hips")] + list(feet))
+    rel = pos[:, 1:, :] - pos[:, 0, None, :]
     if not np.all(np.isfinite(rel)):
         return None, "non-finite foot or hips positions"
     return rel, None

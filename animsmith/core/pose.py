@@ -110,20 +110,37 @@ def _sample_group(group: List, times_s: np.ndarray) -> np.ndarray:
     )
 
 
-def _local_pose_and_animated(skeleton: Skeleton, clip: Clip, times_s: np.ndarray):
+def _local_pose_and_animated(skeleton: Skeleton, clip: Clip, times_s: np.ndarray, subset: Optional[np.ndarray] = None, winners=None):
+    """Local TRS (N, B, ·) and the (B,) animated mask; with ``subset`` (sorted bone
+    indices) only those bones, in that order, and only their channels are sampled."""
     n = times_s.shape[0]
-    b = skeleton.bone_count
+    if winners is None:
+        winners = _winning_channels(skeleton, clip)
+    if subset is None:
+        b = skeleton.bone_count
+        rest_t, rest_r, rest_s = skeleton.rest_translation, skeleton.rest_rotation, skeleton.rest_scale
+        slot = None
+    else:
+        b = subset.shape[0]
+        rest_t = np.asarray(skeleton.rest_translation)[subset]
+        rest_r = np.asarray(skeleton.rest_rotation)[subset]
+        rest_s = np.asarray(skeleton.rest_scale)[subset]
+        slot = {int(bone): i for i, bone in enumerate(subset)}
+        winners = [ch for ch in winners if ch.bone in slot]
     t = np.empty((n, b, 3))
-    t[:] = skeleton.rest_translation
+    t[:] = rest_t
     r = np.empty((n, b, 4))
-    r[:] = normalize_quat(np.asarray(skeleton.rest_rotation, dtype=np.float64))
+    r[:] = normalize_quat(np.asarray(rest_r, dtype=np.float64))
     s = np.empty((n, b, 3))
-    s[:] = skeleton.rest_scale
+    s[:] = rest_s
     animated = np.zeros(b, dtype=bool)
     targets = {"translation": t, "rotation": r, "scale": s}
-    for group in _channel_groups(_winning_channels(skeleton, clip)):
+    for group in _channel_groups(winners):
         out = _sample_group(group, times_s)
-        bones = np.fromiter((ch.bone for ch in group), dtype=np.intp, count=len(group))
+        if slot is None:
+            bones = np.fromiter((ch.bone for ch in group), dtype=np.intp, count=len(group))
+        else:
+            bones = np.fromiter((slot[ch.bone] for ch in group), dtype=np.intp, count=len(group))
         animated[bones] = True
         if group[0].path == "rotation":
             r[:, bones] = out
@@ -227,6 +244,11 @@ def _rotation_into(q: np.ndarray, out: np.ndarray) -> None:
 
 
 def _fk_bone_major(skeleton: Skeleton, t, r, s, use_rest_matrix: np.ndarray, *, unit: bool = False):
+    """(model matrices (B, N, 4, 4), model rotations (B, N, 4)) of the whole skeleton (see :func:`_fk_arrays`)."""
+    return _fk_arrays(_levels(skeleton), skeleton.rest_matrix, t, r, s, use_rest_matrix, unit=unit)
+
+
+def _fk_arrays(levels, rest_matrix, t, r, s, use_rest_matrix: np.ndarray, *, unit: bool = False):
     """(model matrices (B, N, 4, 4), model rotations (B, N, 4)) from (N, B, ·) local TRS.
 
     Each bone carries two 4x4 matrices chained together by one batched matmul
@@ -251,8 +273,8 @@ def _fk_bone_major(skeleton: Skeleton, t, r, s, use_rest_matrix: np.ndarray, *, 
     both[:, :, 1] = np.matmul(rq, _L_MAP).reshape(b, n, 4, 4)
     fixed = np.nonzero(use_rest_matrix)[0]
     if fixed.size:
-        model[fixed] = np.asarray(skeleton.rest_matrix, dtype=np.float64)[fixed][:, None]
-    _chain(_levels(skeleton), both)
+        model[fixed] = np.asarray(rest_matrix, dtype=np.float64)[fixed][:, None]
+    _chain(levels, both)
     q = both[:, :, 1, :, 3]
     return model, q * np.where(q[..., 3:4] < 0, -1.0, 1.0)
 
@@ -311,6 +333,146 @@ def sample_pose(skeleton: Skeleton, clip: Clip, times_s, *, duration_s: Optional
 
 
 def pose_grid(skeleton: Skeleton, clip: Clip) -> PoseGrid:
-    """The judged grid of ``clip``: :func:`sample_pose` at :func:`grid_times_s`."""
+    """The judged grid of ``clip``: :func:`sample_pose` at :func:`grid_times_s`.
+
+    Returned as a :class:`LazyPoseGrid`: the same values, but forward
+    kinematics runs only for the bones a caller asks for (their ancestor
+    chains), once per bone; reading a full-skeleton attribute computes it all.
+    """
     duration = clip_duration_s(clip)
-    return sample_pose(skeleton, clip, grid_times_s(clip, duration), duration_s=duration)
+    return LazyPoseGrid(skeleton, clip, grid_times_s(clip, duration), duration)
+
+
+def _ancestor_closure(parents: np.ndarray, bones) -> np.ndarray:
+    """Sorted bone indices of ``bones`` and all their ancestors (parents first)."""
+    seen = set()
+    for b in bones:
+        b = int(b)
+        while b >= 0 and b not in seen:
+            seen.add(b)
+            b = int(parents[b])
+    return np.array(sorted(seen), dtype=np.intp)
+
+
+def _subset_levels(parents: np.ndarray, subset: np.ndarray):
+    """Depth levels [(bones, parents)] of an ancestor-closed ``subset`` in subset-local indices."""
+    slot = {int(b): i for i, b in enumerate(subset)}
+    local_parent = np.array([slot.get(int(parents[b]), -1) for b in subset], dtype=np.intp)
+    depth = np.zeros(subset.shape[0], dtype=np.intp)
+    for i, p in enumerate(local_parent):
+        if p >= 0:
+            depth[i] = depth[p] + 1
+    levels = []
+    for d in range(1, int(depth.max(initial=0)) + 1):
+        idx = np.nonzero(depth == d)[0]
+        levels.append((idx, local_parent[idx]))
+    return levels
+
+
+class LazyPoseGrid(PoseGrid):
+    """A judged :class:`PoseGrid` whose forward kinematics runs per bone on demand.
+
+    ``model_positions_m(bones)`` / ``model_rotations(bones)`` sample only the
+    channels of those bones and their ancestors and run FK on that chain
+    closure; each bone's result is cached, so every check and metric shares
+    one computation per bone. The full-skeleton attributes (``local_*``,
+    ``model_matrix``, ``model_position_m``, ``model_rotation``) are computed
+    on first access, exactly as :func:`sample_pose` would.
+    """
+
+    def __init__(self, skeleton: Skeleton, clip: Clip, times_s: np.ndarray, duration_s: float):  # noqa: D107
+        # PoseGrid's dataclass __init__ is deliberately not called: the array
+        # fields are properties here.
+        self.times_s = np.asarray(times_s, dtype=np.float64).reshape(-1)
+        self.duration_s = float(duration_s)
+        self._skeleton = skeleton
+        self._clip = clip
+        self._full: Optional[PoseGrid] = None
+        self._winners = None
+        self._pos: Dict[int, np.ndarray] = {}  # bone -> (N, 3)
+        self._rot: Dict[int, np.ndarray] = {}  # bone -> (N, 4)
+
+    def __repr__(self) -> str:
+        state = "full" if self._full is not None else f"{len(self._pos)} bone(s)"
+        return f"LazyPoseGrid(frames={self.frame_count}, bones={self._skeleton.bone_count}, computed={state})"
+
+    # -- full skeleton -----------------------------------------------------
+    def _full_grid(self) -> PoseGrid:
+        if self._full is None:
+            self._full = sample_pose(self._skeleton, self._clip, self.times_s, duration_s=self.duration_s)
+        return self._full
+
+    local_translation = property(lambda self: self._full_grid().local_translation)
+    local_rotation = property(lambda self: self._full_grid().local_rotation)
+    local_scale = property(lambda self: self._full_grid().local_scale)
+    model_matrix = property(lambda self: self._full_grid().model_matrix)
+    model_position_m = property(lambda self: self._full_grid().model_position_m)
+    model_rotation = property(lambda self: self._full_grid().model_rotation)
+
+    # -- bone subsets ------------------------------------------------------
+    def _bones(self, bones) -> List[int]:
+        out = [int(b) for b in np.asarray(bones, dtype=np.intp).reshape(-1)]
+        count = self._skeleton.bone_count
+        for b in out:
+            if not -count <= b < count:
+                raise IndexError(f"bone {b} out of range for {count} bones")
+        return [b % count for b in out]
+
+    def _ensure(self, bones: List[int]) -> None:
+        if self._full is not None:
+            return
+        todo = [b for b in bones if b not in self._pos]
+        if not todo:
+            return
+        skel = self._skeleton
+        parents = np.asarray(skel.parents, dtype=np.intp)
+        subset = _ancestor_closure(parents, todo)
+        if self._winners is None:
+            self._winners = _winning_channels(skel, self._clip)
+        t, r, s, animated = _local_pose_and_animated(skel, self._clip, self.times_s, subset, self._winners)
+        fixed = np.asarray(skel.has_matrix, dtype=bool)[subset] & ~animated
+        rest = np.asarray(skel.rest_matrix, dtype=np.float64)[subset]
+        model, rot_bm = _fk_arrays(_subset_levels(parents, subset), rest, t, r, s, fixed, unit=True)
+        for i, b in enumerate(subset):
+            b = int(b)
+            if b not in self._pos:
+                self._pos[b] = np.ascontiguousarray(model[i, :, :3, 3])
+                self._rot[b] = np.ascontiguousarray(rot_bm[i])
+
+    def model_positions_m(self, bones) -> np.ndarray:
+        """(N, len(bones), 3) model positions of ``bones`` (same values as ``model_position_m[:, bones]``)."""
+        idx = self._bones(bones)
+        if self._full is not None:
+            return self._full.model_position_m[:, idx]
+        self._ensure(idx)
+        n = self.times_s.shape[0]
+        if not idx:
+            return np.empty((n, 0, 3))
+        return np.stack([self._pos[b] for b in idx], axis=1)
+
+    def model_rotations(self, bones) -> np.ndarray:
+        """(N, len(bones), 4) model rotations of ``bones`` (same values as ``model_rotation[:, bones]``)."""
+        idx = self._bones(bones)
+        if self._full is not None:
+            return self._full.model_rotation[:, idx]
+        self._ensure(idx)
+        n = self.times_s.shape[0]
+        if not idx:
+            return np.empty((n, 0, 4))
+        return np.stack([self._rot[b] for b in idx], axis=1)
+
+
+def model_positions_m(grid: PoseGrid, bones) -> np.ndarray:
+    """(N, len(bones), 3) model positions of ``bones`` from any pose grid (lazy grids compute only those)."""
+    fn = getattr(grid, "model_positions_m", None)
+    if callable(fn):
+        return fn(bones)
+    return np.asarray(grid.model_position_m)[:, np.asarray(bones, dtype=np.intp).reshape(-1)]
+
+
+def model_rotations(grid: PoseGrid, bones) -> np.ndarray:
+    """(N, len(bones), 4) model rotations of ``bones`` from any pose grid (lazy grids compute only those)."""
+    fn = getattr(grid, "model_rotations", None)
+    if callable(fn):
+        return fn(bones)
+    return np.asarray(grid.model_rotation)[:, np.asarray(bones, dtype=np.intp).reshape(-1)]

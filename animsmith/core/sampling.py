@@ -34,7 +34,16 @@ import numpy as np
 from animsmith.model import Channel
 
 _NLERP_DOT = 0.9995
-_ONES4 = np.ones(4)  # x @ _ONES4 sums the last axis; much faster than .sum(-1) for width 4
+
+
+def _dot4(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Σ a[..., i]·b[..., i] over the last axis (width 4), summed in a fixed order.
+
+    Element-wise (not BLAS), so a value never depends on how many channels or
+    bones were batched with it: sampling a bone subset gives bit-identical
+    results to sampling the whole skeleton.
+    """
+    return ((a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]) + a[..., 2] * b[..., 2]) + a[..., 3] * b[..., 3]
 
 
 def segment_index(times_f32: np.ndarray, times_s: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -71,7 +80,7 @@ def normalize_quat(q: np.ndarray) -> np.ndarray:
     """q / |q| along the last axis (float64); zero quaternions -> identity, NaN stays NaN."""
     q = np.asarray(q, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        n2 = (q * q) @ _ONES4
+        n2 = _dot4(q, q)
         inv = 1.0 / np.sqrt(n2)
         zero = n2 == 0
         bad = ~(n2 > 0)
@@ -92,7 +101,7 @@ def _slerp_keys(keys: np.ndarray, k0: np.ndarray, k1: np.ndarray, u: np.ndarray)
     trigonometry runs only on the samples whose segment is not near-parallel.
     """
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        d = (keys[:-1] * keys[1:]) @ _ONES4  # (K-1, n)
+        d = _dot4(keys[:-1], keys[1:])  # (K-1, n)
         sign = np.where(d < 0.0, -1.0, 1.0)
         ad = np.abs(d)
         sg = sign[k0]  # (T, n)

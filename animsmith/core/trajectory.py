@@ -23,6 +23,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from animsmith.core import quat
+from animsmith.core.pose import model_positions_m, model_rotations
 
 #: no heading when the horizontal travel is at most this fraction of
 #: max(1, largest endpoint coordinate magnitude): float32 position noise
@@ -82,7 +83,7 @@ def root_speed(grid, roles) -> RootSpeed:
         why = "clip has zero duration or fewer than 2 samples"
         out.speed_mps_unavailable = out.heading_deg_unavailable = out.distance_m_unavailable = why
         return out
-    p = grid.model_position_m[:, bone, :]
+    p = model_positions_m(grid, [bone])[:, 0, :]
     d = p[-1] - p[0]
     if not np.all(np.isfinite(d)):
         why = f"non-finite position of travel bone {out.travel_bone!r}"
@@ -125,7 +126,7 @@ def heading_series_deg(grid, bone: int) -> Tuple[Optional[np.ndarray], Optional[
     later axis must be strictly longer); heading = atan2(x, z) of that rotated
     axis at every sample, float64.
     """
-    q = quat.normalize(np.asarray(grid.model_rotation[:, bone, :], dtype=np.float64))
+    q = quat.normalize(np.asarray(model_rotations(grid, [bone])[:, 0, :], dtype=np.float64))
     if not np.all(np.isfinite(q)):
         return None, None, "non-finite rotation"
     best_len, label = -1.0, "+Z"
