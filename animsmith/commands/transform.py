@@ -89,7 +89,7 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     refuses (exit 1, nothing written) unless every proof holds: see
     docs/transform.md for the refusal codes.
     """
-    from animsmith.errors import AnimsmithError, ConfigError, LoadError, Refusal
+    from animsmith.errors import AnimsmithError, ConfigError, Refusal
 
     if not gait_anchor:
         raise click.UsageError("choose an operation: --gait-anchor")
@@ -104,16 +104,10 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
         raise AnimsmithError(f"output {output!r} is the input file; pass --in-place to overwrite it")
 
     from animsmith.core.roles import resolve_roles
-    from animsmith.io.read import load_asset_bytes
+    from animsmith.io.read import load_asset_bytes, read_file_bytes
     from animsmith.transform import gait_anchored_glb, plan_gait_anchor, select_clips, verify_gait_anchored
 
-    try:
-        with open(file, "rb") as fh:
-            data = fh.read()
-    except IsADirectoryError:
-        raise LoadError("is a directory, not a .glb file", file) from None
-    except OSError as exc:
-        raise LoadError(f"cannot read file: {exc.strerror or exc}", file) from None
+    data = read_file_bytes(file)  # refuses directories, FIFOs, > 1 GiB, a file changing under us
     asset = load_asset_bytes(data, file, strict=False)
     if asset.container != "glb":
         raise AnimsmithError("transform edits .glb files only (convert the .gltf to .glb first)", file)
@@ -145,6 +139,8 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
         plans = plan_gait_anchor(asset, roles, [c.name for c in clips], fps_of=lambda n: fps_by_clip[n])
         out_bytes, report = gait_anchored_glb(data, asset, plans)
         verify_gait_anchored(asset, out_bytes, plans, roles, output or file, base_dir=os.path.dirname(os.path.abspath(file)))
+    except AnimsmithError as exc:  # e.g. the patcher's LoadError, which names no file
+        raise exc.with_path(file) from None
     except Refusal as exc:
         doc["outcome"] = "refused"
         doc["output"] = None

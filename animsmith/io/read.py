@@ -77,6 +77,9 @@ _JSON_STEP[[ord("]"), ord("}")]] = -1
 
 DECODE_FLOOR_COMPONENTS = 1024 * 1024
 DECODE_COMPONENTS_PER_INPUT_BYTE = 16
+#: pose-grid budget (bone-frames summed over clips), see _check_grid_budget
+GRID_FLOOR_CELLS = 16 * 1024
+GRID_CELLS_PER_INPUT_BYTE = 2
 EXTERNAL_MAX_BYTES = 64 * 1024 * 1024
 EXTERNAL_TOTAL_MAX_BYTES = 256 * 1024 * 1024
 EXTERNAL_MAX_FILES = 1024
@@ -962,6 +965,26 @@ def _build_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -
 # --------------------------------------------------------------------------
 
 
+def _check_grid_budget(clips: List[Clip], bone_count: int, input_bytes: int) -> None:
+    """Refuse files whose pose grids would dwarf the file: the sum over clips of
+    ``max(2, largest key count) x bone count`` (the cells the judged grids hold,
+    ~0.4 KB each) may be at most ``max(GRID_FLOOR_CELLS, GRID_CELLS_PER_INPUT_BYTE
+    x input bytes)``. Real files use under 0.1 cell per byte; a few hundred bytes
+    of JSON naming one long key track under a deep chain of nodes would
+    otherwise cost gigabytes."""
+    cap = max(GRID_FLOOR_CELLS, GRID_CELLS_PER_INPUT_BYTE * input_bytes)
+    cells = 0
+    for clip in clips:
+        keys = max(2, max((len(ch.times) for ch in clip.channels), default=0))
+        cells += keys * max(1, bone_count)
+        if cells > cap:
+            raise LoadError(
+                f"animation {clip.index} {_show(clip.name)}: pose grids would hold {cells} bone-frames "
+                f"(key count x {bone_count} nodes, summed over clips); the cap for this file is {cap} "
+                f"(max(16Ki, 2 x file size))"
+            )
+
+
 def _load(data: bytes, path: str, base_dir: Optional[str], strict: bool) -> Asset:
     ext = os.path.splitext(path)[1].lower()
     bin_chunk: Optional[bytes] = None
@@ -983,6 +1006,7 @@ def _load(data: bytes, path: str, base_dir: Optional[str], strict: bool) -> Asse
     skeleton = _build_skeleton(doc)
     accessors = _Accessors(doc, buffers, lengths, budget)
     clips = _build_clips(doc, skeleton, accessors, strict)
+    _check_grid_budget(clips, skeleton.bone_count, len(data) + budget.external_bytes)
     asset_info = doc.get("asset")
     return Asset(
         skeleton=skeleton,
