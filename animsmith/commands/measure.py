@@ -200,6 +200,10 @@ def render_text(files: List[Dict[str, Any]], speed: bool) -> None:
                 console.print(f"  {n}", markup=False)
 
 
+def _measure_one(ca, speed: bool, floor_m: float) -> Dict[str, Any]:
+    return speed_measurements(ca) if speed else ca.measurements(min_stride_step_m=floor_m)
+
+
 def render_json(files: List[Dict[str, Any]], speed: bool) -> None:
     import json
 
@@ -247,7 +251,11 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
     for path in args:
         _, roles, analyses = load_and_analyze(path, prof, overrides, cfg)
         chosen = select_clips(analyses, tuple(clip_names), path)
-        clips = [speed_measurements(ca) if speed else ca.measurements(min_stride_step_m=floor_m) for ca in chosen]
+        del analyses
+        clips = []
+        chosen.reverse()
+        while chosen:  # one clip at a time, letting each pose grid go (memory: one clip, not all)
+            clips.append(_measure_one(chosen.pop(), speed, floor_m))
         rj = roles.to_json()
         files.append({"path": path, "rig": rj, "clips": clips})
     if fmt_name == "json":
