@@ -82,6 +82,13 @@ def main(argv=None) -> None:
     except click.Abort:
         click.echo("animsmith: aborted", err=True)
         sys.exit(2)
+    except click.UsageError as exc:  # bad flag, value or command: one line, no usage block
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `animsmith`: the help text
+            exc.show()
+            sys.exit(2)
+        where = exc.ctx.command_path if exc.ctx is not None else "animsmith"
+        click.echo(f"animsmith: {' '.join(exc.format_message().split())} (see '{where} --help')", err=True)
+        sys.exit(2)
     except click.ClickException as exc:
         exc.show()
         sys.exit(2 if exc.exit_code not in (0, 1) else exc.exit_code)
