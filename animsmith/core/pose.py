@@ -210,8 +210,10 @@ def _rest_pose_bones(skeleton: Skeleton, t, r, s) -> np.ndarray:
 
 def _chain(levels, local: np.ndarray) -> np.ndarray:
     """In place over bone-major (B, N, a, a) local matrices: M[b] = M[parent] · L[b]."""
-    for idx, par in levels:
-        local[idx] = np.matmul(local[par], local[idx])
+    # non-finite key values (hostile files) must give NaN poses, not RuntimeWarnings
+    with np.errstate(invalid="ignore", over="ignore"):
+        for idx, par in levels:
+            local[idx] = np.matmul(local[par], local[idx])
     return local
 
 
