@@ -12,7 +12,8 @@ Loop endpoint mode (``loop_endpoint_mode``), decided in this order:
 1. ``duplicated_endpoint`` — the authored keys close the loop by repeating the
    first pose: every channel ends at the clip duration, every channel's last
    key equals its first (vector components within 1e-5, rotations within
-   1e-4 rad, sign-invariant), and at least one channel with ≥ 3 keys moves.
+   1e-4 rad, sign-invariant), every key value is finite, and at least one
+   channel with ≥ 3 keys moves.
 2. ``unique_cycle`` — otherwise, when every bone's wrap (last grid pose vs
    first) is within the loop-closure caps (default 0.01 m position, 1°
    rotation): the clip reads as an open cycle whose wrap step is a normal step.
@@ -95,6 +96,8 @@ def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
             return False, "a channel has fewer than 2 keys"
         if np.float32(ch.times[-1]) != duration:
             return False, "a channel ends before the clip duration"
+    if not all(bool(np.isfinite(ch.values).all()) for ch in chans):  # any key, not only the ends
+        return False, "non-finite key values"
     for is_rot in (True, False):
         group = [ch for ch in chans if (ch.path == "rotation") == is_rot]
         if not group:
