@@ -241,7 +241,9 @@ class Clip:
     ``name`` is unique within its asset: an unnamed animation is
     ``animation<index>``; a repeated name gets ``#1``, ``#2``... suffixes.
     ``weight_channel_count`` counts morph-weight channels (reported, not
-    sampled). ``extras`` is the animation's ``extras`` object (the simulator
+    sampled); ``pointer_channel_count`` counts channels without
+    ``target.node`` (e.g. ``KHR_animation_pointer``; skipped, reported by
+    ``inspect``). ``extras`` is the animation's ``extras`` object (the simulator
     stores contact markers there).
     """
 
@@ -250,6 +252,7 @@ class Clip:
     index: int = 0
     weight_channel_count: int = 0
     extras: Any = None
+    pointer_channel_count: int = 0
 
     @property
     def duration_s(self) -> float:

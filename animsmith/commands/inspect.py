@@ -51,6 +51,7 @@ def clip_json(clip) -> Dict[str, Any]:
         "paths": dict(sorted(paths.items())),
         "interpolations": dict(sorted(interp.items())),
         "weight_channel_count": int(clip.weight_channel_count),
+        "pointer_channel_count": int(getattr(clip, "pointer_channel_count", 0)),
     }
 
 
@@ -75,7 +76,8 @@ def _tree_lines(skeleton, roles) -> List[str]:
 def inspect_cmd(ctx, file, fmt_name, profile, config_path):
     """Show the rig profile and resolved roles (bone + naming convention, or
     why unresolved), the bone tree, and each clip's duration, start time,
-    channel and key counts, interpolations and morph-weight channel count.
+    channel and key counts, interpolations, morph-weight channel count and
+    the count of skipped node-less (KHR_animation_pointer) channels.
     """
     from animsmith.commands.measure import _console, rig_settings
     from animsmith.core.roles import resolve_roles
@@ -136,6 +138,7 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
         ("keys", "right"),
         ("interpolations", "left"),
         ("weights", "right"),
+        ("pointers", "right"),
     ):
         ct.add_column(col, justify=just, no_wrap=True)
     for c in doc["clips"]:
@@ -148,6 +151,7 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
             str(c["key_count_total"]),
             ", ".join(f"{k} {v}" for k, v in c["interpolations"].items()) or "-",
             str(c["weight_channel_count"]),
+            str(c["pointer_channel_count"]),
         )
     console.print(f"clips ({len(doc['clips'])}):", markup=False)
     console.print(ct)

@@ -881,6 +881,7 @@ def _build_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -
         n_samp = len(samplers)
         channels: List[Channel] = []
         weights = 0
+        pointers = 0
         for c_i, ch in enumerate(_array(anim, "channels", f"animation {a_i} channels")):
             if type(ch) is not dict:
                 raise LoadError(f"animation {a_i} {base!r} channel {c_i} must be a JSON object, got {_show(ch)}")
@@ -888,7 +889,8 @@ def _build_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -
             if type(target) is not dict:
                 raise LoadError(f"animation {a_i} {base!r} channel {c_i} target must be a JSON object, got {_show(target)}")
             node = target.get("node")
-            if node is None:  # e.g. KHR_animation_pointer: not a node property
+            if node is None:  # e.g. KHR_animation_pointer: not a node property (counted, skipped)
+                pointers += 1
                 continue
             if type(node) is not int or not 0 <= node < n_nodes:
                 raise _bad_index(node, n_nodes, f"animation {a_i} {base!r} channel {c_i} target node")
@@ -956,7 +958,7 @@ def _build_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -
             channels.append(
                 Channel(bone_of[node], node, path, interp, times, values, in_t, out_t, s_i, in_i, out_i, ctype, normalized)
             )
-        clips.append(Clip(name, channels, a_i, weights, anim.get("extras")))
+        clips.append(Clip(name, channels, a_i, weights, anim.get("extras"), pointer_channel_count=pointers))
     return clips
 
 
