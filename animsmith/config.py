@@ -235,12 +235,23 @@ def load_contract(path: Optional[str] = None) -> Contract:
     chosen = find_config(path)
     if chosen is None:
         return default_contract()
+    import stat
+
     try:
+        st = os.stat(chosen)
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block, /dev/zero never end
+            raise ConfigError(f"bad config {chosen}: not a regular file")
+        if st.st_size > CONFIG_MAX_BYTES:
+            raise ConfigError(f"bad config {chosen}: {st.st_size} bytes; the limit is {CONFIG_MAX_BYTES}")
         with open(chosen, "rb") as fh:
-            raw = fh.read()
+            raw = fh.read(st.st_size + 1)
     except OSError as exc:
         raise ConfigError(f"bad config {chosen}: cannot read: {exc.strerror or exc}") from None
     return parse_contract(raw, chosen)
+
+
+#: largest TOML contract read (a real one is a few KB)
+CONFIG_MAX_BYTES = 16 * 1024 * 1024
 
 
 def parse_contract(raw: bytes, path: str = "<config>", base_dir: Optional[str] = None) -> Contract:

@@ -38,3 +38,9 @@ def oracles():
     if d is None:
         pytest.skip("three.js / gltf-validator oracles not installed (node + npm ci)")
     return d
+
+
+def pytest_addoption(parser):
+    """``--long``: the long fuzz run of tests/test_fuzz.py (>= 10,000 cases;
+    same as ANIMSMITH_FUZZ_LONG=1; docs/hardening.md)."""
+    parser.addoption("--long", action="store_true", default=False, help="run the long fuzz suite (tests/test_fuzz.py)")
