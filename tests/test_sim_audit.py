@@ -81,3 +81,26 @@ def test_bake_flags_speed_fps_cycles_and_root_modes(tmp_path, capsys):
         assert travel == pytest.approx(expect, abs=1e-6)
         assert np.allclose(root.values[:, 0], root.values[0, 0])  # straight ahead: no sideways travel
     assert fox.clip_speed == 0.375
+
+
+def test_terrain_validation_fails_a_planted_foot_off_the_ground():
+    # a clip baked on flat ground judged against the 8° slope: its planted feet sit
+    # at y = 0 while the ground under them rises tan(8°)·z — a ground failure, not a slide
+    import math
+
+    from animsmith.sim.bake import bake
+    from animsmith.sim.validate import CYCLES, SAMPLES_PER_CYCLE, terrain_test
+
+    fox = catalog_creature("fox")
+    flat = bake(fox, cycles=CYCLES, samples_per_cycle=SAMPLES_PER_CYCLE, root_motion=True)
+    entry, fails = terrain_test(fox, "slope", flat)
+    assert entry["passed"] is False and entry["foot_slide_mm"] < 1.0
+    assert [f.what for f in fails] == ["planted foot off the ground by"]
+    slope = Terrain("slope", fox.body_height)
+    f, st = flat.walk.foot_m, flat.walk.stance
+    assert np.allclose(f[..., 1][st], 0.0, atol=1e-9)
+    z = f[..., 2][st]
+    assert np.allclose(slope.height_m(f[..., 0][st], z) - slope.height_m(f[..., 0][st], 0 * z), math.tan(math.radians(8.0)) * z, atol=1e-9)
+    expect_mm = np.max(np.abs(slope.height_m(f[..., 0], f[..., 2])[st])) * 1e3
+    assert fails[0].measured_mm == pytest.approx(expect_mm, rel=1e-3)
+    assert expect_mm > 1.0
