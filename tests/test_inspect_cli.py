@@ -28,10 +28,20 @@ def glb(tmp_path):
     return path
 
 
+def validate_inspect(text):
+    """Parse inspect JSON and validate it against docs/schema/inspect-output.schema.json."""
+    import jsonschema
+
+    doc = json.loads(text)
+    with open(os.path.join(os.path.dirname(HERE), "docs", "schema", "inspect-output.schema.json"), encoding="utf-8") as fh:
+        jsonschema.Draft202012Validator(json.load(fh)).validate(doc)
+    return doc
+
+
 def test_inspect_json(glb):
     res = CliRunner().invoke(cli, ["inspect", glb, "--format", "json"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    doc = json.loads(res.output)
+    doc = validate_inspect(res.output)
     assert doc["command"] == "inspect"
     rig = doc["rig"]
     assert rig["profile"] == "ue-mannequin"
@@ -68,7 +78,7 @@ def test_inspect_corpus_cesium_man_start_time():
     if not os.path.exists(p):
         pytest.skip("corpus file not in tests/data")
     res = CliRunner().invoke(cli, ["inspect", p, "--format", "json"], catch_exceptions=False)
-    doc = json.loads(res.output)
+    doc = validate_inspect(res.output)
     (c,) = doc["clips"]
     # the README of the corpus: one unnamed clip starting at 0.0417 s
     assert c["start_s"] == pytest.approx(0.0417, abs=1e-4)

@@ -21,6 +21,7 @@ DATA = os.path.join(ROOT, "tests", "data")
 EXAMPLES = os.path.join(ROOT, "examples")
 RING_CONFIG = os.path.join(EXAMPLES, "run-ring.animsmith.toml")
 MEASURE_SCHEMA = os.path.join(ROOT, "docs", "schema", "measure-output.schema.json")
+INSPECT_SCHEMA = os.path.join(ROOT, "docs", "schema", "inspect-output.schema.json")
 
 # The issue's key lists (issue 2: measure; issue 3: lint).
 MEASURE_CLIP_KEYS = {
@@ -34,11 +35,12 @@ GROUP_KEYS = {"check_id", "anchors", "spread", "cap", "outliers"}
 SUMMARY_KEYS = {"errors", "warnings", "notes", "coverage_gaps", "files"}
 
 
-def validate_measure(text):
+def validate_measure(text, schema_path=MEASURE_SCHEMA):
+    """Parse ``text`` and validate it against a shipped schema (measure by default)."""
     import jsonschema
 
     doc = json.loads(text)
-    with open(MEASURE_SCHEMA, encoding="utf-8") as fh:
+    with open(schema_path, encoding="utf-8") as fh:
         schema = json.load(fh)
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator(schema).validate(doc)
@@ -134,3 +136,31 @@ def test_measure_schema_rejects_what_the_contract_forbids():
         mutate(doc)
         with pytest.raises(jsonschema.ValidationError):
             validate_measure(json.dumps(doc))
+
+
+def validate_inspect(text):
+    return validate_measure(text, INSPECT_SCHEMA)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in os.listdir(DATA) if n.endswith(".glb")))
+def test_inspect_json_of_the_corpus_validates(capsys, name):
+    code, out, err = run_cli(["inspect", "--format", "json", os.path.join(DATA, name)], capsys)
+    assert code == 0 and err == ""
+    doc = validate_inspect(out)
+    # the issue's inspect contents: roles (bone + convention, or why not), bone tree, clips
+    assert [r["role"] for r in doc["rig"]["roles"]][:6] == ["root", "hips", "spine", "head", "left_foot", "right_foot"]
+    assert all(("convention" in r) != (r["bone"] is None) for r in doc["rig"]["roles"])
+    assert sum(b["parent"] == -1 for b in doc["bones"]) >= 1 and doc["clips"]
+    for c in doc["clips"]:
+        assert c["key_count_total"] >= c["key_count_max"] and sum(c["interpolations"].values()) == c["channel_count"]
+
+
+def test_inspect_schema_rejects_a_role_without_bone_or_reason():
+    import jsonschema
+
+    doc = {"schema_version": 1, "command": "inspect", "path": "a.glb",
+           "rig": {"profile": "mixamo", "roles": [{"role": "hips", "bone": None}]}, "bones": [], "clips": []}
+    with pytest.raises(jsonschema.ValidationError):
+        validate_inspect(json.dumps(doc))
+    doc["rig"]["roles"][0]["unresolved"] = "no bone matches hips"
+    validate_inspect(json.dumps(doc))

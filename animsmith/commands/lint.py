@@ -53,6 +53,11 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
 
     Without --config, ./animsmith.toml is used when present, else built-in
     defaults (no clip expectations, no groups).
+
+    Exit 0: no failing finding (warnings, notes and coverage gaps may
+    remain); 1: an error finding, or a warning with --deny-warnings; 2: bad
+    config, flag or file (one line per problem on stderr). Every check and
+    its [checks.<id>] keys: `animsmith checks`; formats: docs/lint.md.
     """
     from animsmith.config import load_contract
     from animsmith.errors import AnimsmithError

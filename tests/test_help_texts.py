@@ -1,0 +1,40 @@
+"""`--help` of every command explains it (issue 2/3: the CLI is the product's surface).
+
+Expectations are the issue texts' own words: what each command prints, its
+options, and (lint) the exit-code contract.
+"""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from animsmith.cli import cli
+
+EXPECTED = {
+    (): ["lint", "measure", "inspect", "checks", "--config"],
+    ("lint",): ["--select", "--allow", "--deny-warnings", "--jobs", "globs or folders", "Exit 0", "1:", "2:",
+                "./animsmith.toml"],
+    ("measure",): ["--clip", "--format", "measure speed", "gait_phase", "_unavailable", "heading_deg"],
+    ("measure", "speed"): ["speed_mps", "distance_m", "duration_s", "travel bone"],
+    ("inspect",): ["roles", "bone tree", "start time", "interpolations"],
+    ("checks",): ["[checks.<id>]", "--markdown"],
+}
+
+
+@pytest.mark.parametrize("argv", sorted(EXPECTED), ids=lambda a: " ".join(a) or "animsmith")
+def test_help_is_helpful(argv):
+    res = CliRunner().invoke(cli, [*argv, "--help"], catch_exceptions=False)
+    assert res.exit_code == 0
+    text = " ".join(res.output.split())  # rewrapped by click: compare on single spaces
+    missing = [w for w in EXPECTED[argv] if w not in text]
+    assert not missing, f"`animsmith {' '.join(argv)} --help` does not mention {missing}"
+
+
+def test_every_registered_command_has_a_short_help():
+    res = CliRunner().invoke(cli, ["--help"], catch_exceptions=False)
+    commands = res.output.split("Commands:", 1)[1].strip().splitlines()
+    assert len(commands) >= 6
+    for line in commands:
+        name, _, summary = line.strip().partition(" ")
+        assert summary.strip(), f"{name} has no one-line summary"
