@@ -239,3 +239,75 @@ def test_malformed_key_times_are_gaps_for_grid_checks():
         findings, gaps = run_check(cid, asset, expect=expect)
         assert findings == [] and [g.code for g in gaps] == ["measurement_unavailable"], cid
         assert "time-monotonic" in gaps[0].message, cid
+
+
+# ------------------------------------------------------------ foot-slide on authored contacts
+# A baked simulator walk (animsmith.sim.bake) is clean by construction: a
+# planted foot stands still in the world (root motion) or sweeps back at
+# exactly the walking speed (in place). Its contact markers say when each foot
+# is planted. The height rule (0.03 m above the foot's lowest point) also
+# counts the start and end of every swing, when the foot is still low but
+# already moving fast, so without markers the same clip warns.
+
+
+def _baked_walk(root_motion):
+    from animsmith.sim.bake import bake
+    from animsmith.sim.creature import catalog_creature
+
+    b = bake(catalog_creature("biped"), cycles=2, fps=30, root_motion=root_motion)
+    owner = "animation" if root_motion else "gameplay"
+    return b, {"speed_mps": b.speed_mps, "movement_owner_xz": owner}
+
+
+@pytest.mark.parametrize("root_motion", [False, True])
+def test_baked_walk_with_markers_does_not_warn(root_motion):
+    b, expect = _baked_walk(root_motion)
+    assert "animsmith_contacts" in b.clip.extras
+    assert run_check("foot-slide", b.asset, expect=expect) == ([], [])
+
+
+@pytest.mark.parametrize("root_motion", [False, True])
+def test_stripped_markers_fall_back_to_the_height_rule(root_motion):
+    from animsmith.core.contacts import authored_stance_mask
+
+    b, expect = _baked_walk(root_motion)
+    times = b.key_times_s
+    authored = authored_stance_mask(b.clip, ["LeftFoot", "RightFoot"], times)
+    b.clip.extras = None
+    findings, gaps = run_check("foot-slide", b.asset, expect=expect)
+    assert gaps == [] and [f.bone for f in findings] == ["LeftFoot", "RightFoot"]
+    for f in findings:
+        assert "stance from contact height 0.03 m" in f.message
+        assert f.measured > 0.3
+        # the height rule's worst pair ends on a sample the markers call swing
+        k = int(np.argmin(np.abs(times - f.time_s)))
+        assert abs(times[k] - f.time_s) < 1e-6
+        foot = 0 if f.bone == "LeftFoot" else 1
+        assert not (authored[k - 1, foot] and authored[k, foot])
+
+
+def test_markers_with_an_injected_slide_still_warn():
+    # root motion at 30 fps: the root jumps 2 cm sideways at key k and stays
+    # there, so every foot planted across k moves 0.02 m in 1/30 s = 0.6 m/s
+    # (> 0.3 cap); no other pair slides.
+    b, expect = _baked_walk(True)
+    root = [ch for ch in b.clip.channels if ch.bone == 0 and ch.path == "translation"][0]
+    k = 20
+    root.values[k:, 0] += np.float32(0.02)
+    times = b.key_times_s
+    findings, gaps = run_check("foot-slide", b.asset, expect=expect)
+    planted = b.walk.stance[k - 1] & b.walk.stance[k]
+    expected_bones = [name for name, p in zip(["LeftFoot", "RightFoot"], planted) if p]
+    assert expected_bones and [f.bone for f in findings] == expected_bones and gaps == []
+    for f in findings:
+        assert f.measured == pytest.approx(0.6, abs=0.01)
+        assert f.time_s == pytest.approx(times[k], abs=1e-6)
+        assert "stance from authored contact markers" in f.message
+
+
+def test_malformed_markers_fall_back_and_say_why():
+    b, expect = _baked_walk(False)
+    b.clip.extras["animsmith_contacts"]["version"] = 99
+    findings, _ = run_check("foot-slide", b.asset, expect=expect)
+    assert len(findings) == 2
+    assert all("contact markers ignored: animsmith_contacts version 99 is not supported" in f.message for f in findings)

@@ -113,3 +113,176 @@ def test_bad_shapes_raise_value_error():
         foot_slide(np.zeros((3, 2)), np.zeros(4))
     with pytest.raises(ValueError):
         foot_slide(np.zeros((3, 1, 3)), np.arange(3.0), ground_velocity_mps=np.zeros((7, 3)))
+
+
+# ---------------------------------------------------------------- authored contacts
+# Hand-written markers on a 2 s clip; the intervals below are read off the
+# event lists by hand (docs/sim.md: a leading lift opens at the clip start, a
+# trailing plant closes at the clip's end).
+
+
+def _marked_clip(markers, duration_s=2.0, start_s=0.0):
+    from animsmith.model import Channel, Clip
+
+    ch = Channel.make(0, "translation", [start_s, duration_s], [[0, 0, 0], [0, 0, 1]])
+    extras = {"animsmith_contacts": markers} if markers is not ... else None
+    return Clip(name="walk", channels=[ch], extras=extras)
+
+
+GOOD = {
+    "version": 1,
+    "feet": {"left": "LeftFoot", "right": "RightFoot"},
+    "events": [
+        {"leg": "left", "kind": "lift", "time_s": 0.25},
+        {"leg": "right", "kind": "plant", "time_s": 0.5},
+        {"leg": "left", "kind": "plant", "time_s": 0.75},
+        {"leg": "right", "kind": "lift", "time_s": 1.25},
+        {"leg": "left", "kind": "lift", "time_s": 1.5},
+        {"leg": "right", "kind": "plant", "time_s": 1.75},
+    ],
+}
+
+
+def test_authored_contacts_intervals_by_hand():
+    from animsmith.core.contacts import authored_contacts
+
+    c = authored_contacts(_marked_clip(GOOD))
+    assert c.intervals_s == {"LeftFoot": [(0.0, 0.25), (0.75, 1.5)], "RightFoot": [(0.5, 1.25), (1.75, 2.0)]}
+    assert c.legs == {"LeftFoot": "left", "RightFoot": "right"}
+    # a leg missing from "feet" is named by its leg name; unordered events are sorted
+    doc = {"version": 1, "events": [{"leg": "hind", "kind": "lift", "time_s": 1.0},
+                                    {"leg": "hind", "kind": "plant", "time_s": 0.5}]}
+    assert authored_contacts(_marked_clip(doc)).intervals_s == {"hind": [(0.5, 1.0)]}
+
+
+def test_authored_stance_mask_inclusive_at_plant_and_lift():
+    from animsmith.core.contacts import authored_stance_mask
+
+    t = np.array([0.0, 0.25, 0.25 + 2e-6, 0.5, 0.75 - 2e-6, 0.75, 1.0, 1.5, 1.75, 2.0])
+    m = authored_stance_mask(_marked_clip(GOOD), ["LeftFoot", "Nope", "RightFoot"], t)
+    assert m[:, 0].tolist() == [True, True, False, False, False, True, True, True, False, False]
+    assert not m[:, 1].any()  # a foot the markers do not name is never in stance
+    assert m[:, 2].tolist() == [False, False, False, True, True, True, True, False, True, True]
+    # times within 1 µs of an event count (event times are rounded to 1 µs)
+    assert authored_stance_mask(_marked_clip(GOOD), ["LeftFoot"], [0.25 + 9e-7, 0.75 - 9e-7]).all()
+    # no markers, or markers naming none of the feet -> None (the caller infers)
+    assert authored_stance_mask(_marked_clip(...), ["LeftFoot"], t) is None
+    assert authored_stance_mask(_marked_clip(GOOD), ["Hips"], t) is None
+
+
+def test_authored_stance_by_bone_index_takes_the_nearest_named_ancestor():
+    from animsmith.core.contacts import authored_stance_mask
+    from animsmith.model import Skeleton
+
+    sk = Skeleton.build(["Hips", "LeftFoot", "LeftToe", "RightFoot"], [-1, 0, 1, 0],
+                        [[0, 1, 0], [0.1, -1, 0], [0, 0, 0.1], [-0.1, -1, 0]])
+    t = np.array([0.0, 0.5, 1.0, 1.8])
+    m = authored_stance_mask(_marked_clip(GOOD), [2, 3], t, skeleton=sk)  # LeftToe -> LeftFoot's contacts
+    assert m.tolist() == [[True, False], [False, True], [True, True], [False, True]]
+    with pytest.raises(ValueError):
+        authored_stance_mask(_marked_clip(GOOD), [2], t)
+
+
+def _with(**changes):
+    doc = {k: (list(v) if isinstance(v, list) else v) for k, v in GOOD.items()}
+    doc.update(changes)
+    return doc
+
+
+def _event(**changes):
+    e = {"leg": "left", "kind": "plant", "time_s": 0.5}
+    e.update(changes)
+    return {"version": 1, "events": [e]}
+
+
+@pytest.mark.parametrize(
+    "markers, reason",
+    [
+        ([1, 2], "is not an object"),
+        ("contacts", "is not an object"),
+        (_with(version=2), "version 2 is not supported"),
+        (_with(version="1"), "version '1' is not supported"),
+        (_with(version=True), "version True is not supported"),
+        (_with(version=float("nan")), "version nan is not supported"),
+        (_with(events={"a": 1}), "events is not a list"),
+        (_with(feet=["LeftFoot"]), "feet is not an object"),
+        (_with(feet={"left": 3}), "feet maps 'left' to 3"),
+        (_with(feet={"left": "Foot", "right": "Foot"}), "named by two legs"),
+        (_event(time_s=float("nan")), "event 0 has time_s nan"),
+        (_event(time_s=float("inf")), "event 0 has time_s inf"),
+        (_event(time_s=True), "event 0 has time_s True"),
+        (_event(time_s="0.5"), "event 0 has time_s '0.5'"),
+        (_event(time_s=None), "event 0 has time_s None"),
+        (_event(kind="land"), "event 0 has kind 'land'"),
+        (_event(kind=np.array(["plant", "lift"])), "event 0 has kind array("),
+        (_event(leg=7), "event 0 has leg 7"),
+        (_event(leg=["x" * 500]), "event 0 has leg ['xxxx"),
+        ({"version": 1, "events": [42]}, "event 0 is not an object"),
+    ],
+)
+def test_hostile_markers_are_unusable_with_a_one_line_reason(markers, reason):
+    from animsmith.core.contacts import authored_contacts, authored_stance_mask, parse_contact_markers
+
+    clip = _marked_clip(markers)
+    contacts, why = parse_contact_markers(clip)
+    assert contacts is None and reason in why
+    assert "\n" not in why and len(why) < 160
+    assert authored_contacts(clip) is None
+    assert authored_stance_mask(clip, ["LeftFoot"], [0.0, 1.0]) is None
+
+
+def test_oversized_markers_are_ignored_without_parsing_them():
+    from animsmith.core.contacts import MAX_CONTACT_EVENTS, MAX_CONTACT_LEGS, parse_contact_markers
+
+    e = {"leg": "left", "kind": "plant", "time_s": 0.5}
+    _, why = parse_contact_markers(_marked_clip({"version": 1, "events": [e] * (MAX_CONTACT_EVENTS + 1)}))
+    assert why == f"animsmith_contacts has {MAX_CONTACT_EVENTS + 1} events (limit {MAX_CONTACT_EVENTS})"
+    # exactly at the cap is accepted
+    ok, why = parse_contact_markers(_marked_clip({"version": 1, "events": [e] * MAX_CONTACT_EVENTS}))
+    assert why is None and ok.intervals_s == {"left": [(0.5, 2.0)]}
+    many = [{"leg": f"l{i}", "kind": "plant", "time_s": 0.0} for i in range(MAX_CONTACT_LEGS + 1)]
+    _, why = parse_contact_markers(_marked_clip({"version": 1, "events": many}))
+    assert why == f"animsmith_contacts names more than {MAX_CONTACT_LEGS} legs"
+    feet = {f"l{i}": f"f{i}" for i in range(MAX_CONTACT_LEGS + 1)}
+    _, why = parse_contact_markers(_marked_clip({"version": 1, "feet": feet, "events": []}))
+    assert "limit" in why
+
+
+@pytest.mark.parametrize("extras", [None, [], "x", 3, {"other": 1}, {"animsmith_contact": GOOD}])
+def test_no_markers_is_absent_not_an_error(extras):
+    from animsmith.core.contacts import parse_contact_markers
+    from animsmith.model import Clip
+
+    assert parse_contact_markers(Clip(name="c", channels=[], extras=extras)) == (None, None)
+
+
+
+def test_fuzzed_extras_never_raise():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from animsmith.core.contacts import authored_stance_mask, parse_contact_markers
+
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=True),
+                        st.sampled_from(["plant", "lift", "left", "LeftFoot", "version", ""]))
+    values = st.recursive(scalars, lambda kids: st.one_of(
+        st.lists(kids, max_size=4),
+        st.dictionaries(st.sampled_from(["leg", "kind", "time_s", "version", "feet", "events", "x"]), kids, max_size=4)),
+        max_leaves=20)
+    event = st.fixed_dictionaries({"leg": st.one_of(st.sampled_from(["left", "right"]), values),
+                                   "kind": st.one_of(st.sampled_from(["plant", "lift"]), values),
+                                   "time_s": st.one_of(st.floats(-1, 3), values)})
+    doc = st.fixed_dictionaries({"version": st.one_of(st.just(1), values),
+                                 "feet": st.one_of(st.just({"left": "LeftFoot"}), values),
+                                 "events": st.one_of(st.lists(event, max_size=8), values)})
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.one_of(doc, values))
+    def run(markers):
+        clip = _marked_clip(markers)
+        contacts, why = parse_contact_markers(clip)
+        assert (contacts is None) == (why is not None)
+        m = authored_stance_mask(clip, ["LeftFoot", "left", "right"], np.linspace(0, 2, 9))
+        assert m is None or (m.shape == (9, 3) and m.dtype == bool)
+
+    run()

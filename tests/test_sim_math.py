@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from animsmith.sim import attitude as att
@@ -166,6 +166,8 @@ def test_two_bone_up_knee_rises():
     st.floats(0.1, 1.0),
     st.sampled_from(["forward", "back", "up"]),
 )
+# pole almost parallel to the leg: the bending-plane axis must stay ⟂ the leg
+@example(target=[0.0, 1.375, 5.960464477539063e-08], l1=1.0, l2=1.0, knee="up")
 def test_two_bone_reaches_reachable_targets_exactly_and_never_nan(target, l1, l2, knee):
     target = np.array(target)
     s = two_bone(np.zeros(3), target, l1, l2, KNEE_POLES[knee])

@@ -2,9 +2,21 @@
 
 Armed by ``[clips.*] speed_mps`` (a clip without a speed pin is not judged).
 Per side (left, right), the measured bone is the side's foot role, else its
-toe role. A foot is in **stance** at a grid sample when its model-space height
-is within ``contact_height_m`` of that foot's own lowest point in the clip;
-a sample pair counts when the foot is in stance at both ends.
+toe role. Stance comes from authored contact markers when the clip carries
+them, else from the contact-height rule:
+
+* **authored**: the animation's ``extras.animsmith_contacts`` (docs/sim.md;
+  what ``animsmith sim bake`` writes) gives plant/lift times per foot bone; a
+  foot is in stance at a grid sample inside one of its [plant, lift]
+  intervals (±1 µs). A measured bone the markers do not name takes its
+  nearest named ancestor's contacts (a toe, its foot's); a foot with no
+  named bone, or markers that are malformed or oversized, fall back to the
+  height rule (the finding then says why the markers were ignored);
+* **contact-height rule**: a foot is in stance at a grid sample when its
+  model-space height is within ``contact_height_m`` of that foot's own lowest
+  point in the clip.
+
+A sample pair counts when the foot is in stance at both ends.
 
 The velocity a planted foot should have (model space, horizontal X/Z):
 
@@ -32,6 +44,9 @@ to sample (fewer than 3 grid samples) or its key times are malformed; without a 
 when the root speed that decides root motion vs in place cannot be measured;
 ``measurement_unavailable`` (side scope) when a foot is never in stance on two
 consecutive samples.
+
+The finding's message says where stance came from (``stance from authored
+contact markers`` or ``stance from contact height <h> m``).
 """
 
 from __future__ import annotations
@@ -121,8 +136,29 @@ def travel_mode(ctx):
     return ("root_motion" if speed >= TRAVEL_THRESHOLD_MPS else "in_place"), None
 
 
+def feet_stance(ctx, feet, positions_m, times_s, contact_height_m):
+    """((N, F) stance, (F,) bool authored?, why markers were ignored or None).
+
+    Authored contact markers for every foot they name (nearest named
+    ancestor for a toe), the contact-height rule for the rest.
+    """
+    from animsmith.core.contacts import parse_contact_markers, stance_mask
+
+    stance = stance_mask(positions_m[..., 1], contact_height_m)
+    authored = np.zeros(len(feet), dtype=bool)
+    contacts, ignored = parse_contact_markers(ctx.clip)
+    if contacts is None:
+        return stance, authored, ignored
+    names = contacts.marker_names(ctx.asset.skeleton, feet)
+    authored = np.array([n is not None for n in names], dtype=bool)
+    if authored.any():
+        stance = np.where(authored[None, :], contacts.stance_mask(names, times_s), stance)
+        return stance, authored, None
+    return stance, authored, "contact markers name none of the measured feet"
+
+
 def check(ctx):
-    from animsmith.core.contacts import foot_slide, stance_mask
+    from animsmith.core.contacts import foot_slide
 
     pin = expect_value(ctx, "speed_mps")
     if pin is None:
@@ -156,7 +192,7 @@ def check(ctx):
     times = np.asarray(grid.times_s, dtype=np.float64)
     contact = float(ctx.options["contact_height_m"])
     cap = float(ctx.options["max_slide_mps"])
-    stance = stance_mask(positions[..., 1], contact)
+    stance, authored, ignored = feet_stance(ctx, feet, positions, times, contact)
     if mode == "in_place":
         ground = pin * stance_sweep_direction(positions, times, stance)
         why = f"expected a {pin:.2f} m/s backward sweep in place"
@@ -167,11 +203,13 @@ def check(ctx):
     for f, (side, bone) in enumerate(measured):
         worst_mps, _, time_s = fs.foot_worst(f)
         name = bone_name(ctx, bone)
+        source = "authored contact markers" if authored[f] else f"contact height {contact:g} m"
+        if not authored[f] and ignored:
+            source += f"; contact markers ignored: {ignored}"
         if worst_mps is None:
             yield ctx.gap(
                 "measurement_unavailable",
-                f"{side} foot '{name}' is never in stance on two consecutive samples "
-                f"(contact height {contact:g} m)",
+                f"{side} foot '{name}' is never in stance on two consecutive samples ({source})",
                 scope=f"{side}_foot_stance",
                 subjects=[clip],
             )
@@ -179,7 +217,7 @@ def check(ctx):
         if worst_mps > cap:
             yield ctx.finding(
                 f"{side} foot skates during stance: its horizontal velocity is {worst_mps:.2f} m/s off "
-                f"({why}; cap {cap:.2f} m/s) — foot plants will slip at runtime",
+                f"({why}; cap {cap:.2f} m/s; stance from {source}) — foot plants will slip at runtime",
                 clip=clip,
                 bone=name,
                 time_s=time_s,

@@ -31,6 +31,8 @@ def _publish_all(files: Dict[str, bytes]) -> None:
     """Write every file to a temp beside its target (fsync), then rename them all; on failure remove the temps."""
     import tempfile
 
+    from animsmith.io.write import published_mode
+
     staged: List[Tuple[str, str]] = []
     try:
         for path, data in files.items():
@@ -38,6 +40,7 @@ def _publish_all(files: Dict[str, bytes]) -> None:
             fd, tmp = tempfile.mkstemp(prefix=".animsmith-", suffix=".tmp", dir=directory)
             staged.append((tmp, path))
             with os.fdopen(fd, "wb") as fh:
+                os.fchmod(fh.fileno(), published_mode(path))  # not mkstemp's 0600 (io.write)
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())

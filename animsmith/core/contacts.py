@@ -16,12 +16,21 @@ Definitions (F feet, N samples):
   and ``Δt = t[i+1] − t[i]``. Only X/Z are used when ``horizontal`` (default),
   else the 3-D vector. ``speed_mps = step_m / Δt``. Pairs not in stance, or
   with ``Δt <= 0``, are NaN.
+
+Authored contacts: a clip may carry footstep markers in its animation
+``extras`` (``"animsmith_contacts"``, docs/sim.md; the simulator writes them).
+:func:`parse_contact_markers` reads them robustly (anything malformed or
+oversized is ignored with a one-line reason, never raised),
+:func:`authored_contacts` returns the usable ones, and
+:func:`authored_stance_mask` turns them into the (N, F) ``stance`` mask that
+:func:`foot_slide` takes instead of the height rule.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -186,3 +195,222 @@ def contact_events(stance, times_s) -> Dict[int, List[Tuple[float, float]]]:
         ends = np.nonzero(edges[:, foot] == -1)[0] - 1
         out[foot] = [(float(t[a]), float(t[b])) for a, b in zip(starts, ends)]
     return out
+
+
+# --------------------------------------------------------------------------
+# Authored contact markers (animation extras)
+# --------------------------------------------------------------------------
+
+CONTACTS_KEY = "animsmith_contacts"
+CONTACTS_VERSION = 1
+#: markers with more events than this are ignored (bounded work on hostile files)
+MAX_CONTACT_EVENTS = 100_000
+#: markers naming more legs / feet than this are ignored
+MAX_CONTACT_LEGS = 1024
+#: a sample within this many seconds of a plant/lift time counts as in stance
+#: (event times are rounded to 1 µs; key times are float32)
+CONTACT_TIME_TOL_S = 1e-6
+
+
+@dataclass(frozen=True)
+class AuthoredContacts:
+    """Usable contact markers of one clip.
+
+    Attributes:
+        intervals_s: {foot bone name: [(plant_s, lift_s), ...]} in time order,
+            non-overlapping, on the clip's key-time axis. A leg planted at
+            the clip start (its first event a ``lift``) plants at
+            ``min(0, clip start)``; one still planted at the end lifts at the
+            clip's duration (or its last event, if later).
+        legs: {foot bone name: leg name} as the markers declare them.
+    """
+
+    intervals_s: Dict[str, List[Tuple[float, float]]]
+    legs: Dict[str, str]
+
+    def names(self, name: str) -> bool:
+        """True when the markers give contacts for the foot bone ``name``."""
+        return name in self.intervals_s
+
+    def foot_stance(self, name: str, times_s) -> np.ndarray:
+        """(N,) bool: ``plant_s − tol <= t <= lift_s + tol`` for one of the foot's intervals.
+
+        Vectorised with a binary search over the (sorted, disjoint) plants; a
+        foot the markers do not name is never in stance.
+        """
+        t = np.asarray(times_s, dtype=np.float64).reshape(-1)
+        spans = self.intervals_s.get(name) or []
+        if not spans:
+            return np.zeros(t.shape, dtype=bool)
+        plants = np.array([a for a, _ in spans], dtype=np.float64)
+        lifts = np.array([b for _, b in spans], dtype=np.float64)
+        i = np.searchsorted(plants, t + CONTACT_TIME_TOL_S, side="right") - 1
+        ok = i >= 0
+        return ok & (t <= lifts[np.maximum(i, 0)] + CONTACT_TIME_TOL_S)
+
+    def stance_mask(self, foot_names: Sequence[Optional[str]], times_s) -> np.ndarray:
+        """(N, F) bool: :meth:`foot_stance` per name (a None name: never in stance)."""
+        t = np.asarray(times_s, dtype=np.float64).reshape(-1)
+        out = np.zeros((t.shape[0], len(foot_names)), dtype=bool)
+        for f, name in enumerate(foot_names):
+            if name is not None:
+                out[:, f] = self.foot_stance(name, t)
+        return out
+
+    def marker_names(self, skeleton, bones: Sequence[int]) -> List[Optional[str]]:
+        """For each bone index: the name the markers use for it — its own name,
+        else its nearest ancestor's (a toe takes its foot's contacts); None when
+        neither it nor any ancestor is named."""
+        out: List[Optional[str]] = []
+        names = skeleton.names
+        parents = skeleton.parents
+        for bone in bones:
+            found = None
+            b = int(bone)
+            seen = 0
+            while 0 <= b < len(names) and seen <= len(names):
+                if str(names[b]) in self.intervals_s:
+                    found = str(names[b])
+                    break
+                b = int(parents[b])
+                seen += 1
+            out.append(found)
+        return out
+
+
+def _show(value: Any, limit: int = 40) -> str:
+    """Short one-line repr of a hostile value for a reason string."""
+    try:
+        text = repr(value)
+    except Exception:  # pragma: no cover - objects with a broken repr
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _event_or_reason(i: int, e: Any) -> Tuple[Optional[Tuple[str, str, float]], Optional[str]]:
+    """(leg, kind, time_s) of one event, or (None, reason)."""
+    if not isinstance(e, dict):
+        return None, f"event {i} is not an object"
+    kind, leg, t = e.get("kind"), e.get("leg"), e.get("time_s")
+    if not isinstance(kind, str) or kind not in ("plant", "lift"):
+        return None, f"event {i} has kind {_show(kind)} (expected 'plant' or 'lift')"
+    if not isinstance(leg, str):
+        return None, f"event {i} has leg {_show(leg)} (expected a string)"
+    if not _is_number(t) or not math.isfinite(float(t)):
+        return None, f"event {i} has time_s {_show(t)} (expected a finite number)"
+    return (leg, kind, float(t)), None
+
+
+def _leg_intervals(events: List[Tuple[str, float]], start_s: float, end_s: float) -> List[Tuple[float, float]]:
+    """Stance intervals of one leg from its (kind, time_s) events.
+
+    Sorted by time (a lift before a plant at the same time); a leading lift
+    opens at ``start_s``, a trailing plant closes at ``end_s``; a repeated
+    plant keeps the first, a lift without an open plant (not leading) is
+    ignored.
+    """
+    evs = sorted(events, key=lambda x: (x[1], x[0] != "lift"))
+    out: List[Tuple[float, float]] = []
+    open_s: Optional[float] = start_s if evs and evs[0][0] == "lift" else None
+    for kind, t in evs:
+        if kind == "plant":
+            if open_s is None:
+                open_s = t
+        elif open_s is not None:
+            out.append((open_s, t))
+            open_s = None
+    if open_s is not None:
+        out.append((open_s, max(end_s, open_s)))
+    return out
+
+
+def parse_contact_markers(clip) -> Tuple[Optional[AuthoredContacts], Optional[str]]:
+    """(contacts, None) | (None, None) without markers | (None, reason) when unusable.
+
+    Reads ``clip.extras["animsmith_contacts"]`` (docs/sim.md: ``version`` 1,
+    ``feet`` {leg: foot bone name}, ``events`` [{``leg``, ``kind`` plant|lift,
+    ``time_s``}]). Anything malformed — wrong types, non-finite times, an
+    unknown version, more than :data:`MAX_CONTACT_EVENTS` events or
+    :data:`MAX_CONTACT_LEGS` legs — makes the whole block unusable with a
+    one-line reason; nothing is raised. A leg missing from ``feet`` names
+    its foot bone by its leg name.
+    """
+    ex = getattr(clip, "extras", None)
+    if not isinstance(ex, dict) or CONTACTS_KEY not in ex:
+        return None, None
+    doc = ex[CONTACTS_KEY]
+    if not isinstance(doc, dict):
+        return None, f"{CONTACTS_KEY} is not an object"
+    version = doc.get("version")
+    if not (_is_number(version) and float(version) == CONTACTS_VERSION):
+        return None, f"{CONTACTS_KEY} version {_show(version)} is not supported (expected {CONTACTS_VERSION})"
+    events = doc.get("events")
+    if not isinstance(events, list):
+        return None, f"{CONTACTS_KEY}.events is not a list"
+    if len(events) > MAX_CONTACT_EVENTS:
+        return None, f"{CONTACTS_KEY} has {len(events)} events (limit {MAX_CONTACT_EVENTS})"
+    feet = doc.get("feet", {})
+    if not isinstance(feet, dict):
+        return None, f"{CONTACTS_KEY}.feet is not an object"
+    if len(feet) > MAX_CONTACT_LEGS:
+        return None, f"{CONTACTS_KEY}.feet names {len(feet)} legs (limit {MAX_CONTACT_LEGS})"
+    for leg, bone in feet.items():
+        if not isinstance(leg, str) or not isinstance(bone, str):
+            return None, f"{CONTACTS_KEY}.feet maps {_show(leg)} to {_show(bone)} (expected strings)"
+    per_leg: Dict[str, List[Tuple[str, float]]] = {}
+    for i, e in enumerate(events):
+        parsed, why = _event_or_reason(i, e)
+        if parsed is None:
+            return None, f"{CONTACTS_KEY}: {why}"
+        leg, kind, t = parsed
+        if leg not in per_leg and len(per_leg) >= MAX_CONTACT_LEGS:
+            return None, f"{CONTACTS_KEY} names more than {MAX_CONTACT_LEGS} legs"
+        per_leg.setdefault(leg, []).append((kind, t))
+    start = min(0.0, float(clip.start_s))
+    end = float(clip.duration_s)
+    intervals: Dict[str, List[Tuple[float, float]]] = {}
+    legs: Dict[str, str] = {}
+    for leg, evs in per_leg.items():
+        bone = feet.get(leg, leg)
+        if bone in intervals:
+            return None, f"{CONTACTS_KEY}: foot bone {_show(bone)} is named by two legs"
+        intervals[bone] = _leg_intervals(evs, start, end)
+        legs[bone] = leg
+    return AuthoredContacts(intervals_s=intervals, legs=legs), None
+
+
+def authored_contacts(clip) -> Optional[AuthoredContacts]:
+    """The clip's usable authored contacts, or None (absent or unusable: :func:`parse_contact_markers`)."""
+    return parse_contact_markers(clip)[0]
+
+
+def authored_stance_mask(clip, foot_bones_or_names, times_s, *, skeleton=None) -> Optional[np.ndarray]:
+    """(N, F) stance mask from the clip's authored contact markers, or None.
+
+    Feet are bone names, or bone indices with ``skeleton`` (a bone the markers
+    do not name takes its nearest named ancestor's contacts:
+    :meth:`AuthoredContacts.marker_names`). Foot ``f`` is in stance at ``t``
+    when ``plant_s − 1e-6 <= t <= lift_s + 1e-6`` for one of its intervals; a
+    foot the markers do not name is never in stance. None when the clip has
+    no usable markers or they name none of the feet. Pass it as
+    ``foot_slide(..., stance=...)``.
+    """
+    contacts = authored_contacts(clip)
+    if contacts is None:
+        return None
+    feet = list(foot_bones_or_names)
+    names: List[Optional[str]] = []
+    for foot in feet:
+        if isinstance(foot, str):
+            names.append(foot if contacts.names(foot) else None)
+        elif skeleton is not None:
+            names.extend(contacts.marker_names(skeleton, [int(foot)]))
+        else:
+            raise ValueError("bone indices need skeleton= to be named")
+    if all(n is None for n in names):
+        return None
+    return contacts.stance_mask(names, times_s)

@@ -144,18 +144,50 @@ def asset_to_glb(asset: Asset, *, skin: bool = True) -> bytes:
     return b"".join(gltf.save_to_bytes())
 
 
+def _current_umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def published_mode(path: str) -> int:
+    """Permission bits a file published at ``path`` gets.
+
+    An existing regular file keeps its permission bits (``mode & 0o777``);
+    otherwise ``0o666 & ~umask``, what ``open(path, "w")`` would create
+    (the temp file from ``mkstemp`` is 0600).
+    """
+    import stat
+
+    try:
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode):
+            return stat.S_IMODE(st.st_mode) & 0o777
+    except OSError:
+        pass
+    return 0o666 & ~_current_umask()
+
+
 def publish_bytes(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically: temp file beside it, fsync, rename.
 
     A reader never sees a half-written file; on any failure the temp file is
-    removed and an existing ``path`` keeps its bytes.
+    removed and an existing ``path`` keeps its bytes. The published file has
+    :func:`published_mode` permissions (an existing file's mode, else
+    ``0o666 & ~umask``), not the temp file's 0600.
     """
     import tempfile
 
     directory = os.path.dirname(os.path.abspath(path)) or "."
+    mode = published_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=".animsmith-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), mode)
+            else:  # pragma: no cover - platforms without fchmod
+                os.chmod(tmp, mode)
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())

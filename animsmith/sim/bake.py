@@ -15,8 +15,9 @@ are not written. Quaternions are kept on one hemisphere along time.
 
 Contact markers go into the animation's ``extras`` (docs/sim.md):
 ``{"animsmith_contacts": {"version": 1, "feet": {leg: foot bone}, "events":
-[{"leg", "kind": "plant"|"lift", "time_s"}, ...]}}``; :func:`read_contact_markers`
-reads them back.
+[{"leg", "kind": "plant"|"lift", "time_s"}, ...]}}``; the core reads them back
+(``animsmith.core.contacts.authored_contacts``; :func:`read_contact_markers`
+and :func:`contact_stance_mask` here are thin wrappers over it).
 """
 
 from __future__ import annotations
@@ -26,13 +27,11 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from animsmith.core.contacts import CONTACTS_KEY, CONTACTS_VERSION  # the core owns the marker format
 from animsmith.model import Asset, Channel, Clip, Skeleton
 from animsmith.sim.creature import Creature
 from animsmith.sim.terrain import Terrain
 from animsmith.sim.walker import Walk, WalkOptions, contact_events, loop_seam_phase, segment_rotations, simulate
-
-CONTACTS_KEY = "animsmith_contacts"
-CONTACTS_VERSION = 1
 
 
 def bone_names(creature: Creature) -> Tuple[str, List[List[str]], List[str]]:
@@ -243,63 +242,31 @@ def bake(
 def read_contact_markers(clip: Clip) -> Optional[Dict[str, List[Tuple[float, float]]]]:
     """Authored contacts from ``clip.extras``: {foot bone name: [(plant_s, lift_s), ...]} or None.
 
-    A leg already planted at the clip start plants at 0; one still planted at
-    the end lifts at the clip's duration. Unknown versions or malformed
-    markers -> None (the caller infers contacts instead).
+    A thin wrapper over the core reader
+    (:func:`animsmith.core.contacts.authored_contacts`, the one
+    implementation the linter uses too): a leg already planted at the clip
+    start plants at 0; one still planted at the end lifts at the clip's
+    duration. Absent, unknown-version or malformed markers -> None (the
+    caller infers contacts instead).
     """
-    ex = clip.extras
-    if not isinstance(ex, dict) or not isinstance(ex.get(CONTACTS_KEY), dict):
-        return None
-    doc = ex[CONTACTS_KEY]
-    if doc.get("version") != CONTACTS_VERSION or not isinstance(doc.get("events"), list):
-        return None
-    feet = doc.get("feet") if isinstance(doc.get("feet"), dict) else {}
-    per_leg: Dict[str, List[Tuple[str, float]]] = {}
-    for e in doc["events"]:
-        if not isinstance(e, dict) or e.get("kind") not in ("plant", "lift"):
-            return None
-        t = e.get("time_s")
-        if not isinstance(t, (int, float)) or isinstance(t, bool) or not np.isfinite(t):
-            return None
-        per_leg.setdefault(str(e.get("leg")), []).append((e["kind"], float(t)))
-    end = clip.duration_s
-    out: Dict[str, List[Tuple[float, float]]] = {}
-    for leg, evs in per_leg.items():
-        evs.sort(key=lambda x: (x[1], x[0] != "lift"))
-        intervals = []
-        start = None
-        if evs and evs[0][0] == "lift":
-            start = 0.0
-        for kind, t in evs:
-            if kind == "plant":
-                start = t
-            elif start is not None:
-                intervals.append((start, t))
-                start = None
-        if start is not None:
-            intervals.append((start, end))
-        out[str(feet.get(leg, leg))] = intervals
-    return out
+    from animsmith.core.contacts import authored_contacts
+
+    contacts = authored_contacts(clip)
+    return None if contacts is None else {k: list(v) for k, v in contacts.intervals_s.items()}
 
 
 def contact_stance_mask(clip: Clip, foot_bone_names, times_s) -> Optional[np.ndarray]:
-    """(N, F) stance mask from the clip's authored contact markers, or None without markers.
+    """(N, F) stance mask from the clip's authored contact markers, or None without usable markers.
 
-    Foot ``f`` is in stance at ``t`` when ``plant_s <= t <= lift_s`` for one of
-    its intervals (:func:`read_contact_markers`). A foot the markers do not
-    name is never in stance. Pass it as ``core.contacts.foot_slide(...,
-    stance=...)`` to judge slide on authored rather than inferred contacts.
+    The core's :func:`animsmith.core.contacts.authored_stance_mask`: foot
+    ``f`` is in stance at ``t`` when ``plant_s <= t <= lift_s`` (±1 µs) for
+    one of its intervals; a foot the markers do not name is never in stance
+    (None when they name none of the feet). Pass it as
+    ``core.contacts.foot_slide(..., stance=...)``.
     """
-    markers = read_contact_markers(clip)
-    if markers is None:
-        return None
-    t = np.asarray(times_s, dtype=np.float64).reshape(-1)
-    names = list(foot_bone_names)
-    out = np.zeros((t.shape[0], len(names)), dtype=bool)
-    for f, name in enumerate(names):
-        for plant, lift in markers.get(name, []):
-            out[:, f] |= (t >= plant - 1e-6) & (t <= lift + 1e-6)
-    return out
+    from animsmith.core.contacts import authored_stance_mask
+
+    return authored_stance_mask(clip, [str(n) for n in foot_bone_names], times_s)
 
 
 def to_glb(baked: Baked) -> bytes:

@@ -52,7 +52,11 @@ def _perpendicular_unit(u: np.ndarray, pole: np.ndarray) -> np.ndarray:
         alt = alt - np.einsum("...i,...i->...", alt, u)[..., None] * u
         v = np.where(bad[..., None], alt, v)
         n = _norm(v)
-    return v / n[..., None]
+    v = v / n[..., None]
+    # second Gram-Schmidt pass: a pole nearly parallel to u leaves a short v
+    # that carries cancellation error; re-projecting keeps v ⟂ u to ~1 ulp
+    v = v - np.einsum("...i,...i->...", v, u)[..., None] * u
+    return v / _norm(v)[..., None]
 
 
 @dataclass
