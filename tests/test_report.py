@@ -185,3 +185,28 @@ def test_stdout_names_a_hostile_output_path_on_one_line(tmp_path, capsys):
     code, stdout, _ = run_cli(["report", glb, "-o", str(out)], capsys)
     assert code == 0 and out.exists()
     assert stdout.count("\n") == 1 and "répört\\u000ax.html" in stdout
+
+
+def test_contacts_follow_authored_markers_like_foot_slide(tmp_path, capsys):
+    from animsmith.core import contacts
+
+    if not hasattr(contacts, "parse_contact_markers"):
+        pytest.skip("authored contact markers not available in core.contacts")
+    clip = gait_clip("walk")
+    clip.extras = {
+        "animsmith_contacts": {
+            "version": 1,
+            "feet": {"L": "LeftFoot"},
+            "events": [{"leg": "L", "kind": "plant", "time_s": 0.2}, {"leg": "L", "kind": "lift", "time_s": 0.5}],
+        }
+    }
+    glb = write_clips(tmp_path / "m.glb", [clip])
+    out = tmp_path / "m.html"
+    assert run_cli(["report", glb, "-o", str(out)], capsys)[0] == 0
+    feet = page_data(out.read_text(encoding="utf-8"))["clips"][0]
+    t = np.asarray(feet["times"])
+    left, right = feet["feet"]["left"], feet["feet"]["right"]
+    assert left["source"] == "authored" and right["source"] == "height"
+    assert left["stance"] == [int(0.2 - 1e-6 <= x <= 0.5 + 1e-6) for x in t]
+    h = 0.1 - 0.05 * np.sin(2 * np.pi * t)  # right foot height: antiphase of the left
+    assert right["stance"] == [int(x) for x in (h - h.min() <= 0.03 + 1e-9)]

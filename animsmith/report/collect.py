@@ -9,9 +9,10 @@ judged, sampled once):
 * ``pos``: model-space joint positions (frame-major, then bone, then xyz);
 * ``local``: local translation / rotation (x, y, z, w) / scale, only for clips
   a gait group names (the pair player's illustrative blend needs them);
-* feet: model-space height of the left/right foot (else toe) role bone and the
-  stance mask of ``core.contacts.stance_mask`` with the ``foot-slide`` check's
-  ``contact_height_m``;
+* feet: model-space height of the left/right foot (else toe) role bone and its
+  stance as the ``foot-slide`` check decides it (:func:`foot_stance`: authored
+  contact markers when present, else the contact-height rule with the check's
+  ``contact_height_m``);
 * travel-bone horizontal speed per frame pair:
   ``|(x, z)[i+1] − (x, z)[i]| / (t[i+1] − t[i])`` (m/s).
 
@@ -62,6 +63,26 @@ def side_bone(roles, side: str) -> Optional[int]:
     return None
 
 
+def foot_stance(analysis, bone: int, height_m, times_s, contact_height_m: float):
+    """((N,) stance, source) of one foot, as the ``foot-slide`` check decides it.
+
+    Authored contact markers (``core.contacts.parse_contact_markers``; a bone
+    the markers do not name takes its nearest named ancestor's contacts) when
+    the clip carries usable ones naming this foot -> source ``"authored"``;
+    else the contact-height rule ``core.contacts.stance_mask`` -> ``"height"``.
+    """
+    from animsmith.core import contacts as core_contacts
+
+    parse = getattr(core_contacts, "parse_contact_markers", None)
+    if parse is not None:
+        markers, _ = parse(analysis.clip)
+        if markers is not None and hasattr(markers, "marker_names"):
+            (name,) = markers.marker_names(analysis.skeleton, [bone])
+            if name is not None:
+                return markers.stance_mask([name], times_s)[:, 0], "authored"
+    return core_contacts.stance_mask(height_m, contact_height_m)[:, 0], "height"
+
+
 def horizontal_speed_mps(xz: np.ndarray, times_s: np.ndarray) -> np.ndarray:
     """|Δ(x, z)| / Δt per consecutive pair (N−1,); NaN where Δt <= 0."""
     d = np.linalg.norm(np.diff(xz, axis=0), axis=-1)
@@ -72,7 +93,6 @@ def horizontal_speed_mps(xz: np.ndarray, times_s: np.ndarray) -> np.ndarray:
 
 def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dict[str, Any]:
     """What the page draws for one clip, from ``analysis.grid`` (module docstring)."""
-    from animsmith.core.contacts import stance_mask
     from animsmith.core.trajectory import travel_bone
 
     grid = analysis.grid
@@ -102,11 +122,12 @@ def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dic
         if bone is None:
             continue
         height = grid.model_position_m[:, bone, 1]
-        stance = stance_mask(height, contact_height_m)[:, 0]
+        stance, source = foot_stance(analysis, bone, height, grid.times_s, contact_height_m)
         feet[side] = {
             "bone": str(analysis.skeleton.names[bone]),
             "height": rounded(height[idx]),
             "stance": [int(v) for v in stance[idx]],
+            "source": source,
         }
     view["feet"] = feet
     view["contact_height_m"] = float(contact_height_m)

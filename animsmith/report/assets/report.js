@@ -447,7 +447,11 @@
     var feetSeries = [], lanes = [];
     if (clip.feet.left) { feetSeries.push({ xs: clip.times, ys: clip.feet.left.height, color: "#1565c0", label: "left" }); lanes.push({ label: "L", color: "#1565c0", spans: spansOf(clip.times, clip.feet.left.stance) }); }
     if (clip.feet.right) { feetSeries.push({ xs: clip.times, ys: clip.feet.right.height, color: "#ef6c00", label: "right" }); lanes.push({ label: "R", color: "#ef6c00", spans: spansOf(clip.times, clip.feet.right.stance) }); }
-    var c1 = feetSeries.length ? lineChart(charts, { kind: "feet", title: "foot height (m) · bars: contacts (≤ " + fmt(clip.contact_height_m, 3) + " m above lowest)", xmax: clip.duration_s, series: feetSeries, lanes: lanes }) : null;
+    var sources = ["left", "right"].filter(function (k) { return clip.feet[k]; }).map(function (k) { return clip.feet[k].source; });
+    var how = sources.every(function (x) { return x === "authored"; }) ? "authored contact markers"
+      : sources.some(function (x) { return x === "authored"; }) ? "authored markers / height rule"
+      : "≤ " + fmt(clip.contact_height_m, 3) + " m above lowest";
+    var c1 = feetSeries.length ? lineChart(charts, { kind: "feet", title: "foot height (m) · bars: contacts (" + how + ")", xmax: clip.duration_s, series: feetSeries, lanes: lanes }) : null;
     if (!c1) h("div", { class: "muted small" }, charts, "foot heights: no foot or toe role resolved");
     var sp = clip.speed, mid = [];
     for (var i = 0; i + 1 < clip.times.length; i++) mid.push((clip.times[i] + clip.times[i + 1]) / 2);
