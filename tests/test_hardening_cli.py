@@ -1,0 +1,398 @@
+"""Operator errors at the command line (issue 8): bad TOML, bad flags,
+unreadable paths, an empty folder, a file changing while it is read, and
+transform / lint --output / report publishing by rename only.
+
+Every failure must be exit 2 with exactly one stderr line starting
+``animsmith: `` (naming the file where there is one) and an empty stdout;
+a refused transform is exit 1 with one ``animsmith: refused [...]`` line; no
+run may leave a temp file or a half-written output behind.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import sys
+
+import pytest
+
+from animsmith.cli import main
+from animsmith.io import read as read_mod
+from animsmith.io import write as write_mod
+from animsmith.io.write import write_glb
+from builders import biped_asset, gait_clip
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FOX = os.path.join(ROOT, "examples", "assets", "fox-walk.glb")  # transform refuses it: no trajectory bone
+CONFIG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
+
+
+def run(argv, capsys):
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    code = 0 if info.value.code is None else info.value.code
+    return code, out, err
+
+
+def one_line_exit_2(argv, capsys, *, names=None, needle=None):
+    """Run; require exit 2, empty stdout, one stderr line ``animsmith: [names: ]...``."""
+    code, out, err = run(argv, capsys)
+    lines = err.splitlines()
+    assert code == 2, (argv, code, err)
+    assert len(lines) == 1, (argv, err)
+    assert lines[0].startswith(f"animsmith: {names}: " if names else "animsmith: "), lines[0]
+    assert "Traceback" not in err and "internal error" not in err, err
+    assert out == "", out
+    if needle:
+        assert needle.lower() in lines[0].lower(), lines[0]
+    return lines[0]
+
+
+def no_temp_files(folder) -> bool:
+    return not [n for n in os.listdir(folder) if n.startswith(".animsmith-")]
+
+
+@pytest.fixture
+def walk(tmp_path):
+    """An anchorable in-place gait clip (transform publishes it)."""
+    path = tmp_path / "walk.glb"
+    write_glb(biped_asset([gait_clip("walk", frames=31, offset_cycles=0.25)]), str(path))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _cwd(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no ./animsmith.toml from the checkout
+
+
+COMMANDS = [
+    ["lint"],
+    ["measure", "--format", "json"],
+    ["inspect"],
+    ["transform", "--gait-anchor", "--dry-run"],
+]
+
+
+# --------------------------------------------------------------------------
+# Bad TOML
+# --------------------------------------------------------------------------
+
+BAD_TOML = [
+    (b"[rig\nprofile = 'auto'\n", "invalid TOML"),
+    (b"[rig]\nprofile = \"auto\"\nprofile = \"mixamo\"\n", "invalid TOML"),  # duplicate key
+    (b"\xff\xfe[rig]\n", "not UTF-8"),
+    (b"[rig]\nprofile = 3\n", "profile"),
+    (b"[gait_groups.g]\nclips = \"a\"\n", "clips"),
+    (b"[checks.nosuch]\nenabled = true\n", "nosuch"),
+]
+
+
+@pytest.mark.parametrize("text,needle", BAD_TOML, ids=[n for _, n in BAD_TOML])
+@pytest.mark.parametrize("cmd", COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_bad_toml_is_one_line(tmp_path, capsys, cmd, text, needle):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_bytes(text)
+    line = one_line_exit_2(cmd + ["--config", cfg, FOX], capsys)
+    assert "bad.toml" in line and needle.lower() in line.lower(), line
+
+
+def test_config_that_is_a_fifo_or_device_does_not_block(tmp_path, capsys):
+    fifo = tmp_path / "contract.toml"
+    os.mkfifo(fifo)
+    one_line_exit_2(["lint", "--config", fifo, FOX], capsys, needle="not a regular file")
+    one_line_exit_2(["lint", "--config", "/dev/zero", FOX], capsys, needle="not a regular file")
+
+
+def test_missing_config_is_one_line(tmp_path, capsys):
+    one_line_exit_2(["lint", "--config", tmp_path / "nope.toml", FOX], capsys, needle="nope.toml")
+
+
+# --------------------------------------------------------------------------
+# Bad flags: one line, no usage block
+# --------------------------------------------------------------------------
+
+BAD_FLAGS = [
+    (["lint", "--bogus", FOX], "no such option"),
+    (["lint", "--jobs", "0", FOX], "--jobs"),
+    (["lint", "--format", "xml", FOX], "--format"),
+    (["lint", "--select", "no-such-check", FOX], "no-such-check"),
+    (["lint", "--shard", "3/2", FOX], "shard"),
+    (["lint"], "missing argument"),
+    (["measure", "--profile", "nope", FOX], "nope"),
+    (["transform", FOX], "--gait-anchor"),
+    (["transform", "--gait-anchor", FOX], "--output"),
+    (["transform", "--gait-anchor", "--fps", "nan", "--dry-run", FOX], "--fps"),
+    (["transform", "--gait-anchor", "--fps", "-1", "--dry-run", FOX], "--fps"),
+    (["inspect", "--format", "yaml", FOX], "--format"),
+    (["no-such-command"], "no such command"),
+    (["--config"], "--config"),
+]
+
+
+@pytest.mark.parametrize("argv,needle", BAD_FLAGS, ids=[" ".join(map(str, a[:3]))[:40] for a, _ in BAD_FLAGS])
+def test_bad_flags_are_one_line(capsys, argv, needle):
+    line = one_line_exit_2(argv, capsys, needle=needle)
+    assert "Usage:" not in line
+
+
+# --------------------------------------------------------------------------
+# Unreadable paths
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cmd", COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_missing_file(tmp_path, capsys, cmd):
+    p = str(tmp_path / "gone.glb")
+    one_line_exit_2(cmd + [p], capsys, names=p)
+
+
+@pytest.mark.parametrize("cmd", COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_dangling_symlink(tmp_path, capsys, cmd):
+    p = tmp_path / "link.glb"
+    os.symlink(tmp_path / "nowhere.glb", p)
+    one_line_exit_2(cmd + [p], capsys, names=str(p))
+
+
+@pytest.mark.parametrize("cmd", COMMANDS[1:], ids=[c[0] for c in COMMANDS[1:]])
+def test_directory_named_like_a_file(tmp_path, capsys, cmd):
+    p = tmp_path / "folder.glb"
+    p.mkdir()
+    code, out, err = run(cmd + [p], capsys)
+    assert code == 2 and len(err.splitlines()) == 1 and err.startswith("animsmith: "), err
+    assert str(p) in err and out == ""
+
+
+@pytest.mark.parametrize("cmd", COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_fifo_is_refused_without_blocking(tmp_path, capsys, cmd):
+    p = tmp_path / "pipe.glb"
+    os.mkfifo(p)
+    one_line_exit_2(cmd + [p], capsys, names=str(p), needle="not a regular file")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads chmod 000 files; the symlink/directory cases cover it")
+@pytest.mark.parametrize("cmd", COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_permission_denied(tmp_path, capsys, cmd):
+    p = tmp_path / "locked.glb"
+    shutil.copy(FOX, p)
+    os.chmod(p, 0)
+    one_line_exit_2(cmd + [p], capsys, names=str(p), needle="permission denied")
+
+
+def test_folder_with_no_clips(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("no clips here")
+    one_line_exit_2(["lint", empty], capsys, needle="no .glb/.gltf files")
+
+
+def test_glob_matching_nothing(tmp_path, capsys):
+    one_line_exit_2(["lint", str(tmp_path / "*.glb")], capsys)
+
+
+# --------------------------------------------------------------------------
+# A file that changes while it is read
+# --------------------------------------------------------------------------
+
+
+def _lying_stat(monkeypatch, target: str, delta: int):
+    """os.stat as seen by the loader reports ``target`` ``delta`` bytes off
+    (the file grew or was truncated between stat and read)."""
+    real = os.stat
+    full = os.path.realpath(target)
+
+    def fake(path, *a, **kw):
+        st = real(path, *a, **kw)
+        if isinstance(path, (str, bytes, os.PathLike)) and os.path.realpath(os.fsdecode(path)) == full and stat.S_ISREG(st.st_mode):
+            fields = list(st[:10])
+            fields[6] = max(0, st.st_size + delta)
+            return os.stat_result(fields)
+        return st
+
+    monkeypatch.setattr(read_mod.os, "stat", fake)
+
+
+@pytest.mark.parametrize("delta", [-100, 100], ids=["truncated", "grew"])
+@pytest.mark.parametrize("cmd", COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_file_changing_while_read(tmp_path, capsys, monkeypatch, cmd, delta):
+    p = tmp_path / "moving.glb"
+    shutil.copy(FOX, p)
+    _lying_stat(monkeypatch, str(p), delta)
+    one_line_exit_2(cmd + [p], capsys, names=str(p), needle="changed while being read")
+
+
+def test_file_truncated_for_real_between_stat_and_read(tmp_path, capsys, monkeypatch):
+    """The file really shrinks after the loader stats it."""
+    p = tmp_path / "shrinks.glb"
+    shutil.copy(FOX, p)
+    real_open = open
+
+    def truncating_open(path, mode="r", *a, **kw):
+        if os.fspath(path) == str(p) and "r" in mode:
+            with real_open(path, "r+b") as fh:
+                fh.truncate(100)
+        return real_open(path, mode, *a, **kw)
+
+    monkeypatch.setattr("builtins.open", truncating_open)
+    one_line_exit_2(["measure", p], capsys, names=str(p), needle="changed while being read")
+
+
+# --------------------------------------------------------------------------
+# Transform: publish by rename only, refusals leave nothing
+# --------------------------------------------------------------------------
+
+
+def test_transform_publishes_by_rename(walk, tmp_path, capsys):
+    out = tmp_path / "out.glb"
+    out.write_bytes(b"old bytes")
+    before = os.stat(out).st_ino
+    code, stdout, err = run(["transform", "--gait-anchor", walk, "-o", out], capsys)
+    assert code == 0, err
+    assert os.stat(out).st_ino != before  # a new file renamed over the old one, not rewritten in place
+    assert read_mod.load_asset(str(out)).clips[0].name == "walk"
+    assert no_temp_files(tmp_path)
+
+
+def test_transform_in_place_replaces_by_rename(walk, tmp_path, capsys):
+    before = os.stat(walk).st_ino
+    code, _, err = run(["transform", "--gait-anchor", "--in-place", walk], capsys)
+    assert code == 0, err
+    assert os.stat(walk).st_ino != before
+    assert no_temp_files(tmp_path)
+
+
+def test_transform_refusal_leaves_no_file(tmp_path, capsys):
+    src = tmp_path / "fox.glb"
+    shutil.copy(FOX, src)
+    out = tmp_path / "fox-out.glb"
+    code, stdout, err = run(["transform", "--gait-anchor", src, "-o", out], capsys)
+    assert code == 1 and stdout == ""
+    assert len(err.splitlines()) == 1 and err.startswith("animsmith: refused ["), err
+    assert not out.exists() and no_temp_files(tmp_path)
+
+
+def test_transform_refusal_keeps_existing_output(tmp_path, capsys):
+    src = tmp_path / "fox.glb"
+    shutil.copy(FOX, src)
+    out = tmp_path / "fox-out.glb"
+    out.write_bytes(b"keep me")
+    code, _, _ = run(["transform", "--gait-anchor", src, "-o", out], capsys)
+    assert code == 1 and out.read_bytes() == b"keep me" and no_temp_files(tmp_path)
+
+
+def test_output_equal_to_input_needs_in_place(walk, tmp_path, capsys, monkeypatch):
+    data = walk.read_bytes()
+    one_line_exit_2(["transform", "--gait-anchor", walk, "-o", walk], capsys, needle="--in-place")
+    # other spellings of the same file: relative, through a symlink, a hard link
+    monkeypatch.chdir(tmp_path)
+    one_line_exit_2(["transform", "--gait-anchor", walk, "-o", "./walk.glb"], capsys, needle="--in-place")
+    os.symlink(walk, tmp_path / "alias.glb")
+    one_line_exit_2(["transform", "--gait-anchor", walk, "-o", tmp_path / "alias.glb"], capsys, needle="--in-place")
+    os.link(walk, tmp_path / "hard.glb")
+    one_line_exit_2(["transform", "--gait-anchor", tmp_path / "hard.glb", "-o", walk], capsys, needle="--in-place")
+    assert walk.read_bytes() == data and no_temp_files(tmp_path)
+
+
+def test_transform_output_folder_missing(walk, tmp_path, capsys):
+    out = tmp_path / "no" / "such" / "dir" / "out.glb"
+    one_line_exit_2(["transform", "--gait-anchor", walk, "-o", out], capsys, names=str(out), needle="cannot write output")
+    assert no_temp_files(tmp_path)
+
+
+@pytest.mark.parametrize("failure", [OSError(28, "No space left on device"), KeyboardInterrupt()], ids=["ENOSPC", "killed"])
+@pytest.mark.parametrize("stage", ["fsync", "replace"])
+def test_transform_interrupted_publish_leaves_old_output(walk, tmp_path, capsys, monkeypatch, failure, stage):
+    """A failure or ^C while publishing: exit 2 with one line, no temp file,
+    an existing output keeps its bytes."""
+    out = tmp_path / "out.glb"
+    out.write_bytes(b"previous result")
+
+    def boom(*a, **kw):
+        raise failure
+
+    monkeypatch.setattr(write_mod.os, stage, boom)
+    if isinstance(failure, KeyboardInterrupt):
+        # click ends the ^C line on the terminal with a newline before the message
+        code, stdout, err = run(["transform", "--gait-anchor", walk, "-o", out], capsys)
+        assert code == 2 and [ln for ln in err.splitlines() if ln] == ["animsmith: aborted"], err
+    else:
+        line = one_line_exit_2(["transform", "--gait-anchor", walk, "-o", out], capsys)
+        assert str(out) in line and "No space" in line
+    monkeypatch.undo()
+    assert out.read_bytes() == b"previous result"
+    assert no_temp_files(tmp_path)
+
+
+# --------------------------------------------------------------------------
+# lint --output and report: never half-written
+# --------------------------------------------------------------------------
+
+
+def test_lint_output_interrupted_keeps_old_file(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "result.json"
+    out.write_text("previous")
+
+    def boom(*a, **kw):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(write_mod.os, "replace", boom)
+    line = one_line_exit_2(["lint", "--format", "json", "--output", out, FOX], capsys, names=str(out), needle="cannot write output")
+    assert out.read_text() == "previous" and no_temp_files(tmp_path)
+    assert line.count("\n") == 0
+
+
+def test_lint_output_not_written_when_a_file_is_bad(tmp_path, capsys):
+    bad = tmp_path / "bad.glb"
+    bad.write_bytes(b"glTF\x02\x00\x00\x00\xff\xff\xff\xff")
+    out = tmp_path / "result.json"
+    one_line_exit_2(["lint", "--format", "json", "--output", out, bad], capsys, names=str(bad))
+    assert not out.exists() and no_temp_files(tmp_path)
+
+
+def test_lint_output_is_complete(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "result.json"
+    code, _, err = run(["lint", "--format", "json", "--output", out, FOX], capsys)
+    assert code in (0, 1), err
+    assert json.loads(out.read_text())["files"]
+    assert no_temp_files(tmp_path)
+
+
+def test_lint_output_into_missing_folder(tmp_path, capsys):
+    out = tmp_path / "nope" / "r.json"
+    one_line_exit_2(["lint", "--format", "json", "--output", out, FOX], capsys, names=str(out))
+
+
+def test_report_interrupted_keeps_old_file(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "report.html"
+    out.write_text("previous")
+
+    def boom(*a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(write_mod.os, "replace", boom)
+    code, _, err = run(["report", "-o", out, FOX], capsys)
+    assert code == 2 and [ln for ln in err.splitlines() if ln] == ["animsmith: aborted"], err
+    assert out.read_text() == "previous" and no_temp_files(tmp_path)
+
+
+def test_report_bad_input_writes_nothing(tmp_path, capsys):
+    bad = tmp_path / "bad.glb"
+    bad.write_bytes(b"not a glb")
+    out = tmp_path / "report.html"
+    one_line_exit_2(["report", "-o", out, bad], capsys, names=str(bad))
+    assert not out.exists() and no_temp_files(tmp_path)
+
+
+def test_python_m_animsmith_bad_file_has_no_traceback(tmp_path):
+    """The real process (not in-process): one line, exit 2."""
+    import subprocess
+
+    bad = tmp_path / "bad.glb"
+    bad.write_bytes(b"glTF" + b"\x02\x00\x00\x00" + b"\x00\x00\x00\x40")
+    proc = subprocess.run([sys.executable, "-m", "animsmith", "lint", str(bad)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [proc.stderr.strip()] and proc.stderr.startswith(f"animsmith: {bad}: ")
