@@ -198,7 +198,11 @@ class FlatChannels:
 
     def channels_of_rows(self, rows_mask: np.ndarray) -> np.ndarray:
         """Channel indices (clip order, unique) owning any True row."""
-        return self.index[np.unique(self.owner[np.asarray(rows_mask, dtype=bool)])]
+        # a scatter, not np.unique: same sorted result, and np.unique imports
+        # numpy.ma (tens of ms at process start) and sorts
+        hit = np.zeros(self.size, dtype=bool)
+        hit[self.owner[np.asarray(rows_mask, dtype=bool)]] = True
+        return self.index[hit]
 
 
 _FLAT_CACHE: "weakref.WeakKeyDictionary" = None  # type: ignore[assignment]
