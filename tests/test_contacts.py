@@ -213,6 +213,8 @@ def _event(**changes):
         (_event(time_s=True), "event 0 has time_s True"),
         (_event(time_s="0.5"), "event 0 has time_s '0.5'"),
         (_event(time_s=None), "event 0 has time_s None"),
+        (_event(time_s=10**400), "event 0 has time_s 1000000000"),
+        (_with(version=10**400), "version 1000000000"),
         (_event(kind="land"), "event 0 has kind 'land'"),
         (_event(kind=np.array(["plant", "lift"])), "event 0 has kind array("),
         (_event(leg=7), "event 0 has leg 7"),

@@ -287,8 +287,18 @@ def _show(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+def _finite_float(value: Any) -> Optional[float]:
+    """``value`` as a finite float when it is a JSON number (not a bool), else None.
+
+    Huge integers (JSON allows any length) that overflow a float are None too.
+    """
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        v = float(value)
+    except (OverflowError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
 
 
 def _event_or_reason(i: int, e: Any) -> Tuple[Optional[Tuple[str, str, float]], Optional[str]]:
@@ -300,9 +310,10 @@ def _event_or_reason(i: int, e: Any) -> Tuple[Optional[Tuple[str, str, float]], 
         return None, f"event {i} has kind {_show(kind)} (expected 'plant' or 'lift')"
     if not isinstance(leg, str):
         return None, f"event {i} has leg {_show(leg)} (expected a string)"
-    if not _is_number(t) or not math.isfinite(float(t)):
+    time_s = _finite_float(t)
+    if time_s is None:
         return None, f"event {i} has time_s {_show(t)} (expected a finite number)"
-    return (leg, kind, float(t)), None
+    return (leg, kind, time_s), None
 
 
 def _leg_intervals(events: List[Tuple[str, float]], start_s: float, end_s: float) -> List[Tuple[float, float]]:
@@ -346,7 +357,7 @@ def parse_contact_markers(clip) -> Tuple[Optional[AuthoredContacts], Optional[st
     if not isinstance(doc, dict):
         return None, f"{CONTACTS_KEY} is not an object"
     version = doc.get("version")
-    if not (_is_number(version) and float(version) == CONTACTS_VERSION):
+    if _finite_float(version) != CONTACTS_VERSION:
         return None, f"{CONTACTS_KEY} version {_show(version)} is not supported (expected {CONTACTS_VERSION})"
     events = doc.get("events")
     if not isinstance(events, list):
