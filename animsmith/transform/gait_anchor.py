@@ -45,9 +45,10 @@ missing ratio (neighbouring foot steps under the 2 cm floor) rank equal as 1,
 and ranks within ``SEAM_TIE_TOLERANCE`` (0.05) of the best are ties; a tie
 goes to the candidate whose re-measured anchor is nearest 0, then to s. So
 seam noise on a seamless loop never moves the anchor off the nearest frame;
-only a real pop (ratio > 1.05 × the best) is traded for a neighbour. Every nonconstant channel's key
-values are rotated left: new[k] = old[(k + s) mod E]; times, interpolation
-and duration are unchanged and nothing is resampled.
+a neighbour replaces s only when s's rank is more than 0.05 above the best
+(a real pop). Every nonconstant channel's key values are rotated left:
+new[k] = old[(k + s) mod E]; times, interpolation and duration are
+unchanged and nothing is resampled.
 """
 
 from __future__ import annotations
@@ -66,8 +67,9 @@ AUTHORED_F32_ULPS = 4
 WORK_BUDGET_SAMPLES = 1_000_000
 MIN_LR_AMPLITUDE_M = 0.03
 GRID_TOLERANCE_EPS = 4.0
-#: seam ratios closer than this are ties (sampling noise of a seamless loop):
-#: a candidate s±1 replaces s only when its ratio is smaller by more than this.
+#: seam ranks within this of the best are ties (sampling noise of a seamless
+#: loop), decided by the re-measured anchor nearest 0: s±1 wins on seam
+#: grounds only when s ranks more than this above it.
 SEAM_TIE_TOLERANCE = 0.05
 #: a wrap step no larger than its neighbouring steps (ratio <= 1) is seamless:
 #: all such candidates rank equal.
