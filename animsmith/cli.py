@@ -73,8 +73,13 @@ def cli(ctx: click.Context, config_path):
 
 def main(argv=None) -> None:
     """Console entry point: one-line errors and exit 2, never a traceback."""
+    import warnings
+
     from animsmith.errors import AnimsmithError
 
+    # NaN/Inf arithmetic on hostile clips is reported as findings; numpy's
+    # RuntimeWarning lines would be extra stderr noise (docs/hardening.md).
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"animsmith\.")
     try:
         rv = cli.main(args=argv, prog_name="animsmith", standalone_mode=False)
     except click.exceptions.Exit as exc:
