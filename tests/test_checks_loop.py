@@ -289,3 +289,17 @@ def test_seam_messages_give_the_in_clip_reference():
     assert "inside the clip its largest step-to-step change is 2.0000 m/s" in findings[0].message
     findings, _ = run_check("loop-seam-rot", guard(rot_deg=(0, 10, 20, 10, 0)), expect=LOOP)
     assert "inside the clip its largest step-to-step change is 80.000 deg/s" in findings[0].message
+
+
+@pytest.mark.parametrize("rel, trips", [(-1e-5, False), (1e-5, True)])
+def test_closure_rotation_default_cap_within_1e5_relative(rel, trips):
+    # last key 1° × (1 ± 1e-5) from the first about Y (float32 key storage moves the
+    # angle by ~1e-7 relative): the default 1° cap decides at that resolution
+    end_deg = 1.0 * (1 + rel)
+    q = yrot_deg([0, end_deg / 4, end_deg / 2, 3 * end_deg / 4, end_deg]).astype(np.float32).astype(np.float64)
+    stored = math.degrees(2 * math.atan2(abs(q[4, 1] * q[0, 3] - q[0, 1] * q[4, 3]), abs(q[0] @ q[4])))
+    assert (stored > 1.0) == trips  # independent: the stored keys are on that side of the cap
+    findings, _ = run_check("loop-closure", guard(rot_deg=(0, end_deg / 4, end_deg / 2, 3 * end_deg / 4, end_deg)), expect=LOOP)
+    assert [f.expected for f in findings] == ([1.0] if trips else [])
+    if trips:
+        assert findings[0].measured == pytest.approx(stored, rel=1e-6)

@@ -320,3 +320,25 @@ def test_end_spread_ignores_malformed_channels():
     assert run_check("duration-sanity", asset)[0] == []
     nan_end = make_asset(tr_times=(0, 0.5, np.nan))
     assert run_check("duration-sanity", nan_end)[0] == []
+
+
+def stored_angle_rad(q):
+    """Angle between two float32-stored quaternions, by an independent formula:
+    2·atan2(|vector part of q̂0*·q̂1|, |scalar part|) in float64 (well conditioned
+    for small angles, unlike acos near 1)."""
+    a, b = (np.asarray(x, dtype=np.float32).astype(np.float64) for x in q)
+    a, b = a / np.linalg.norm(a), b / np.linalg.norm(b)
+    w = a[3] * b[3] + a[:3] @ b[:3]
+    v = a[3] * b[:3] - b[3] * a[:3] - np.cross(a[:3], b[:3])
+    return 2.0 * math.atan2(np.linalg.norm(v), abs(w))
+
+
+@pytest.mark.parametrize("rel, constant", [(-1e-5, True), (1e-5, False)])
+def test_constant_rotation_default_epsilon_within_1e5_relative(rel, constant):
+    # the middle key sits 1e-3 rad × (1 ± 1e-5) from key 0: the float32 storage of the
+    # keys moves the angle by ~1e-7 relative, far less than the 1e-5 margin
+    q = yrot([0.0, 1e-3 * (1 + rel), 0.0])
+    angle = stored_angle_rad((q[0], q[1]))
+    assert (angle <= 1e-3) == constant  # the stored keys really are on that side
+    findings = run_check("constant-track", make_asset(rot_values=q))[0]
+    assert [f.bone for f in findings] == (["spine"] if constant else [])
