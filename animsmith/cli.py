@@ -78,8 +78,9 @@ def main(argv=None) -> None:
     from animsmith.errors import AnimsmithError
 
     # NaN/Inf arithmetic on hostile clips is reported as findings; numpy's
-    # RuntimeWarning lines would be extra stderr noise (docs/hardening.md).
-    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"animsmith\.")
+    # RuntimeWarning lines (raised in our code or numpy's own Python, e.g.
+    # linalg.norm) would be extra stderr noise (docs/hardening.md).
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"(animsmith|numpy)\.")
     try:
         rv = cli.main(args=argv, prog_name="animsmith", standalone_mode=False)
     except click.exceptions.Exit as exc:
