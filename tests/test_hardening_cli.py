@@ -396,3 +396,15 @@ def test_python_m_animsmith_bad_file_has_no_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "animsmith", "lint", str(bad)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines() == [proc.stderr.strip()] and proc.stderr.startswith(f"animsmith: {bad}: ")
+
+
+def test_merge_results_refuses_a_fifo(tmp_path, capsys):
+    fifo = tmp_path / "shard.json"
+    os.mkfifo(fifo)
+    one_line_exit_2(["merge-results", fifo], capsys, names=str(fifo), needle="not a regular file")
+
+
+def test_merge_results_bad_json_is_one_line(tmp_path, capsys):
+    bad = tmp_path / "shard.json"
+    bad.write_bytes(b"{\xff")
+    one_line_exit_2(["merge-results", bad], capsys, names=str(bad), needle="not valid JSON")

@@ -18,9 +18,15 @@ from animsmith.render import FORMATS
 def _read_doc(path: str):
     from animsmith.errors import AnimsmithError
 
+    import os
+    import stat
+
     try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block, a device never end
+            raise AnimsmithError("not a regular file", path=path)
         with open(path, "rb") as fh:
-            data = fh.read()
+            data = fh.read(st.st_size + 1)
     except OSError as exc:
         raise AnimsmithError(f"cannot read: {exc.strerror or exc}", path=path) from None
     try:
