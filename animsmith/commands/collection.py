@@ -111,7 +111,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     from animsmith.core.roles import resolve_roles
     from animsmith.errors import AnimsmithError, ConfigError, Refusal
     from animsmith.io.patch import GlbPatch
-    from animsmith.io.read import load_asset_bytes
+    from animsmith.io.read import load_asset_bytes, read_file_bytes
     from animsmith.transform import foot_cycle as fc
 
     import math
@@ -133,19 +133,14 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     raw: Dict[str, bytes] = {}
     assets: Dict[str, Any] = {}
     for p in paths:
-        try:
-            with open(p, "rb") as fh:
-                raw[p] = fh.read()
-        except OSError as exc:
-            raise AnimsmithError(f"cannot read file: {exc.strerror or exc}", p) from None
+        raw[p] = read_file_bytes(p)  # LoadError naming the file: missing, FIFO, too big, changed
         assets[p] = load_asset_bytes(raw[p], p, strict=False)
         if assets[p].container != "glb":
             raise AnimsmithError("transforms edit .glb files only (convert the .gltf to .glb first)", p)
     members = _resolve_members(group, list(paths), assets)
     for _, f, _ in members:
         if f not in raw:
-            with open(f, "rb") as fh:
-                raw[f] = fh.read()
+            raw[f] = read_file_bytes(f)
     ref = [m for m in members if reference in (m[0], m[2].name)]
     if len(ref) != 1:
         raise AnimsmithError(f"--reference {reference!r} is not a member of gait group {group_name!r} "
