@@ -153,10 +153,19 @@ def animsmith_cmd():
     return [exe] if exe else [sys.executable, "-m", "animsmith"]
 
 
-def run_cli(args, cwd):
+def _children_cpu_s():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def run_cli(args, cwd, cpu=None):
+    """Wall seconds of one ``animsmith ARGS`` subprocess; its CPU seconds appended to ``cpu``."""
+    c0 = _children_cpu_s()
     t0 = time.perf_counter()
     proc = subprocess.run(animsmith_cmd() + args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     dt = time.perf_counter() - t0
+    if cpu is not None:
+        cpu.append(_children_cpu_s() - c0)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"animsmith {' '.join(args)} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}")
     return dt
@@ -196,22 +205,29 @@ def main() -> None:
         read_and_parse_json(paths[:20])
         floor_s, _ = best_of(lambda: read_and_parse_json(paths), 3)
         lint_in_process(paths[:8], config)
+        c0 = time.process_time()
         inproc_s, result = best_of(lambda: lint_in_process(paths, config), args.repeats)
+        inproc_cpu_s = (time.process_time() - c0) / args.repeats
         summary = result.summary()
 
-        cli1_s = run_cli(["lint", "--config", config] + paths, tmp)
+        cpu = []
+        cli1_s = run_cli(["lint", "--config", config] + paths, tmp, cpu)
         rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
-        cli2_s = run_cli(["lint", "--jobs", "2", "--config", config] + paths, tmp)
+        cli2_s = run_cli(["lint", "--jobs", "2", "--config", config] + paths, tmp, cpu)
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
-        print(f"machine: {os.cpu_count()} CPU(s), {cpu_model()}; python {sys.version.split()[0]}")
+        print(f"machine: {os.cpu_count()} CPU(s), {cpu_model()}; python {sys.version.split()[0]}; "
+              f"1-min load average {load:.1f} (above 0 = other work competes for the cores)")
         print(f"pack: {n} files / {n} clips (65 joints, 30 fps, 1-2 s), {n // 4} gait groups; "
               f"lint result {summary['errors']} errors, {summary['warnings']} warnings")
         print(f"read+json floor:         {floor_s * 1e3:8.0f} ms  ({n / floor_s:7.0f} files/s)")
         print(f"lint in-process, 1 core: {inproc_s * 1e3:8.0f} ms  ({n / inproc_s:7.0f} clips/s, "
               f"{inproc_s / n * 1e3:.2f} ms/clip; target >= 1000 clips/s)")
-        print(f"lint subprocess, 1 core: {cli1_s * 1e3:8.0f} ms  ({n / cli1_s:7.0f} clips/s; process start included)")
+        print(f"  (in-process CPU time {inproc_cpu_s * 1e3:.0f} ms = {inproc_cpu_s / n * 1e3:.2f} ms/clip)")
+        print(f"lint subprocess, 1 core: {cli1_s * 1e3:8.0f} ms  ({n / cli1_s:7.0f} clips/s; process start included; "
+              f"CPU {cpu[0] * 1e3:.0f} ms)")
         print(f"lint subprocess, --jobs 2: {cli2_s * 1e3:6.0f} ms  ({n / cli2_s:7.0f} clips/s; "
-              f"speed-up {cli1_s / cli2_s:.2f}x, target >= 1.8x)")
+              f"speed-up {cli1_s / cli2_s:.2f}x, target >= 1.8x; CPU {cpu[1] * 1e3:.0f} ms)")
         print(f"ratio lint subprocess / floor: {cli1_s / floor_s:.1f} (target <= 2.5); "
               f"in-process / floor: {inproc_s / floor_s:.1f}")
         print(f"peak RSS, whole-pack lint subprocess: {rss_mb:.0f} MB (target <= 200 MB)")
