@@ -361,3 +361,25 @@ def test_control_characters_in_names_are_escaped(tmp_path, capsys):
     code, out, _ = run_cli(["--config", cfg, "lint", glb], capsys)
     assert code == 1
     assert "\u202e" not in out and "a\\u202eb" in out and "c\\u000ad" in out
+
+
+def sync_caps_config(duration_cap, frame_cap, fps_cap):
+    return (
+        '[sync_groups.ring]\nclips = ["a", "b"]\n'
+        f"max_duration_delta_s = {duration_cap!r}\nmax_frame_count_delta = {frame_cap!r}\nmax_fps_delta = {fps_cap!r}\n"
+    )
+
+
+def test_sync_group_caps_pass_exactly_at_and_trip_just_past(tmp_path, capsys):
+    # a: 33 keys over 1 s, b: 41 keys over 1.25 s (dyadic: exact in float32): duration
+    # spread exactly 0.25 s, frame-count spread exactly 8, both at (41 − 1)/1.25 = 32 fps
+    clips = [gait_clip("a", frames=33), gait_clip("b", frames=41, duration_s=1.25)]
+    code, doc = lint_json(tmp_path, capsys, clips, sync_caps_config(0.25, 8, 0.0))
+    assert by_check(doc, "sync-group") == ([], []) and code == 0
+    # "at the cap" allows 1e-6 (docs/checks.md: float32 key data); 2e-6 under it trips
+    code, doc = lint_json(tmp_path, capsys, clips, sync_caps_config(0.25 - 2e-6, 7, 0.0))
+    findings, _ = by_check(doc, "sync-group")
+    assert code == 1
+    assert sorted((f["measured"], f["expected"]) for f in findings) == [(0.25, 0.25 - 2e-6), (8, 7)]
+    code, doc = lint_json(tmp_path, capsys, clips, sync_caps_config(0.25 - 0.5e-6, 8, 0.0))
+    assert by_check(doc, "sync-group") == ([], []) and code == 0

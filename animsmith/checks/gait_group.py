@@ -19,8 +19,8 @@ from its measurements. Then, in declared order:
 With at least two measured anchors p_i: circular mean
 μ = atan2(Σ sin 2πp_i, Σ cos 2πp_i); spread = max_i of the circular distance
 of p_i from μ, in cycles ([0, 0.5]); anchors 0.75/0.75/0.50/0.75 → 0.1988.
-**Error** when spread > ``max_gait_phase_spread`` (a spread at the cap
-passes); the outliers are the members farther than the cap from μ. No member
+**Error** when spread > ``max_gait_phase_spread`` (a spread at the cap,
+within 1e-6 cycle, passes); the outliers are the members farther than the cap from μ. No member
 is nominated as the reference: the set's spread is judged.
 Fewer than two measured anchors → gap ``insufficient_measurable_members``
 (scope ``phase_coherence``, subject = the group).

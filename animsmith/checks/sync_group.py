@@ -12,7 +12,8 @@ grid and loop endpoint convention. Per present member:
   first pose), ``unique_cycle`` (open cycle whose wrap is a normal step) or
   ``non_closing`` (see ``measure``).
 
-Errors (spread = max − min over present members; a spread at the cap passes):
+Errors (spread = max − min over present members; a spread at the cap, within
+1e-6 of it, passes):
 duration spread > ``max_duration_delta_s``; frame-count spread >
 ``max_frame_count_delta``; fps spread > ``max_fps_delta``; members whose loop
 endpoint modes differ. A missing member is an error finding naming it.
