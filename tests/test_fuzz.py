@@ -576,7 +576,11 @@ def make_case(batch: int, case: int) -> Tuple[str, bytes, List[str]]:
         text = None
         for mut in sorted(muts, key=lambda m: m in (d_non_utf8, d_deep_json, d_json_garbage)):
             applied.append(mut.__name__)
-            out = mut(rng, doc, blob)
+            try:
+                out = mut(rng, doc, blob)
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError, struct.error):
+                applied[-1] += "(skipped)"  # an earlier edit left nothing this one can aim at
+                continue
             if isinstance(out, bytes) and mut in BLOB_MUTATORS:
                 blob = out
             elif isinstance(out, bytes):
@@ -840,13 +844,14 @@ def _main(args: List[str]) -> int:
                 for c in range(CASES_PER_BATCH):
                     f, counts = run_case(tmp, b, c)
                     failures += f
+                    for line in f:
+                        print(line, flush=True)
                     for k, v in counts.items():
                         totals[k] = totals.get(k, 0) + v
+                print(f"# batch {b} done, {len(failures)} failures so far, {time.time() - start:.0f} s", flush=True)
             print(json.dumps({"batches": f"{lo}..{n - 1}", "cases": (n - lo) * CASES_PER_BATCH, "runs": sum(totals.values()),
                               "seconds": round(time.time() - start, 1), "outcomes": dict(sorted(totals.items())),
                               "failures": len(failures)}, indent=1))
-            for f in failures[:200]:
-                print(f)
             return 1 if failures else 0
         b, c = int(args[0]), int(args[1])
         seed_name, data, applied = make_case(b, c)
