@@ -53,7 +53,7 @@ from gltf_raw import BIN_CHUNK, JSON_CHUNK, RawGltf, pack_glb, pad4  # noqa: E40
 
 BASE_SEED = 20261130
 CASES_PER_BATCH = 25
-DEFAULT_BATCHES = 10  # 250 cases, 1,250 command runs
+DEFAULT_BATCHES = 12  # 300 cases, 1,500 command runs
 LONG_BATCHES = 400  # 10,000 cases, 50,000 command runs
 TIME_LIMIT_S = 5.0  # CPU seconds per invocation (ITIMER_PROF: not fooled by a loaded machine)
 WALL_LIMIT_S = 60.0  # wall-clock guard for hangs that burn no CPU (a blocking read)
