@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
+import sys
+
 import click
 
 from animsmith.cli import config_option, effective_config_path
@@ -103,7 +105,7 @@ def select_clips(analyses, clip_names: Tuple[str, ...], path: str):
 def _console():
     from rich.console import Console
 
-    out = click.get_text_stream("stdout")
+    out = sys.stdout
     tty = bool(getattr(out, "isatty", lambda: False)())
     return Console(
         file=out,
