@@ -327,3 +327,34 @@ def test_sarif_of_real_files_validates(capsys):
         (f["check_id"], f["severity"]) for fr in lint["files"] for f in fr["findings"]
     ]
     assert code_j == code
+
+
+def _official_sarif_schema():
+    """The OASIS SARIF 2.1.0 (rtm.5) JSON schema, as shipped in the npm package
+    @microsoft/jest-sarif (MIT; installed by .ci/run into tests/out/sarif), or None."""
+    cands = [
+        os.environ.get("ANIMSMITH_SARIF_SCHEMA"),
+        os.path.join(ROOT, "tests", "out", "sarif", "node_modules", "@microsoft", "jest-sarif",
+                     "lib", "schemas", "sarif-2.1.0-rtm.5.json"),
+    ]
+    for c in cands:
+        if c and os.path.isfile(c):
+            return c
+    return None
+
+
+def test_sarif_validates_against_the_official_schema():
+    import jsonschema
+
+    path = _official_sarif_schema()
+    if path is None:
+        pytest.skip("official SARIF 2.1.0 schema not installed (npm @microsoft/jest-sarif; .ci/run installs it)")
+    with open(path, encoding="utf-8") as fh:
+        schema = json.load(fh)
+    validator = jsonschema.Draft4Validator(schema)
+    doc = json.loads(render_lint(known_result(), "sarif"))
+    validator.validate(doc)
+    # Negative control: the official schema rejects a level SARIF does not define.
+    doc["runs"][0]["results"][0]["level"] = "fatal"
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(doc)
