@@ -331,8 +331,13 @@ def _wanted(plan: Plan, real: str, clip_name: str, clip_count: int) -> bool:
     return clip_name in wanted or ("" in wanted and clip_count == 1)
 
 
-def lint_file(path: str, plan: Plan) -> FileOutcome:
-    """Load one file, run its clip checks, keep member summaries; never raises LoadError."""
+def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome:
+    """Load one file, run its clip checks, keep member summaries; never raises LoadError.
+
+    ``on_asset(asset, roles)`` and ``on_clip(clip, analysis, measured)`` let a
+    caller (the report) keep views of the same judged analyses without a second
+    copy of this loop.
+    """
     from animsmith.core.analysis import ClipAnalysis
     from animsmith.core.roles import resolve_roles
     from animsmith.io.read import load_asset
@@ -346,6 +351,8 @@ def lint_file(path: str, plan: Plan) -> FileOutcome:
     contract = plan.contract
     roles = resolve_roles(asset.skeleton, contract.rig.profile, contract.rig.roles or None)
     result.rig = roles.to_json()
+    if on_asset is not None:
+        on_asset(asset, roles)
     real = os.path.realpath(path)
     summaries: Dict[str, Dict[str, Any]] = {}
     count = len(asset.clips)
@@ -363,6 +370,8 @@ def lint_file(path: str, plan: Plan) -> FileOutcome:
             summaries[clip.name] = member_summary(
                 analysis, measured, contract.expect_for(clip.name), plan.need_endpoint_mode
             )
+        if on_clip is not None:
+            on_clip(clip, analysis, measured)
         del analysis
     return FileOutcome(result, summaries)
 

@@ -164,44 +164,31 @@ def _gait_member_names(contract) -> Tuple[set, Dict[str, set]]:
 
 
 def _report_file(path: str, plan, data: ReportData, contract, gait_members, contact_height_m: float):
-    """Lint one file like ``lint.lint_file`` and keep each clip's view from the same analysis."""
-    from animsmith.core.analysis import ClipAnalysis
-    from animsmith.core.roles import resolve_roles
-    from animsmith.errors import LoadError
-    from animsmith.io.read import load_asset
-    from animsmith.lint import FileOutcome, FileResult, _safe_measurements, _wanted, member_summary, run_clip_checks
+    """Lint one file with ``lint.lint_file`` and keep each clip's view from the same analysis."""
+    from animsmith.lint import lint_file
 
-    result = FileResult(path=path)
-    try:
-        asset = load_asset(path, strict=False)
-    except LoadError as exc:
-        result.error = exc.with_path(path).message
-        return FileOutcome(result, {})
-    roles = resolve_roles(asset.skeleton, contract.rig.profile, contract.rig.roles or None)
-    result.rig = roles.to_json()
-    real = os.path.realpath(path)
-    sk = asset.skeleton
-    file_index = len(data.files)
-    data.skeletons.append({"names": [str(x) for x in sk.names], "parents": [int(p) for p in sk.parents]})
-    entry = {"path": path, "profile": roles.profile, "skeleton": len(data.skeletons) - 1, "clips": []}
-    data.files.append(entry)
     bare, gait_files = gait_members
-    summaries: Dict[str, Dict[str, Any]] = {}
-    count = len(asset.clips)
-    for clip in asset.clips:
-        result.clip_names.append(clip.name)
-        analysis = ClipAnalysis(asset, clip, roles)
-        findings, gaps = run_clip_checks(path, asset, analysis, roles, plan)
-        result.findings += findings
-        result.coverage_gaps += gaps
-        measured = _safe_measurements(analysis)
-        result.measurements["clips"][clip.name] = measured
-        if _wanted(plan, real, clip.name, count):
-            summaries[clip.name] = member_summary(analysis, measured, contract.expect_for(clip.name))
+    state: Dict[str, Any] = {}
+
+    def on_asset(asset, roles):
+        sk = asset.skeleton
+        data.skeletons.append({"names": [str(x) for x in sk.names], "parents": [int(p) for p in sk.parents]})
+        entry = {"path": path, "profile": roles.profile, "skeleton": len(data.skeletons) - 1, "clips": []}
+        state.update(
+            roles=roles,
+            entry=entry,
+            file_index=len(data.files),
+            real=os.path.realpath(path),
+            count=len(asset.clips),
+        )
+        data.files.append(entry)
+
+    def on_clip(clip, analysis, measured):
+        entry, real, count = state["entry"], state["real"], state["count"]
         wanted = gait_files.get(real, set())
         in_gait = clip.name in bare or clip.name in wanted or ("" in wanted and count == 1)
-        view = _safe_view(analysis, roles, contact_height_m, in_gait)
-        view["file"] = file_index
+        view = _safe_view(analysis, state["roles"], contact_height_m, in_gait)
+        view["file"] = state["file_index"]
         view["skeleton"] = entry["skeleton"]
         view["measurements"] = {
             k: measured.get(k) for k in ("gait_phase", "lr_amplitude_m", "cycles", "speed_mps", "loop_endpoint_mode")
@@ -209,8 +196,8 @@ def _report_file(path: str, plan, data: ReportData, contract, gait_members, cont
         data.clip_index[(real, clip.name)] = len(data.clips)
         entry["clips"].append(len(data.clips))
         data.clips.append(view)
-        del analysis
-    return FileOutcome(result, summaries)
+
+    return lint_file(path, plan, on_asset=on_asset, on_clip=on_clip)
 
 
 def _safe_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dict[str, Any]:
