@@ -1,7 +1,7 @@
 """The lint runner: files -> clip checks -> group checks -> :class:`LintResult`.
 
-Per file (one worker task; ``jobs > 1`` runs files in spawned processes with
-the same output order as ``jobs = 1``):
+Per file (one worker task; ``jobs > 1`` runs files in worker processes —
+forked on Linux, spawned elsewhere — with the same output order as ``jobs = 1``):
 
 1. ``load_asset(path, strict=False)`` (lenient, so ``nan`` /
    ``time-monotonic`` can report what a strict load would refuse);
@@ -402,6 +402,21 @@ def _worker_lint(path: str) -> FileOutcome:
     return lint_file(path, _WORKER_PLAN)
 
 
+def pool_start_method() -> str:
+    """``fork`` on Linux (workers inherit the imported modules and the plan: no
+    re-import, no pickled plan), else ``spawn`` (macOS and Windows, where forking
+    a process that has loaded system frameworks is unsafe).
+    ``ANIMSMITH_START_METHOD`` overrides it (tests run both)."""
+    import multiprocessing
+    import sys
+
+    wanted = os.environ.get("ANIMSMITH_START_METHOD")
+    methods = multiprocessing.get_all_start_methods()
+    if wanted in methods:
+        return wanted
+    return "fork" if sys.platform.startswith("linux") and "fork" in methods else "spawn"
+
+
 def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
     if jobs <= 1 or len(paths) <= 1:
         for p in paths:
@@ -409,11 +424,13 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
         return
     import multiprocessing
 
-    mp = multiprocessing.get_context("spawn")
-    with mp.Pool(processes=min(jobs, len(paths)), initializer=_worker_init, initargs=(plan,)) as pool:
-        # imap keeps argument order, so output order equals --jobs 1; small
-        # chunks amortise the per-task overhead without unbalancing the workers
-        chunk = max(1, min(16, len(paths) // (jobs * 8)))
+    mp = multiprocessing.get_context(pool_start_method())
+    workers = min(jobs, len(paths))
+    with mp.Pool(processes=workers, initializer=_worker_init, initargs=(plan,)) as pool:
+        # imap keeps argument order, so output order equals --jobs 1; chunks of
+        # up to 32 files amortise the per-message cost while leaving >= 8 chunks
+        # per worker to balance uneven files
+        chunk = max(1, min(32, len(paths) // (workers * 8)))
         yield from pool.imap(_worker_lint, paths, chunksize=chunk)
 
 

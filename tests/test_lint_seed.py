@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+
+import pytest
 import subprocess
 import sys
 
@@ -82,7 +84,13 @@ def test_json_of_the_seed_run(capsys, monkeypatch):
     assert all(g["scope"] == "first_frame_rest_delta" for g in gaps)
 
 
-def test_jobs_2_output_is_identical(capsys, monkeypatch):
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_jobs_2_output_is_identical(capsys, monkeypatch, start_method):
+    import multiprocessing
+
+    if start_method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {start_method} start method on this platform")
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", start_method)
     monkeypatch.chdir(ROOT)
     # three files (the ring twice via different spellings is deduplicated, so use the other examples)
     paths = [ASSET, "examples/assets/fox-walk.glb", "examples/assets/spider-walk-rough.glb"]
@@ -91,3 +99,19 @@ def test_jobs_2_output_is_identical(capsys, monkeypatch):
     two = run_cli(["--config", CONFIG, "lint", "--jobs", "2", *paths], capsys)
     assert one == two
     assert one[1].startswith(SEED_STDOUT.splitlines()[0] + "\n")
+
+
+def test_pool_start_method_default_and_override(monkeypatch):
+    import multiprocessing
+    import sys
+
+    from animsmith.lint import pool_start_method
+
+    monkeypatch.delenv("ANIMSMITH_START_METHOD", raising=False)
+    expected = "fork" if sys.platform.startswith("linux") else "spawn"
+    assert pool_start_method() == expected
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", "spawn")
+    assert pool_start_method() == "spawn"
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", "no-such-method")  # ignored, not an error
+    assert pool_start_method() == expected
+    assert expected in multiprocessing.get_all_start_methods()
