@@ -169,6 +169,11 @@ class Plan:
     file_members: Dict[str, frozenset]  # realpath -> clip names ('' = the single clip)
     need_endpoint_mode: bool = True  # only sync groups read the loop endpoint mode
 
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_clip_table", None)  # per-process cache (see _clip_check_table)
+        return state
+
 
 def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measurements: bool = True) -> Plan:
     from animsmith.checks import registry
@@ -228,30 +233,47 @@ def _internal_gap(check_id: str, clip: str, exc: BaseException) -> CoverageGap:
     )
 
 
+def _clip_check_table(plan: Plan) -> List[Tuple[str, Any, Optional[str], str, Dict[str, Any]]]:
+    """``(id, spec, severity override, severity, options)`` per selected clip check.
+
+    Computed once per plan and process (it depends only on the contract), not
+    once per clip; kept out of the pickled plan (specs hold module functions).
+    """
+    table = plan.__dict__.get("_clip_table")
+    if table is None:
+        from animsmith.checks import registry
+
+        specs = registry()
+        contract = plan.contract
+        table = []
+        for cid in plan.clip_checks:
+            spec = specs[cid]
+            override = contract.settings(cid).severity
+            table.append((cid, spec, override, override or spec.severity, contract.check_options(cid, spec.defaults())))
+        plan.__dict__["_clip_table"] = table
+    return table
+
+
 def run_clip_checks(path: str, asset, analysis, roles, plan: Plan) -> Tuple[List[Finding], List[CoverageGap]]:
     """Every selected, enabled clip check on one clip (catalog order)."""
-    from animsmith.checks import registry
     from animsmith.checks.context import ClipContext
 
-    specs = registry()
     contract = plan.contract
     clip = analysis.clip
     expect = contract.expect_for(clip.name)
     findings: List[Finding] = []
     gaps: List[CoverageGap] = []
-    for cid in plan.clip_checks:
-        spec = specs[cid]
-        override = contract.settings(cid).severity
+    for cid, spec, override, severity, options in _clip_check_table(plan):
         ctx = ClipContext(
             check_id=cid,
-            severity=override or spec.severity,
+            severity=severity,
             path=path,
             asset=asset,
             clip=clip,
             analysis=analysis,
             roles=roles,
             expect=expect,
-            options=contract.check_options(cid, spec.defaults()),
+            options=dict(options),  # a check may not change what the next clip sees
             contract=contract,
         )
         try:
