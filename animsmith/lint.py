@@ -19,6 +19,7 @@ its first member that was linted (else the first file).
 
 from __future__ import annotations
 
+import functools
 import glob as globmod
 import math
 import os
@@ -29,6 +30,18 @@ from animsmith.errors import AnimsmithError, LoadError
 from animsmith.results import SEVERITY_RANK, CoverageGap, Finding
 
 ASSET_SUFFIXES = (".glb", ".gltf")
+
+
+def _realpath(path: str) -> str:
+    """``os.path.realpath``, memoised: a run resolves each file up to five times
+    (dedup, member plan, per-file wanted set, group index, group members).
+    Relative paths are keyed with the working directory they resolve against."""
+    return _realpath_in(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _realpath_in(path: str) -> str:
+    return os.path.realpath(path)
 
 
 # ---------------------------------------------------------------------------
@@ -114,7 +127,7 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
     seen: Set[str] = set()
 
     def add(p: str) -> None:
-        key = os.path.realpath(p)
+        key = _realpath(p)
         if key not in seen:
             seen.add(key)
             out.append(p)
@@ -198,7 +211,7 @@ def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measureme
                 if ref.file is None:
                     bare.add(ref.clip)
                 else:
-                    files.setdefault(os.path.realpath(ref.file), set()).add(ref.clip or "")
+                    files.setdefault(_realpath(ref.file), set()).add(ref.clip or "")
     return Plan(
         contract=contract,
         clip_checks=tuple(chosen),
@@ -375,7 +388,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
     result.rig = roles.to_json()
     if on_asset is not None:
         on_asset(asset, roles)
-    real = os.path.realpath(path)
+    real = _realpath(path)
     summaries: Dict[str, Dict[str, Any]] = {}
     count = len(asset.clips)
     for clip in asset.clips:
@@ -493,7 +506,7 @@ def _real_index(files: List[FileResult], cache: Dict[str, Any]) -> Dict[str, int
     if hit is None or hit[0] is not files or hit[1] != len(files):
         index: Dict[str, int] = {}
         for i, f in enumerate(files):
-            index[os.path.realpath(f.path)] = i  # last wins, as before
+            index[_realpath(f.path)] = i  # last wins, as before
         hit = (files, len(files), index)
         cache[_REAL_INDEX_KEY] = hit
     return hit[2]
@@ -520,7 +533,7 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
             attach = hit if attach is None else attach
             members.append(Member(ref.label, files[hit].path, ref.clip, summaries[hit].get(ref.clip)))
             continue
-        real = os.path.realpath(ref.file)
+        real = _realpath(ref.file)
         display = os.path.relpath(ref.file) if not os.path.isabs(plan.contract.path or "") else ref.file
         if real in real_index:
             i = real_index[real]

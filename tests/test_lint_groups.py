@@ -383,3 +383,18 @@ def test_sync_group_caps_pass_exactly_at_and_trip_just_past(tmp_path, capsys):
     assert sorted((f["measured"], f["expected"]) for f in findings) == [(0.25, 0.25 - 2e-6), (8, 7)]
     code, doc = lint_json(tmp_path, capsys, clips, sync_caps_config(0.25 - 0.5e-6, 8, 0.0))
     assert by_check(doc, "sync-group") == ([], []) and code == 0
+
+
+def test_realpath_memo_follows_the_working_directory(tmp_path, monkeypatch):
+    import os
+
+    from animsmith.lint import _realpath
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    first = _realpath("x.glb")
+    monkeypatch.chdir(tmp_path / "b")
+    second = _realpath("x.glb")
+    assert first == os.path.realpath(tmp_path / "a" / "x.glb")
+    assert second == os.path.realpath(tmp_path / "b" / "x.glb")
