@@ -66,7 +66,7 @@ def run_lint_ci(
     contract,
     *,
     select: Optional[Sequence[str]] = None,
-    jobs: int = 1,
+    jobs: Any = 1,
     with_measurements: bool = True,
     shard: Optional[Tuple[int, int]] = None,
     on_file: Optional[Callable[[str], None]] = None,
@@ -78,7 +78,7 @@ def run_lint_ci(
     """
     from dataclasses import replace
 
-    from animsmith.lint import LintResult, _iter_outcomes, make_plan, run_group_checks
+    from animsmith.lint import LintResult, _iter_outcomes, effective_jobs, make_plan, run_group_checks
 
     paths = list(paths)
     mine = set(paths) if shard is None else set(shard_paths(paths, *shard))
@@ -91,7 +91,7 @@ def run_lint_ci(
     other_todo = [p for p in todo if p not in mine]
     outcomes: Dict[str, Any] = {}
     for batch, bplan in ((mine_todo, plan), (other_todo, members_only)):
-        for path, outcome in zip(batch, _iter_outcomes(batch, bplan, max(1, int(jobs)))):
+        for path, outcome in zip(batch, _iter_outcomes(batch, bplan, effective_jobs(jobs, len(batch)))):
             outcomes[path] = outcome
             if on_file is not None:
                 on_file(path)

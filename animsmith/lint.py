@@ -452,6 +452,34 @@ def pool_start_method() -> str:
     return "fork" if sys.platform.startswith("linux") and "fork" in methods else "spawn"
 
 
+#: ``--jobs auto`` never starts more workers than this (each holds ~45 MB)
+AUTO_MAX_WORKERS = 8
+#: ... nor more than one per this many files (a forked worker costs a few ms
+#: to start, a spawned one ~0.3 s of imports)
+AUTO_FILES_PER_WORKER = {"fork": 64, "spawn": 256, "forkserver": 256}
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def effective_jobs(jobs: Any, n_files: int) -> int:
+    """Worker processes for ``jobs`` (an int >= 1, or ``"auto"``) over ``n_files``.
+
+    ``auto`` = min(usable CPUs, AUTO_MAX_WORKERS, n_files // files-per-worker),
+    at least 1: small runs stay in one process, where starting workers would
+    cost more than it saves.
+    """
+    if jobs != "auto":
+        return max(1, int(jobs))
+    per_worker = AUTO_FILES_PER_WORKER.get(pool_start_method(), 256)
+    return max(1, min(usable_cpus(), AUTO_MAX_WORKERS, n_files // per_worker))
+
+
 def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
     if jobs <= 1 or len(paths) <= 1:
         for p in paths:
@@ -638,14 +666,18 @@ def run_lint(
     contract,
     *,
     select: Optional[Sequence[str]] = None,
-    jobs: int = 1,
+    jobs: Any = 1,
     with_measurements: bool = True,
 ) -> LintResult:
-    """Lint ``paths`` (already expanded: see :func:`expand_paths`) against ``contract``."""
+    """Lint ``paths`` (already expanded: see :func:`expand_paths`) against ``contract``.
+
+    ``jobs``: worker processes, or ``"auto"`` (:func:`effective_jobs`).
+    """
     plan = make_plan(contract, select, with_measurements)
     files: List[FileResult] = []
     summaries: List[Dict[str, Dict[str, Any]]] = []
-    for outcome in _iter_outcomes(list(paths), plan, max(1, int(jobs))):
+    paths = list(paths)
+    for outcome in _iter_outcomes(paths, plan, effective_jobs(jobs, len(paths))):
         files.append(outcome.result)
         summaries.append(outcome.summaries)
     group_members: Dict[str, list] = {}

@@ -115,3 +115,30 @@ def test_pool_start_method_default_and_override(monkeypatch):
     monkeypatch.setenv("ANIMSMITH_START_METHOD", "no-such-method")  # ignored, not an error
     assert pool_start_method() == expected
     assert expected in multiprocessing.get_all_start_methods()
+
+
+def test_jobs_auto_worker_count(monkeypatch):
+    import animsmith.lint as lint
+
+    monkeypatch.setattr(lint, "usable_cpus", lambda: 4)
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
+    assert lint.effective_jobs("auto", 10) == 1  # too few files to pay for a worker
+    assert lint.effective_jobs("auto", 127) == 1
+    assert lint.effective_jobs("auto", 128) == 2  # 64 files per forked worker
+    assert lint.effective_jobs("auto", 100000) == 4  # capped by the CPUs
+    monkeypatch.setattr(lint, "usable_cpus", lambda: 64)
+    assert lint.effective_jobs("auto", 100000) == lint.AUTO_MAX_WORKERS == 8
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", "spawn")
+    assert lint.effective_jobs("auto", 511) == 1  # spawned workers re-import: 256 files each
+    assert lint.effective_jobs("auto", 512) == 2
+    assert lint.effective_jobs(3, 1) == 3 and lint.effective_jobs("2", 5) == 2
+
+
+def test_jobs_flag_accepts_auto_and_refuses_junk(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    auto = run_cli(["--config", CONFIG, "lint", "--jobs", "auto", ASSET], capsys)
+    one = run_cli(["--config", CONFIG, "lint", "-j", "1", ASSET], capsys)
+    assert auto == one and auto[0] == 1
+    for bad in ("0", "-1", "two", ""):
+        code, out, err = run_cli(["--config", CONFIG, "lint", "--jobs", bad, ASSET], capsys)
+        assert code == 2 and out == "" and "--jobs" in err and len(err.strip().splitlines()) == 1

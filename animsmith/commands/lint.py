@@ -1,5 +1,5 @@
 """``animsmith lint [--config FILE] [--format text|json] [--select ID,..] [--allow ID,..]
-[--deny-warnings] [--jobs N] PATHS...`` (docs/lint.md).
+[--deny-warnings] [--jobs N|auto] PATHS...`` (docs/lint.md).
 
 Exit 0: no failing finding; 1: an error finding (or a warning with
 ``--deny-warnings``); 2: operator error (bad config, bad flag, unreadable
@@ -25,6 +25,26 @@ def split_ids(values) -> List[str]:
     return out
 
 
+class JobsParam(click.ParamType):
+    """``--jobs``: a positive integer or ``auto``."""
+
+    name = "N|auto"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) or value == "auto":
+            return value
+        text = str(value).strip().lower()
+        if text == "auto":
+            return "auto"
+        try:
+            n = int(text)
+        except ValueError:
+            self.fail(f"{value!r} is not a positive integer or 'auto'", param, ctx)
+        if n < 1:
+            self.fail(f"{value!r} is not a positive integer or 'auto'", param, ctx)
+        return n
+
+
 def _stdout_is_tty() -> bool:
     try:
         return sys.stdout.isatty()
@@ -43,7 +63,11 @@ def _stdout_is_tty() -> bool:
 @click.option("--select", "select", multiple=True, metavar="ID,..", help="Run only these checks.")
 @click.option("--allow", "allow", multiple=True, metavar="ID,..", help="Hide these checks' findings (and ignore them for the exit code).")
 @click.option("--deny-warnings", is_flag=True, help="Exit 1 on warnings too.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Lint files in N processes (same output order).")
+@click.option(
+    "--jobs", "-j", type=JobsParam(), default="auto", show_default=True, metavar="N|auto",
+    help="Lint files in N processes (same output order). auto: one per usable CPU (at most 8), "
+    "only when there are >= 64 files per worker (256 where workers are spawned, not forked).",
+)
 @click.option("--output", "-o", "output", type=click.Path(dir_okay=False), default=None, help="Write the --format output to FILE; the text report still goes to the terminal (docs/ci.md).")
 @click.option("--shard", "shard", default=None, metavar="I/N", help="Lint only shard I of N of the files (deterministic; combine with merge-results, docs/ci.md).")
 @click.pass_context
