@@ -273,25 +273,35 @@ _L_MAP = np.zeros((4, 16))
 _L_MAP[_L_INDEX.reshape(-1), np.arange(16)] = _L_SIGN.reshape(-1)
 
 # Rotation matrix of a unit quaternion from the products P[i, j] = q_i · 2q_j
-# (flattened i·4 + j, q = (x, y, z, w)): entry e = A[e] + sign[e]·B[e], and the
-# diagonal is 1 − (A + B):
+# (flattened i·4 + j, q = (x, y, z, w)):
 #   [[1 − (yy + zz), xy − wz, xz + wy], [xy + wz, 1 − (xx + zz), yz − wx], [xz − wy, yz + wx, 1 − (xx + yy)]]
-_R_A = np.array([5, 1, 2, 1, 0, 6, 2, 6, 0])  # yy xy xz | xy xx yz | xz yz xx
-_R_B = np.array([10, 14, 13, 14, 10, 12, 13, 12, 5])  # zz wz wy | wz zz wx | wy wx yy
-_R_SIGN = np.array([1.0, -1, 1, 1, 1, -1, -1, 1, 1])
-_R_DIAG = np.array([True, False, False, False, True, False, False, False, True])
-_BOTTOM_ROW = np.array([0.0, 0.0, 0.0, 1.0])
+# computed as rows (diagonal 00 11 22 | sums 02 10 21 | differences 20 01 12):
+# A + B for the first six (then 1 − that on the diagonal), A − B for the last three.
+_R_A = np.array([5, 0, 0, 2, 1, 6])  # yy xx xx | xz xy yz
+_R_B = np.array([10, 10, 5, 13, 14, 12])  # zz zz yy | wy wz wx
+_R_DEST = np.array([0, 5, 10, 2, 4, 9, 8, 1, 6])  # flattened 4x4 (and 3x3 via _R_DEST3) position of each row
+_R_DEST3 = np.array([0, 4, 8, 2, 3, 7, 6, 1, 5])
+_R_COL = _R_DEST3 % 3  # column of each row (the scale component it is multiplied by)
+_TRANSLATION_ROWS = np.array([3, 7, 11])
+
+
+def _rotation_rows(q: np.ndarray) -> np.ndarray:
+    """(9, ...) rotation-matrix entries (row order above) of component-major unit quaternions q (4, ...), x2 = x + x."""
+    q2 = q + q
+    p = (q[:, None] * q2[None, :]).reshape((16,) + q.shape[1:])
+    a = p[_R_A]
+    b = p[_R_B]
+    out = np.empty((9,) + q.shape[1:])
+    np.add(a, b, out=out[:6])
+    np.subtract(a[3:], b[3:], out=out[6:])
+    np.subtract(1.0, out[:3], out=out[:3])
+    return out
 
 
 def _rotation_cm(q: np.ndarray) -> np.ndarray:
-    """(3, 3, ...) rotation matrices of component-major unit quaternions q (4, ...) (formula above, x2 = x + x)."""
-    q2 = q + q
-    p = (q[:, None] * q2[None, :]).reshape((16,) + q.shape[1:])
-    m = p[_R_A]
-    other = p[_R_B]
-    other *= _R_SIGN.reshape((9,) + (1,) * (q.ndim - 1))
-    m += other
-    np.subtract(1.0, m, out=m, where=_R_DIAG.reshape((9,) + (1,) * (q.ndim - 1)))
+    """(3, 3, ...) rotation matrices of component-major unit quaternions q (4, ...)."""
+    m = np.empty((9,) + q.shape[1:])
+    m[_R_DEST3] = _rotation_rows(q)
     return m.reshape((3, 3) + q.shape[1:])
 
 
@@ -300,14 +310,14 @@ def _model_matrices(levels, rq: np.ndarray, t: np.ndarray, s: Optional[np.ndarra
     unit rotations rq (4, B, N), translations t (3, B, N) and scales s (3, B, N) (``None``:
     all ones); bones in ``fixed`` use their rest matrix."""
     b, n = rq.shape[1], rq.shape[2]
-    model = np.empty((b, n, 4, 4))
-    cm = model.transpose(2, 3, 0, 1)  # (4, 4, B, N) view
-    lin = _rotation_cm(rq)
+    local = np.zeros((16, b, n))  # component-major local matrices, row-major 4x4
+    lin = _rotation_rows(rq)
     if s is not None:
-        lin *= s[None]
-    cm[:3, :3] = lin
-    cm[:3, 3] = t
-    cm[3] = _BOTTOM_ROW[:, None, None]
+        lin *= s[_R_COL]
+    local[_R_DEST] = lin
+    local[_TRANSLATION_ROWS] = t
+    local[15] = 1.0
+    model = np.ascontiguousarray(local.reshape(4, 4, b, n).transpose(2, 3, 0, 1))
     idx = np.nonzero(fixed)[0]
     if idx.size:
         model[idx] = np.asarray(rest_matrix, dtype=np.float64)[idx][:, None]

@@ -107,9 +107,9 @@ def _normalize_cm(q: np.ndarray) -> np.ndarray:
     (0, 0, 0, 1)."""
     n2 = _dot4_cm(q, q)
     inv = 1.0 / np.sqrt(n2)
-    ok = n2 > 0
-    if ok.all():
+    if n2.size and np.minimum.reduce(n2, axis=None) > 0:  # every q·q > 0 (a NaN minimum fails too)
         return q * inv
+    ok = n2 > 0
     inv[~ok] = 1.0
     out = q * inv
     out[:, n2 == 0] = _IDENTITY_CM
