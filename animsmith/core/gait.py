@@ -60,38 +60,50 @@ def _hips_reason(roles) -> Optional[str]:
     return None
 
 
-def lr_signal_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
-    """(s (C,), None) or (None, reason). See the module docstring for s(i)."""
+def _signal_bones(grid, roles) -> Tuple[Optional[List[int]], int, Optional[str]]:
+    """([hips, left..., right...], number of left bones, None) or (None, 0, reason)."""
     n = grid.frame_count
     if n < 3:
-        return None, f"clip has {n} grid sample(s); gait metrics need at least 3"
+        return None, 0, f"clip has {n} grid sample(s); gait metrics need at least 3"
     reason = _hips_reason(roles)
     if reason:
-        return None, reason
+        return None, 0, reason
     left = _side_bones(roles, LEFT_ROLES)
     right = _side_bones(roles, RIGHT_ROLES)
     if not left and not right:
-        return None, "no foot or toe role resolved"
+        return None, 0, "no foot or toe role resolved"
     if not left or not right:
         missing = "left" if not left else "right"
-        return None, f"one-sided foot roles: no {missing} foot/toe role resolved (needs both sides)"
-    c = cycle_length(n)
-    nl = len(left)
-    y = model_positions_m(grid, [roles.get("hips")] + list(left) + list(right))[:c, :, 1]
+        return None, 0, f"one-sided foot roles: no {missing} foot/toe role resolved (needs both sides)"
+    return [roles.get("hips")] + left + right, len(left), None
+
+
+def _signal_from_positions(pos: np.ndarray, nl: int, c: int) -> Tuple[Optional[np.ndarray], Optional[str]]:
+    """s(i), i < c, from model positions (N, 1 + nl + nr, 3) of [hips, left..., right...]."""
+    y = pos[:c, :, 1]
     hips_y = y[:, 0]
-    hl = y[:, 1 : 1 + nl].mean(axis=1) - hips_y
-    hr = y[:, 1 + nl :].mean(axis=1) - hips_y
+    # mean over a side = Σ / count (what ndarray.mean computes)
+    hl = np.add.reduce(y[:, 1 : 1 + nl], axis=1) / nl - hips_y
+    hr = np.add.reduce(y[:, 1 + nl :], axis=1) / (y.shape[1] - 1 - nl) - hips_y
     s = hl - hr
-    if not np.all(np.isfinite(s)):
+    if not np.isfinite(s).all():
         return None, "non-finite foot or hips positions"
-    return s.astype(np.float64), None
+    return s, None
+
+
+def lr_signal_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
+    """(s (C,), None) or (None, reason). See the module docstring for s(i)."""
+    bones, nl, reason = _signal_bones(grid, roles)
+    if bones is None:
+        return None, reason
+    return _signal_from_positions(model_positions_m(grid, bones), nl, cycle_length(grid.frame_count))
 
 
 def _dft_bin(signal: np.ndarray, harmonic: int) -> Tuple[float, float]:
     s = np.asarray(signal, dtype=np.float64)
     c = s.shape[0]
     ang = 2.0 * np.pi * np.arange(c) * harmonic / c
-    return float(np.sum(s * np.cos(ang))), float(np.sum(s * np.sin(ang)))
+    return float(np.add.reduce(s * np.cos(ang))), float(np.add.reduce(s * np.sin(ang)))
 
 
 def stride_anchor_cycles(signal, harmonic: int = 1) -> float:
@@ -131,11 +143,15 @@ class GaitMetrics:
 def _leg_scale_m(grid, roles) -> float:
     """Mean hips-to-foot distance over the clip (scale for the noise floor)."""
     feet = _side_bones(roles, FOOT_ROLES)
-    pos = model_positions_m(grid, [roles.get("hips")] + list(feet))
+    return _leg_scale_from_positions(model_positions_m(grid, [roles.get("hips")] + list(feet)))
+
+
+def _leg_scale_from_positions(pos: np.ndarray) -> float:
+    """Mean over frames and feet of |foot − hips| (finite values only) from positions (N, 1 + F, 3) of [hips, feet...]."""
     rel = pos[:, 1:, :] - pos[:, 0, None, :]
-    d = np.linalg.norm(rel, axis=-1)
+    d = np.sqrt(np.add.reduce(rel * rel, axis=-1))  # what np.linalg.norm(rel, axis=-1) computes
     d = d[np.isfinite(d)]
-    return float(d.mean()) if d.size else 0.0
+    return float(np.add.reduce(d, axis=None) / d.size) if d.size else 0.0
 
 
 def gait_metrics(grid, roles) -> GaitMetrics:
@@ -147,7 +163,11 @@ def gait_metrics(grid, roles) -> GaitMetrics:
     dominant harmonic holds less than ``MIN_DOMINANT_POWER_FRACTION`` of the
     AC power of s).
     """
-    s, reason = lr_signal_m(grid, roles)
+    bones, nl, reason = _signal_bones(grid, roles)
+    pos = s = None
+    if bones is not None:
+        pos = model_positions_m(grid, bones)
+        s, reason = _signal_from_positions(pos, nl, cycle_length(grid.frame_count))
     bilateral = bool(_side_bones(roles, LEFT_ROLES)) and bool(_side_bones(roles, RIGHT_ROLES))
     if s is None:
         return GaitMetrics(
@@ -156,9 +176,10 @@ def gait_metrics(grid, roles) -> GaitMetrics:
             cycles_unavailable=reason,
             bilateral=bilateral,
         )
-    amplitude = float(np.max(s) - np.min(s))
+    amplitude = float(np.maximum.reduce(s) - np.minimum.reduce(s))
     g = GaitMetrics(lr_amplitude_m=amplitude, signal_m=s, bilateral=True)
-    floor = NOISE_AMPLITUDE_FRACTION * _leg_scale_m(grid, roles)
+    # the signal's bones are [hips] + the resolved feet/toes, as _leg_scale_m asks for
+    floor = NOISE_AMPLITUDE_FRACTION * _leg_scale_from_positions(pos)
     if amplitude == 0.0 or amplitude <= floor:
         why = "no foot-height swing: left-right height difference is constant"
         g.gait_phase_unavailable = why

@@ -19,33 +19,56 @@ batched 4x4 matmul per depth level of the hierarchy.
 
 from __future__ import annotations
 
+import math
 import weakref
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from animsmith.core.sampling import normalize_quat, sample_stacked
-from animsmith.model import PATH_WIDTH, Clip, PoseGrid, Skeleton, quat_to_matrix
+from animsmith.core.sampling import _normalize_cm, _segments, normalize_quat, sample_component_major
+from animsmith.model import PATH_WIDTH, Clip, PoseGrid, Skeleton
 
 # --------------------------------------------------------------------------
 # Times
 # --------------------------------------------------------------------------
 
 
+def _distinct_times(clip: Clip) -> List[np.ndarray]:
+    """The clip's distinct key-time arrays (channels sharing an accessor share one)."""
+    return list({id(ch.times): ch.times for ch in clip.channels}.values())
+
+
+def _max_finite_time_s(arrays: List[np.ndarray]) -> float:
+    """max(0, largest finite value over ``arrays``); 0.0 when there is none."""
+    best = -math.inf
+    for t in arrays:
+        t = np.asarray(t).reshape(-1)
+        if t.shape[0] == 0:
+            continue
+        top = float(np.maximum.reduce(t))
+        if not math.isfinite(top):  # NaN or +inf among the keys, or all -inf
+            finite = t[np.isfinite(t)]
+            if not finite.size:
+                continue
+            top = float(finite.max())
+        best = max(best, top)
+    return max(0.0, best) if best > -math.inf else 0.0
+
+
 def clip_duration_s(clip: Clip) -> float:
     """``clip.duration_s``: the largest finite key time of any channel (0.0 when none).
 
-    Same definition, computed with one concatenation over the distinct key-time
-    arrays instead of a reduction per channel.
+    Same definition, computed once per distinct key-time array instead of
+    once per channel.
     """
-    seen = {}
-    for ch in clip.channels:
-        seen.setdefault(id(ch.times), ch.times)
-    if not seen:
-        return 0.0
-    allt = np.concatenate([np.asarray(t, dtype=np.float64).reshape(-1) for t in seen.values()])
-    finite = allt[np.isfinite(allt)]
-    return max(0.0, float(finite.max())) if finite.size else 0.0
+    return _max_finite_time_s(_distinct_times(clip))
+
+
+def _uniform_times_s(n: int, duration: float) -> np.ndarray:
+    """t_i = duration·i/(n−1), i = 0..n−1, with t[n−1] = duration exactly."""
+    t = duration * np.arange(n, dtype=np.float64) / (n - 1)
+    t[-1] = duration
+    return t
 
 
 def grid_times_s(clip: Clip, duration_s: Optional[float] = None) -> np.ndarray:
@@ -55,103 +78,123 @@ def grid_times_s(clip: Clip, duration_s: Optional[float] = None) -> np.ndarray:
     """
     n = max(2, max((len(ch.times) for ch in clip.channels), default=0))
     duration = clip_duration_s(clip) if duration_s is None else float(duration_s)
-    t = duration * np.arange(n, dtype=np.float64) / (n - 1)
-    t[-1] = duration
-    return t
+    return _uniform_times_s(n, duration)
 
 
 # --------------------------------------------------------------------------
 # Local pose
 # --------------------------------------------------------------------------
 
+_PATHS = ("translation", "rotation", "scale")
+
+
+def _winner_map(skeleton: Skeleton, clip: Clip) -> Dict[Tuple[int, str], object]:
+    """{(bone, path): channel}: the last valid channel in clip order decides; invalid targets dropped."""
+    bones = skeleton.bone_count
+    return {
+        (ch.bone, ch.path): ch
+        for ch in clip.channels
+        if ch.path in PATH_WIDTH and 0 <= ch.bone < bones and len(ch.times)
+    }
+
 
 def _winning_channels(skeleton: Skeleton, clip: Clip) -> List:
     """Channels that decide a (bone, path): the last one in clip order; invalid targets dropped."""
-    bones = skeleton.bone_count
-    win: Dict[Tuple[int, str], object] = {}
-    for ch in clip.channels:
-        if ch.path not in PATH_WIDTH or not (0 <= ch.bone < bones) or ch.key_count == 0:
-            continue
-        win[(ch.bone, ch.path)] = ch
-    return list(win.values())
+    return list(_winner_map(skeleton, clip).values())
 
 
-def _channel_groups(channels) -> List[List]:
-    """Group channels by (interpolation, width, key-time bytes) for batched sampling."""
+def _key_bytes(times: np.ndarray, cache: Dict[int, bytes]) -> bytes:
+    """The float32 bytes of a key-time array, computed once per array (``cache`` by id)."""
+    kb = cache.get(id(times))
+    if kb is None:
+        kb = cache[id(times)] = np.asarray(times, dtype=np.float32).tobytes()
+    return kb
+
+
+def _channel_groups(channels, key_cache: Optional[Dict[int, bytes]] = None) -> List[List]:
+    """Group channels by (interpolation, rotation?, key-time bytes) for batched sampling."""
     groups: Dict[tuple, List] = {}
-    by_id: Dict[int, bytes] = {}
+    cache = {} if key_cache is None else key_cache
     for ch in channels:
-        tid = id(ch.times)
-        key_bytes = by_id.get(tid)
-        if key_bytes is None:
-            key_bytes = np.asarray(ch.times, dtype=np.float32).tobytes()
-            by_id[tid] = key_bytes
-        rot = ch.path == "rotation"
-        k = (ch.interpolation, rot, key_bytes)
+        k = (ch.interpolation, ch.path == "rotation", _key_bytes(ch.times, cache))
         groups.setdefault(k, []).append(ch)
     return list(groups.values())
 
 
-def _sample_group(group: List, times_s: np.ndarray) -> np.ndarray:
-    """(T, n, C) samples for channels sharing key times and interpolation."""
+# (key-time bytes, query-time bytes) -> segment_index(...): pure function of its
+# inputs, shared by every clip with the same key times and grid (read-only arrays).
+_SEGMENTS: Dict[Tuple[bytes, bytes], tuple] = {}
+_SEGMENTS_MAX = 512
+
+
+def _cached_segments(times_f32: np.ndarray, key_bytes: bytes, times_s: np.ndarray, times_bytes: bytes) -> tuple:
+    """``segment_index(times_f32, times_s)``, memoised on the two arrays' bytes (K >= 2)."""
+    key = (key_bytes, times_bytes)
+    seg = _SEGMENTS.get(key)
+    if seg is None:
+        seg = _segments(times_f32, times_s)
+        for a in seg:
+            a.setflags(write=False)
+        if len(_SEGMENTS) >= _SEGMENTS_MAX:
+            _SEGMENTS.clear()
+        _SEGMENTS[key] = seg
+    return seg
+
+
+def _sample_group(group: List, times_s: np.ndarray, seg=None) -> np.ndarray:
+    """Component-major (C, n, T) samples of channels sharing key times and interpolation.
+
+    Caller holds an error state ignoring invalid/divide/overflow.
+    """
     first = group[0]
-    cubic = first.interpolation == "CUBICSPLINE"
-    if len(group) == 1:
-        values = first.values[:, None, :]
-    else:
-        values = np.stack([ch.values for ch in group], axis=1)
+    values = first.values[None] if len(group) == 1 else np.array([ch.values for ch in group])
     it = ot = None
-    if cubic:
+    if first.interpolation == "CUBICSPLINE":
         zeros = np.zeros(first.values.shape, dtype=np.float32)
-        it = np.stack([zeros if ch.in_tangents is None else ch.in_tangents for ch in group], axis=1)
-        ot = np.stack([zeros if ch.out_tangents is None else ch.out_tangents for ch in group], axis=1)
-    return sample_stacked(
-        first.times, values, first.interpolation, first.path == "rotation", times_s, it, ot
+        it = np.array([zeros if ch.in_tangents is None else ch.in_tangents for ch in group]).transpose(2, 0, 1)
+        ot = np.array([zeros if ch.out_tangents is None else ch.out_tangents for ch in group]).transpose(2, 0, 1)
+    return sample_component_major(
+        first.times, values.transpose(2, 0, 1), first.interpolation, first.path == "rotation", times_s, seg, it, ot
     )
 
 
-def _local_pose_and_animated(skeleton: Skeleton, clip: Clip, times_s: np.ndarray, subset: Optional[np.ndarray] = None, winners=None):
-    """Local TRS (N, B, ·) and the (B,) animated mask; with ``subset`` (sorted bone
-    indices) only those bones, in that order, and only their channels are sampled."""
+def _group_segments(group: List, times_s: np.ndarray, key_cache: Dict[int, bytes], times_bytes: bytes):
+    """Memoised segments for a LINEAR/CUBICSPLINE group with >= 2 keys, else None."""
+    first = group[0]
+    if first.interpolation == "STEP" or first.times.shape[0] < 2:
+        return None
+    return _cached_segments(first.times, _key_bytes(first.times, key_cache), times_s, times_bytes)
+
+
+def _local_pose_and_animated(skeleton: Skeleton, clip: Clip, times_s: np.ndarray, winners=None):
+    """Local TRS (N, B, ·) of every bone and the (B,) animated mask."""
     n = times_s.shape[0]
     if winners is None:
         winners = _winning_channels(skeleton, clip)
-    if subset is None:
-        b = skeleton.bone_count
-        rest_t, rest_r, rest_s = skeleton.rest_translation, skeleton.rest_rotation, skeleton.rest_scale
-        slot = None
-    else:
-        b = subset.shape[0]
-        rest_t = np.asarray(skeleton.rest_translation)[subset]
-        rest_r = np.asarray(skeleton.rest_rotation)[subset]
-        rest_s = np.asarray(skeleton.rest_scale)[subset]
-        slot = {int(bone): i for i, bone in enumerate(subset)}
-        winners = [ch for ch in winners if ch.bone in slot]
+    b = skeleton.bone_count
     t = np.empty((n, b, 3))
-    t[:] = rest_t
+    t[:] = skeleton.rest_translation
     r = np.empty((n, b, 4))
-    r[:] = normalize_quat(np.asarray(rest_r, dtype=np.float64))
+    r[:] = normalize_quat(np.asarray(skeleton.rest_rotation, dtype=np.float64))
     s = np.empty((n, b, 3))
-    s[:] = rest_s
+    s[:] = skeleton.rest_scale
     animated = np.zeros(b, dtype=bool)
     targets = {"translation": t, "rotation": r, "scale": s}
-    for group in _channel_groups(winners):
-        out = _sample_group(group, times_s)
-        if slot is None:
+    key_cache: Dict[int, bytes] = {}
+    times_bytes = times_s.tobytes()
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for group in _channel_groups(winners, key_cache):
+            out = _sample_group(group, times_s, _group_segments(group, times_s, key_cache, times_bytes))
+            out = out.transpose(2, 1, 0)  # (T, n, C)
             bones = np.fromiter((ch.bone for ch in group), dtype=np.intp, count=len(group))
-        else:
-            bones = np.fromiter((slot[ch.bone] for ch in group), dtype=np.intp, count=len(group))
-        animated[bones] = True
-        if group[0].path == "rotation":
-            r[:, bones] = out
-            continue
-        paths = [ch.path for ch in group]
-        if all(p == paths[0] for p in paths):
-            targets[paths[0]][:, bones] = out
-        else:
-            is_t = np.fromiter((p == "translation" for p in paths), dtype=bool, count=len(paths))
-            t[:, bones[is_t]] = out[:, is_t]
-            s[:, bones[~is_t]] = out[:, ~is_t]
+            animated[bones] = True
+            paths = [ch.path for ch in group]
+            if all(p == paths[0] for p in paths):
+                targets[paths[0]][:, bones] = out
+            else:
+                is_t = np.fromiter((p == "translation" for p in paths), dtype=bool, count=len(paths))
+                t[:, bones[is_t]] = out[:, is_t]
+                s[:, bones[~is_t]] = out[:, ~is_t]
     return t, r, s, animated
 
 
@@ -209,7 +252,10 @@ def _rest_pose_bones(skeleton: Skeleton, t, r, s) -> np.ndarray:
 
 
 def _chain(levels, local: np.ndarray) -> np.ndarray:
-    """In place over bone-major (B, N, a, a) local matrices: M[b] = M[parent] · L[b]."""
+    """In place over bone-major (B, N, 4, 4) local matrices: M[b] = M[parent] · L[b].
+
+    ``levels`` lists (bones, parents) per depth, as index arrays or slices.
+    """
     # non-finite key values (hostile files) must give NaN poses, not RuntimeWarnings
     with np.errstate(invalid="ignore", over="ignore"):
         for idx, par in levels:
@@ -226,23 +272,67 @@ _L_SIGN = np.array([[1.0, -1, 1, 1], [1, 1, -1, 1], [-1, 1, 1, 1], [-1, -1, -1, 
 _L_MAP = np.zeros((4, 16))
 _L_MAP[_L_INDEX.reshape(-1), np.arange(16)] = _L_SIGN.reshape(-1)
 
+# Rotation matrix of a unit quaternion from the products P[i, j] = q_i · 2q_j
+# (flattened i·4 + j, q = (x, y, z, w)):
+#   [[1 − (yy + zz), xy − wz, xz + wy], [xy + wz, 1 − (xx + zz), yz − wx], [xz − wy, yz + wx, 1 − (xx + yy)]]
+# computed as rows (diagonal 00 11 22 | sums 02 10 21 | differences 20 01 12):
+# A + B for the first six (then 1 − that on the diagonal), A − B for the last three.
+_R_A = np.array([5, 0, 0, 2, 1, 6])  # yy xx xx | xz xy yz
+_R_B = np.array([10, 10, 5, 13, 14, 12])  # zz zz yy | wy wz wx
+_R_DEST = np.array([0, 5, 10, 2, 4, 9, 8, 1, 6])  # flattened 4x4 (and 3x3 via _R_DEST3) position of each row
+_R_DEST3 = np.array([0, 4, 8, 2, 3, 7, 6, 1, 5])
+_R_COL = _R_DEST3 % 3  # column of each row (the scale component it is multiplied by)
+_TRANSLATION_ROWS = np.array([3, 7, 11])
 
-def _rotation_into(q: np.ndarray, out: np.ndarray) -> None:
-    """Write the rotation matrices of unit quaternions q (..., 4) into out (..., 3, 3)."""
-    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    x2, y2, z2 = x + x, y + y, z + z
-    xx, yy, zz = x * x2, y * y2, z * z2
-    xy, xz, yz = x * y2, x * z2, y * z2
-    wx, wy, wz = w * x2, w * y2, w * z2
-    out[..., 0, 0] = 1.0 - (yy + zz)
-    out[..., 0, 1] = xy - wz
-    out[..., 0, 2] = xz + wy
-    out[..., 1, 0] = xy + wz
-    out[..., 1, 1] = 1.0 - (xx + zz)
-    out[..., 1, 2] = yz - wx
-    out[..., 2, 0] = xz - wy
-    out[..., 2, 1] = yz + wx
-    out[..., 2, 2] = 1.0 - (xx + yy)
+
+def _rotation_rows(q: np.ndarray) -> np.ndarray:
+    """(9, ...) rotation-matrix entries (row order above) of component-major unit quaternions q (4, ...), x2 = x + x."""
+    q2 = q + q
+    p = (q[:, None] * q2[None, :]).reshape((16,) + q.shape[1:])
+    a = p[_R_A]
+    b = p[_R_B]
+    out = np.empty((9,) + q.shape[1:])
+    np.add(a, b, out=out[:6])
+    np.subtract(a[3:], b[3:], out=out[6:])
+    np.subtract(1.0, out[:3], out=out[:3])
+    return out
+
+
+def _rotation_cm(q: np.ndarray) -> np.ndarray:
+    """(3, 3, ...) rotation matrices of component-major unit quaternions q (4, ...)."""
+    m = np.empty((9,) + q.shape[1:])
+    m[_R_DEST3] = _rotation_rows(q)
+    return m.reshape((3, 3) + q.shape[1:])
+
+
+def _model_matrices(levels, rq: np.ndarray, t: np.ndarray, s: Optional[np.ndarray], rest_matrix, fixed: np.ndarray) -> np.ndarray:
+    """Bone-major model matrices (B, N, 4, 4) = parent model · T·R·S from component-major
+    unit rotations rq (4, B, N), translations t (3, B, N) and scales s (3, B, N) (``None``:
+    all ones); bones in ``fixed`` use their rest matrix."""
+    b, n = rq.shape[1], rq.shape[2]
+    local = np.zeros((16, b, n))  # component-major local matrices, row-major 4x4
+    lin = _rotation_rows(rq)
+    if s is not None:
+        lin *= s[_R_COL]
+    local[_R_DEST] = lin
+    local[_TRANSLATION_ROWS] = t
+    local[15] = 1.0
+    model = np.ascontiguousarray(local.reshape(4, 4, b, n).transpose(2, 3, 0, 1))
+    idx = np.nonzero(fixed)[0]
+    if idx.size:
+        model[idx] = np.asarray(rest_matrix, dtype=np.float64)[idx][:, None]
+    return _chain(levels, model)
+
+
+def _model_rotations(levels, rq: np.ndarray) -> np.ndarray:
+    """Bone-major model rotations (B, N, 4) from component-major unit rotations rq (4, B, N):
+    the quaternion left-multiplication matrices L(parent model) · L(rq) chained per depth
+    level; the last column is the model rotation (a product of unit quaternions),
+    sign-flipped to w >= 0."""
+    b, n = rq.shape[1], rq.shape[2]
+    lm = _chain(levels, np.matmul(rq.transpose(1, 2, 0), _L_MAP).reshape(b, n, 4, 4))
+    q = lm[..., :, 3]
+    return q * np.where(q[..., 3:4] < 0, -1.0, 1.0)
 
 
 def _fk_bone_major(skeleton: Skeleton, t, r, s, use_rest_matrix: np.ndarray, *, unit: bool = False):
@@ -253,32 +343,19 @@ def _fk_bone_major(skeleton: Skeleton, t, r, s, use_rest_matrix: np.ndarray, *, 
 def _fk_arrays(levels, rest_matrix, t, r, s, use_rest_matrix: np.ndarray, *, unit: bool = False):
     """(model matrices (B, N, 4, 4), model rotations (B, N, 4)) from (N, B, ·) local TRS.
 
-    Each bone carries two 4x4 matrices chained together by one batched matmul
-    per depth level: its model matrix (parent · T·R·S) and the quaternion
-    left-multiplication matrix L of its model rotation (L(parent) · L(r)),
-    whose last column is the model rotation quaternion (a product of unit
-    quaternions, so unit up to rounding). ``unit`` says r is already normalised.
+    Each bone's model matrix is parent · T·R·S and its model rotation the
+    product of local rotations along the chain (:func:`_model_matrices`,
+    :func:`_model_rotations`), one batched matmul per depth level each.
+    ``unit`` says r is already normalised.
     """
-    rq = np.asarray(r, dtype=np.float64).transpose(1, 0, 2)  # (B, N, 4)
+    rq = np.asarray(r, dtype=np.float64)
     if not unit:
         rq = normalize_quat(rq)
-    b, n = rq.shape[0], rq.shape[1]
-    both = np.empty((b, n, 2, 4, 4))
-    model = both[:, :, 0]
-    lin = model[..., :3, :3]
-    _rotation_into(rq, lin)
-    sb = np.asarray(s, dtype=np.float64).transpose(1, 0, 2)
-    if not (sb == 1.0).all():
-        lin *= sb[..., None, :]
-    model[..., :3, 3] = np.asarray(t, dtype=np.float64).transpose(1, 0, 2)
-    model[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
-    both[:, :, 1] = np.matmul(rq, _L_MAP).reshape(b, n, 4, 4)
-    fixed = np.nonzero(use_rest_matrix)[0]
-    if fixed.size:
-        model[fixed] = np.asarray(rest_matrix, dtype=np.float64)[fixed][:, None]
-    _chain(levels, both)
-    q = both[:, :, 1, :, 3]
-    return model, q * np.where(q[..., 3:4] < 0, -1.0, 1.0)
+    rq = rq.transpose(2, 1, 0)  # (4, B, N)
+    sb = np.asarray(s, dtype=np.float64).transpose(2, 1, 0)
+    tb = np.asarray(t, dtype=np.float64).transpose(2, 1, 0)
+    model = _model_matrices(levels, rq, tb, None if (sb == 1.0).all() else sb, rest_matrix, use_rest_matrix)
+    return model, _model_rotations(levels, rq)
 
 
 def forward_kinematics(
@@ -341,34 +418,85 @@ def pose_grid(skeleton: Skeleton, clip: Clip) -> PoseGrid:
     kinematics runs only for the bones a caller asks for (their ancestor
     chains), once per bone; reading a full-skeleton attribute computes it all.
     """
-    duration = clip_duration_s(clip)
-    return LazyPoseGrid(skeleton, clip, grid_times_s(clip, duration), duration)
+    times = _distinct_times(clip)
+    duration = _max_finite_time_s(times)
+    n = max(2, max((t.shape[0] for t in times), default=0))
+    return LazyPoseGrid(skeleton, clip, _uniform_times_s(n, duration), duration)
 
 
-def _ancestor_closure(parents: np.ndarray, bones) -> np.ndarray:
-    """Sorted bone indices of ``bones`` and all their ancestors (parents first)."""
-    seen = set()
-    for b in bones:
-        b = int(b)
-        while b >= 0 and b not in seen:
-            seen.add(b)
-            b = int(parents[b])
-    return np.array(sorted(seen), dtype=np.intp)
+class _SubsetPlan:
+    """The ancestor closure of some bones, ordered by (depth, bone index).
+
+    ``bones`` (S,) skeleton indices; ``slot`` {bone: position}; ``levels``
+    [(slice of one depth's positions, their parents' positions)] for
+    :func:`_chain`, parents as a slice when they are one bone (broadcast) or
+    a contiguous run, else an index array.
+    """
+
+    __slots__ = ("bones", "bone_list", "slot", "levels")
+
+    def __init__(self, parents: np.ndarray, wanted) -> None:
+        seen = set()
+        for b in wanted:
+            b = int(b)
+            while b >= 0 and b not in seen:
+                seen.add(b)
+                b = int(parents[b])
+        depth: Dict[int, int] = {}
+        for b in sorted(seen):  # parents first
+            p = int(parents[b])
+            depth[b] = depth[p] + 1 if p >= 0 else 0
+        order = sorted(seen, key=lambda b: (depth[b], b))
+        self.bone_list = order
+        self.bones = np.array(order, dtype=np.intp)
+        self.slot = {b: i for i, b in enumerate(order)}
+        self.levels = []
+        lo = 0
+        while lo < len(order):
+            hi = lo
+            while hi < len(order) and depth[order[hi]] == depth[order[lo]]:
+                hi += 1
+            if depth[order[lo]] > 0:
+                par = [self.slot[int(parents[b])] for b in order[lo:hi]]
+                self.levels.append((slice(lo, hi), _index_or_slice(par)))
+            lo = hi
 
 
-def _subset_levels(parents: np.ndarray, subset: np.ndarray):
-    """Depth levels [(bones, parents)] of an ancestor-closed ``subset`` in subset-local indices."""
-    slot = {int(b): i for i, b in enumerate(subset)}
-    local_parent = np.array([slot.get(int(parents[b]), -1) for b in subset], dtype=np.intp)
-    depth = np.zeros(subset.shape[0], dtype=np.intp)
-    for i, p in enumerate(local_parent):
-        if p >= 0:
-            depth[i] = depth[p] + 1
-    levels = []
-    for d in range(1, int(depth.max(initial=0)) + 1):
-        idx = np.nonzero(depth == d)[0]
-        levels.append((idx, local_parent[idx]))
-    return levels
+def _index_or_slice(idx: List[int]):
+    """A slice selecting the same rows as ``idx`` when one exists (one repeated row broadcasts), else an array."""
+    if all(i == idx[0] for i in idx):
+        return slice(idx[0], idx[0] + 1)
+    if all(b - a == 1 for a, b in zip(idx, idx[1:])):
+        return slice(idx[0], idx[-1] + 1)
+    return np.array(idx, dtype=np.intp)
+
+
+# (parents bytes, requested bones) -> _SubsetPlan: every file with the same
+# hierarchy shares one plan.
+_PLANS: Dict[Tuple[bytes, tuple], _SubsetPlan] = {}
+_PLANS_MAX = 4096
+
+
+def _subset_plan(parents: np.ndarray, bones: List[int]) -> _SubsetPlan:
+    key = (parents.tobytes(), tuple(bones))
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _SubsetPlan(parents, bones)
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
+class _Block:
+    """One computed ancestor closure: positions (N, S, 3) and unit local rotations (4, S, N)."""
+
+    __slots__ = ("plan", "pos", "rq")
+
+    def __init__(self, plan: _SubsetPlan, pos: np.ndarray, rq: np.ndarray) -> None:
+        self.plan = plan
+        self.pos = pos
+        self.rq = rq
 
 
 class LazyPoseGrid(PoseGrid):
@@ -377,9 +505,10 @@ class LazyPoseGrid(PoseGrid):
     ``model_positions_m(bones)`` / ``model_rotations(bones)`` sample only the
     channels of those bones and their ancestors and run FK on that chain
     closure; each bone's result is cached, so every check and metric shares
-    one computation per bone. The full-skeleton attributes (``local_*``,
-    ``model_matrix``, ``model_position_m``, ``model_rotation``) are computed
-    on first access, exactly as :func:`sample_pose` would.
+    one computation per bone (model rotations are chained only when first
+    asked for). The full-skeleton attributes (``local_*``, ``model_matrix``,
+    ``model_position_m``, ``model_rotation``) are computed on first access,
+    exactly as :func:`sample_pose` would.
     """
 
     def __init__(self, skeleton: Skeleton, clip: Clip, times_s: np.ndarray, duration_s: float):  # noqa: D107
@@ -390,8 +519,10 @@ class LazyPoseGrid(PoseGrid):
         self._skeleton = skeleton
         self._clip = clip
         self._full: Optional[PoseGrid] = None
-        self._winners = None
-        self._pos: Dict[int, np.ndarray] = {}  # bone -> (N, 3)
+        self._winners: Optional[Dict[Tuple[int, str], object]] = None
+        self._key_cache: Dict[int, bytes] = {}
+        self._times_bytes: Optional[bytes] = None
+        self._pos: Dict[int, Tuple[_Block, int]] = {}  # bone -> (block, position in it)
         self._rot: Dict[int, np.ndarray] = {}  # bone -> (N, 4)
 
     def __repr__(self) -> str:
@@ -413,7 +544,10 @@ class LazyPoseGrid(PoseGrid):
 
     # -- bone subsets ------------------------------------------------------
     def _bones(self, bones) -> List[int]:
-        out = [int(b) for b in np.asarray(bones, dtype=np.intp).reshape(-1)]
+        if type(bones) is list and all(type(b) is int for b in bones):
+            out = bones
+        else:
+            out = [int(b) for b in np.asarray(bones, dtype=np.intp).reshape(-1)]
         count = self._skeleton.bone_count
         for b in out:
             if not -count <= b < count:
@@ -426,20 +560,86 @@ class LazyPoseGrid(PoseGrid):
         todo = [b for b in bones if b not in self._pos]
         if not todo:
             return
-        skel = self._skeleton
-        parents = np.asarray(skel.parents, dtype=np.intp)
-        subset = _ancestor_closure(parents, todo)
-        if self._winners is None:
-            self._winners = _winning_channels(skel, self._clip)
-        t, r, s, animated = _local_pose_and_animated(skel, self._clip, self.times_s, subset, self._winners)
-        fixed = np.asarray(skel.has_matrix, dtype=bool)[subset] & ~animated
-        rest = np.asarray(skel.rest_matrix, dtype=np.float64)[subset]
-        model, rot_bm = _fk_arrays(_subset_levels(parents, subset), rest, t, r, s, fixed, unit=True)
-        for i, b in enumerate(subset):
-            b = int(b)
+        plan = _subset_plan(np.asarray(self._skeleton.parents, dtype=np.intp), todo)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            block = self._block(plan)
+        for i, b in enumerate(plan.bone_list):
             if b not in self._pos:
-                self._pos[b] = np.ascontiguousarray(model[i, :, :3, 3])
-                self._rot[b] = np.ascontiguousarray(rot_bm[i])
+                self._pos[b] = (block, i)
+
+    def _block(self, plan: _SubsetPlan) -> _Block:
+        """Sample the plan's bones (channel groups as :func:`_local_pose_and_animated`) and chain their model matrices."""
+        skel = self._skeleton
+        if self._winners is None:
+            self._winners = _winner_map(skel, self._clip)
+            self._times_bytes = self.times_s.tobytes()
+        win = self._winners
+        sub = plan.bones
+        b, n = sub.shape[0], self.times_s.shape[0]
+        groups: Dict[tuple, list] = {}
+        animated = [False] * b
+        cache = self._key_cache
+        for i, bone in enumerate(plan.bone_list):
+            for path in _PATHS:
+                ch = win.get((bone, path))
+                if ch is not None:
+                    animated[i] = True
+                    k = (ch.interpolation, path == "rotation", _key_bytes(ch.times, cache))
+                    groups.setdefault(k, []).append((i, ch))
+        # component-major local pose of the plan's bones: rq (4, S, N), t and s (3, S, N)
+        rq = np.empty((4, b, n))
+        t = np.empty((3, b, n))
+        t[:] = np.asarray(skel.rest_translation)[sub].T[:, :, None]
+        s = None
+        rot_done = [False] * b
+        for members in groups.values():
+            group = [ch for _, ch in members]
+            slots = [i for i, _ in members]
+            out = _sample_group(group, self.times_s, _group_segments(group, self.times_s, cache, self._times_bytes))
+            if group[0].path == "rotation":
+                rq[:, slots] = out
+                for i in slots:
+                    rot_done[i] = True
+                continue
+            for j, (i, ch) in enumerate(members):
+                if ch.path == "translation":
+                    t[:, i] = out[:, j]
+                else:
+                    if s is None:
+                        s = np.empty((3, b, n))
+                        s[:] = np.asarray(skel.rest_scale)[sub].T[:, :, None]
+                    s[:, i] = out[:, j]
+        rest_rot = [i for i in range(b) if not rot_done[i]]
+        if rest_rot:
+            rest_q = np.asarray(skel.rest_rotation, dtype=np.float64)[sub[rest_rot]].T  # (4, R)
+            rq[:, rest_rot] = _normalize_cm(rest_q)[:, :, None]
+        if s is None:
+            rest_s = np.asarray(skel.rest_scale)[sub]
+            if not (rest_s == 1.0).all():
+                s = np.empty((3, b, n))
+                s[:] = rest_s.T[:, :, None]
+        fixed = np.asarray(skel.has_matrix, dtype=bool)[sub] & ~np.array(animated, dtype=bool)
+        model = _model_matrices(plan.levels, rq, t, s, np.asarray(skel.rest_matrix)[sub], fixed)
+        pos = np.ascontiguousarray(model[:, :, :3, 3].transpose(1, 0, 2))
+        return _Block(plan, pos, rq)
+
+    def _ensure_rotations(self, bones: List[int]) -> None:
+        todo = [b for b in bones if b not in self._rot]
+        if not todo:
+            return
+        self._ensure(todo)
+        by_block: Dict[int, Tuple[_Block, List[int]]] = {}
+        for b in todo:
+            block = self._pos[b][0]
+            by_block.setdefault(id(block), (block, []))[1].append(b)
+        parents = np.asarray(self._skeleton.parents, dtype=np.intp)
+        for block, wanted in by_block.values():
+            plan = _subset_plan(parents, wanted)  # closed under ancestors, so inside the block
+            rows = [block.plan.slot[b] for b in plan.bone_list]
+            rot = _model_rotations(plan.levels, block.rq[:, rows])
+            for i, b in enumerate(plan.bone_list):
+                if b not in self._rot:
+                    self._rot[b] = rot[i]
 
     def model_positions_m(self, bones) -> np.ndarray:
         """(N, len(bones), 3) model positions of ``bones`` (same values as ``model_position_m[:, bones]``)."""
@@ -447,20 +647,22 @@ class LazyPoseGrid(PoseGrid):
         if self._full is not None:
             return self._full.model_position_m[:, idx]
         self._ensure(idx)
-        n = self.times_s.shape[0]
         if not idx:
-            return np.empty((n, 0, 3))
-        return np.stack([self._pos[b] for b in idx], axis=1)
+            return np.empty((self.times_s.shape[0], 0, 3))
+        where = [self._pos[b] for b in idx]
+        block = where[0][0]
+        if all(w[0] is block for w in where):
+            return block.pos[:, [w[1] for w in where]]
+        return np.stack([w[0].pos[:, w[1]] for w in where], axis=1)
 
     def model_rotations(self, bones) -> np.ndarray:
         """(N, len(bones), 4) model rotations of ``bones`` (same values as ``model_rotation[:, bones]``)."""
         idx = self._bones(bones)
         if self._full is not None:
             return self._full.model_rotation[:, idx]
-        self._ensure(idx)
-        n = self.times_s.shape[0]
+        self._ensure_rotations(idx)
         if not idx:
-            return np.empty((n, 0, 4))
+            return np.empty((self.times_s.shape[0], 0, 4))
         return np.stack([self._rot[b] for b in idx], axis=1)
 
 

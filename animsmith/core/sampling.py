@@ -21,8 +21,10 @@ Non-finite key times or values never raise: indices stay in range, NaN may
 propagate into values.
 
 The batch entry point :func:`sample_stacked` samples many channels that share
-one key-time array at once (values stacked ``(K, n, C)``); ``core.pose`` groups
-a clip's channels that way so a 130-channel clip costs a handful of numpy calls.
+one key-time array at once (values stacked ``(K, n, C)``);
+:func:`sample_component_major` is the same with component-major arrays
+``(C, n, K)`` and optional precomputed segments. ``core.pose`` groups a clip's channels that
+way, so a 130-channel clip costs a handful of numpy calls.
 """
 
 from __future__ import annotations
@@ -36,16 +38,6 @@ from animsmith.model import Channel
 _NLERP_DOT = 0.9995
 
 
-def _dot4(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Σ a[..., i]·b[..., i] over the last axis (width 4), summed in a fixed order.
-
-    Element-wise (not BLAS), so a value never depends on how many channels or
-    bones were batched with it: sampling a bone subset gives bit-identical
-    results to sampling the whole skeleton.
-    """
-    return ((a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]) + a[..., 2] * b[..., 2]) + a[..., 3] * b[..., 3]
-
-
 def segment_index(times_f32: np.ndarray, times_s: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(k0, k1, u) for each query time: the bracketing keys and the blend.
 
@@ -53,6 +45,12 @@ def segment_index(times_f32: np.ndarray, times_s: np.ndarray) -> Tuple[np.ndarra
     u = clip((t - t[k0]) / (t[k1] - t[k0]), 0, 1) with u = 0 for zero-length
     or non-finite segments. Requires K >= 2.
     """
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return _segments(times_f32, times_s)
+
+
+def _segments(times_f32: np.ndarray, times_s: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`segment_index` without its floating-point error state (the caller holds one)."""
     kt = np.asarray(times_f32).astype(np.float64)
     k = kt.shape[0]
     k1 = np.searchsorted(kt, times_s, side="right")
@@ -60,8 +58,10 @@ def segment_index(times_f32: np.ndarray, times_s: np.ndarray) -> Tuple[np.ndarra
     k0 = k1 - 1
     t0 = kt[k0]
     dt = kt[k1] - t0
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        ok = np.isfinite(dt) & (dt > 0)
+    ok = np.isfinite(dt) & (dt > 0)
+    if ok.all():
+        u = (times_s - t0) / dt
+    else:
         u = np.where(ok, (times_s - t0) / np.where(ok, dt, 1.0), 0.0)
     u = np.nan_to_num(u, nan=0.0, posinf=1.0, neginf=0.0)
     np.clip(u, 0.0, 1.0, out=u)
@@ -80,49 +80,73 @@ def normalize_quat(q: np.ndarray) -> np.ndarray:
     """q / |q| along the last axis (float64); zero quaternions -> identity, NaN stays NaN."""
     q = np.asarray(q, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        n2 = _dot4(q, q)
-        inv = 1.0 / np.sqrt(n2)
-        zero = n2 == 0
-        bad = ~(n2 > 0)
-        if bad.any():
-            inv = np.where(bad, 1.0, inv)
-        out = q * inv[..., None]
-    if zero.any():
-        out[zero] = (0.0, 0.0, 0.0, 1.0)
+        return np.moveaxis(_normalize_cm(np.moveaxis(q, -1, 0)), 0, -1)
+
+
+def _dot4_cm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Σ a[i]·b[i] over the first axis (width 4) of component-major arrays (4, ...).
+
+    Summed in a fixed order, ((a0·b0 + a1·b1) + a2·b2) + a3·b3, element-wise (not
+    BLAS), so a value never depends on how many channels or bones were batched
+    with it: sampling a bone subset gives bit-identical results to sampling the
+    whole skeleton.
+    """
+    p = a * b
+    out = p[0] + p[1]
+    out += p[2]
+    out += p[3]
     return out
 
 
-def _slerp_keys(keys: np.ndarray, k0: np.ndarray, k1: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Shortest-path slerp between unit keys[k0] and keys[k1] ((K, n, 4) keys; u (T,)).
+_IDENTITY_CM = np.array([0.0, 0.0, 0.0, 1.0])[:, None]
+
+
+def _normalize_cm(q: np.ndarray) -> np.ndarray:
+    """:func:`normalize_quat` of component-major float64 quaternions (4, ...), without its
+    error state: q·(1/√(q·q)); where q·q is not > 0 the factor is 1, and q·q == 0 gives
+    (0, 0, 0, 1)."""
+    n2 = _dot4_cm(q, q)
+    inv = 1.0 / np.sqrt(n2)
+    if n2.size and np.minimum.reduce(n2, axis=None) > 0:  # every q·q > 0 (a NaN minimum fails too)
+        return q * inv
+    ok = n2 > 0
+    inv[~ok] = 1.0
+    out = q * inv
+    out[:, n2 == 0] = _IDENTITY_CM
+    return out
+
+
+def _slerp_cm(keys: np.ndarray, k0: np.ndarray, k1: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Shortest-path slerp of component-major unit keys (4, n, K) at segments (k0, k1, u (T,)) -> (4, n, T).
 
     Per segment: d = dot(q0, q1), σ = sign (q1 negated when d < 0), θ = acos|d|;
     w0 = sin((1−u)θ)/sin θ, w1 = σ·sin(uθ)/sin θ, or (1−u, σu) when |d| > 0.9995
-    (normalised lerp, as three.js); u = 1 gives q1 exactly as stored. The
-    trigonometry runs only on the samples whose segment is not near-parallel.
+    (normalised lerp, as three.js); u = 1 gives q1 exactly as stored (w0 = 0,
+    w1 = 1). 1/sin θ is 1/√((1−|d|)(1+|d|)); the trigonometry is evaluated per
+    key segment and gathered, so every sample gets the same value it would get
+    alone. The result is normalised. Caller holds the error state.
     """
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        d = _dot4(keys[:-1], keys[1:])  # (K-1, n)
-        sign = np.where(d < 0.0, -1.0, 1.0)
-        ad = np.abs(d)
-        sg = sign[k0]  # (T, n)
-        uu = u[:, None]
-        w0 = np.broadcast_to(1.0 - uu, sg.shape).copy()
-        w1 = sg * uu
-        far = (ad <= _NLERP_DOT)[k0]
-        if far.any():
-            ti, ci = np.nonzero(far)
-            a = ad[k0[ti], ci]
-            th = np.arccos(a)
-            inv = 1.0 / np.sqrt((1.0 - a) * (1.0 + a))
-            uf = u[ti]
-            w0[ti, ci] = np.sin((1.0 - uf) * th) * inv
-            w1[ti, ci] = sg[ti, ci] * np.sin(uf * th) * inv
-        end = u >= 1.0
-        if end.any():
-            w0[end] = 0.0
-            w1[end] = 1.0
-        out = w0[..., None] * keys[k0] + w1[..., None] * keys[k1]
-    return normalize_quat(out)
+    d = _dot4_cm(keys[:, :, :-1], keys[:, :, 1:])  # (n, K-1)
+    ad = np.abs(d)
+    sg = np.take(np.where(d < 0.0, -1.0, 1.0), k0, axis=1)  # (n, T)
+    omu = 1.0 - u
+    w0 = omu
+    w1 = sg * u
+    end = u >= 1.0
+    far_seg = ad <= _NLERP_DOT
+    if far_seg.any():
+        far = np.take(far_seg, k0, axis=1) & ~end
+        th = np.arccos(ad)
+        inv = 1.0 / np.sqrt((1.0 - ad) * (1.0 + ad))
+        th_s = np.take(th, k0, axis=1)
+        inv_s = np.take(inv, k0, axis=1)
+        w0 = np.where(far, np.sin(omu * th_s) * inv_s, omu)
+        w1 = np.where(far, sg * np.sin(u * th_s) * inv_s, w1)
+    if end.any():
+        w1[:, end] = 1.0  # w0 = 1 − 1 = 0 there already
+    out = w0 * np.take(keys, k0, axis=2)
+    out += w1 * np.take(keys, k1, axis=2)
+    return _normalize_cm(out)
 
 
 def hermite(v0, m0, v1, m1, u, dt):
@@ -152,53 +176,78 @@ def sample_stacked(
     T query times ``times_s``. ``rotation`` selects quaternion handling.
     """
     times_s = np.asarray(times_s, dtype=np.float64).reshape(-1)
-    values = np.asarray(values)
-    k = values.shape[0]
+
+    def cm(a):
+        return None if a is None else np.asarray(a).transpose(2, 1, 0)
+
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        out = sample_component_major(
+            times_f32, cm(values), interpolation, rotation, times_s, None, cm(in_tangents), cm(out_tangents)
+        )
+    return out.transpose(2, 1, 0)
+
+
+def sample_component_major(
+    times_f32: np.ndarray,
+    values: np.ndarray,
+    interpolation: str,
+    rotation: bool,
+    times_s: np.ndarray,
+    segments: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+    in_tangents: Optional[np.ndarray] = None,
+    out_tangents: Optional[np.ndarray] = None,
+) -> np.ndarray:
+    """:func:`sample_stacked` with component-major arrays: values (C, n, K) -> (C, n, T) float64.
+
+    Component-major keeps every numpy operation on long contiguous rows.
+    ``segments`` is ``segment_index(times_f32, times_s)`` when the caller has
+    it already (only LINEAR and CUBICSPLINE with K >= 2 use it). The caller
+    holds a floating-point error state that ignores invalid/divide/overflow.
+    """
+    k = values.shape[2]
     t_count = times_s.shape[0]
     if k == 0:
-        out = np.zeros((t_count,) + values.shape[1:])
+        out = np.zeros(values.shape[:2] + (t_count,))
         if rotation:
-            out[..., 3] = 1.0
+            out[3] = 1.0
         return out
     if k == 1 or interpolation == "STEP":
         idx = step_index(times_f32, times_s) if k > 1 else np.zeros(t_count, dtype=np.intp)
-        out = values[idx].astype(np.float64)
-        return normalize_quat(out) if rotation else out
-    k0, k1, u = segment_index(times_f32, times_s)
+        out = np.take(values, idx, axis=2).astype(np.float64)
+        return _normalize_cm(out) if rotation else out
+    k0, k1, u = _segments(times_f32, times_s) if segments is None else segments
     if rotation and interpolation != "CUBICSPLINE":
-        out = _slerp_keys(normalize_quat(values), k0, k1, u)
+        out = _slerp_cm(_normalize_cm(values.astype(np.float64, order="C")), k0, k1, u)
     else:
-        u3 = u[:, None, None]
-        v0 = values[k0].astype(np.float64)
-        v1 = values[k1].astype(np.float64)
+        v0 = np.take(values, k0, axis=2).astype(np.float64)
+        v1 = np.take(values, k1, axis=2).astype(np.float64)
         if interpolation == "CUBICSPLINE":
             kt = np.asarray(times_f32).astype(np.float64)
-            with np.errstate(invalid="ignore", over="ignore"):
-                dt = (kt[k1] - kt[k0])[:, None, None]
+            dt = kt[k1] - kt[k0]
             dt = np.where(np.isfinite(dt), dt, 0.0)
-            m0 = out_tangents[k0].astype(np.float64)
-            m1 = in_tangents[k1].astype(np.float64)
-            out = hermite(v0, m0, v1, m1, u3, dt)
+            m0 = np.take(out_tangents, k0, axis=2).astype(np.float64)
+            m1 = np.take(in_tangents, k1, axis=2).astype(np.float64)
+            out = hermite(v0, m0, v1, m1, u, dt)
             if rotation:
-                out = normalize_quat(out)
+                out = _normalize_cm(out)
         else:
-            with np.errstate(invalid="ignore", over="ignore"):
-                out = (1.0 - u3) * v0 + u3 * v1
+            out = (1.0 - u) * v0
+            out += u * v1
     if not np.isfinite(out).all():
         out = _exact_ends(out, values, k0, k1, u, rotation)
     return out
 
 
 def _exact_ends(out, values, k0, k1, u, rotation):
-    """Where u is 0 or 1 give the key value itself, so a non-finite neighbour key can't leak in."""
+    """Where u is 0 or 1 give the key value itself, so a non-finite neighbour key can't leak in (component-major)."""
     at0 = u <= 0.0
     at1 = u >= 1.0
     if at0.any():
-        v = values[k0[at0]].astype(np.float64)
-        out[at0] = normalize_quat(v) if rotation else v
+        v = values[:, :, k0[at0]].astype(np.float64)
+        out[:, :, at0] = _normalize_cm(v) if rotation else v
     if at1.any():
-        v = values[k1[at1]].astype(np.float64)
-        out[at1] = normalize_quat(v) if rotation else v
+        v = values[:, :, k1[at1]].astype(np.float64)
+        out[:, :, at1] = _normalize_cm(v) if rotation else v
     return out
 
 
