@@ -38,7 +38,9 @@ from __future__ import annotations
 import os
 import re
 import stat
-from itertools import chain
+from functools import partial
+from itertools import chain, repeat
+from operator import add, eq, le, mul
 from math import isfinite
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -59,9 +61,10 @@ def _stdlib_loads(data: bytes) -> Any:
 try:  # optional accelerator
     import orjson as _orjson
 
-    _loads = _orjson.loads
+    _loads = _ORJSON_LOADS = _orjson.loads
 except ImportError:  # pragma: no cover - depends on the environment
     _loads = _stdlib_loads
+    _ORJSON_LOADS = None
 
 MAX_JSON_DEPTH = 4096
 # orjson survives >= 10k nested levels on an 8 MB stack (main thread and
@@ -118,6 +121,19 @@ _IDENTITY_Q = (0.0, 0.0, 0.0, 1.0)
 _ZERO3 = (0.0, 0.0, 0.0)
 _ONE3 = (1.0, 1.0, 1.0)
 _NUMBER_TYPE_SET = frozenset((float, int))
+_DICT_TYPE = {dict}
+_LIST_TYPE = {list}
+_STR_TYPE = {str}
+_INT_TYPE = {int}
+_STR_OR_NONE = frozenset((str, type(None)))
+_LIST_OR_NONE = frozenset((list, type(None)))
+_DIAG4 = np.arange(4)
+_BOOL_TYPE = {bool}
+_FLOAT_TYPE = {5126}
+_F4 = np.dtype("<f4")
+_PATH_SET = frozenset(("translation", "rotation", "scale"))
+_LINEAR_OR_STEP = frozenset(("LINEAR", "STEP"))
+_OUTPUT_TYPE = {"translation": "VEC3", "rotation": "VEC4", "scale": "VEC3"}
 _ESCAPE = re.compile(r"%(..)?", re.S)
 _BAD_ESCAPES = {"2f", "5c", "2e", "00"}
 
@@ -281,6 +297,14 @@ def _json_depth(raw: bytes) -> int:
     return int(np.cumsum(step, dtype=np.int64).max(initial=0))
 
 
+def _opening_brackets(raw: bytes) -> int:
+    """Count of ``[`` and ``{`` bytes (numpy compares; ``bytes.count`` is ~3x slower)."""
+    if len(raw) <= NO_SCAN_OPENING_BRACKETS:
+        return len(raw)  # an upper bound is enough for the caller
+    a = np.frombuffer(raw, dtype=np.uint8)
+    return int(np.count_nonzero(a == 91)) + int(np.count_nonzero(a == 123))
+
+
 def _safe_loads(raw: bytes) -> Any:
     """Parse JSON without letting deep nesting crash the process.
 
@@ -290,7 +314,7 @@ def _safe_loads(raw: bytes) -> Any:
     first (or, with escapes present, the stdlib parser is used, which raises
     RecursionError instead of crashing).
     """
-    opens = raw.count(b"[") + raw.count(b"{")
+    opens = _opening_brackets(raw)
     if opens <= NO_SCAN_OPENING_BRACKETS or _loads is _stdlib_loads:
         return _loads(raw)
     if b"\\" in raw:
@@ -476,8 +500,12 @@ def _decompose(m: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     return t, q, s
 
 
-def _build_skeleton(doc: dict) -> Skeleton:
-    nodes = _array(doc, "nodes", "nodes")
+def _node_fields(nodes: list) -> Tuple[list, list, list, list, list, list, Dict[int, list]]:
+    """Per-node validation in file order: (parent, kids, names, trans, rots, scales, matrices).
+
+    Raises the first problem in file order; ``_node_fields_bulk`` is the fast
+    path for files without problems.
+    """
     n = len(nodes)
     parent = [-1] * n
     kids: List[Optional[list]] = [None] * n
@@ -524,20 +552,116 @@ def _build_skeleton(doc: dict) -> Skeleton:
         if not _NUMBER_TYPE_SET.issuperset(map(type, chain.from_iterable(values))):
             for i, v in enumerate(values):
                 _numbers(v, width, f"node {i} {key}")
+    return parent, kids, names, trans, rots, scales, matrices
 
-    # Depth-first pre-order from the roots (file order), children as declared.
+
+def _bulk_vectors(values: list, width: int, default: tuple) -> Any:
+    """``values`` with None replaced by ``default``; None when every entry is
+    absent; False when some entry is not an array of ``width`` numbers."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return None
+    if (
+        set(map(type, present)) != _LIST_TYPE
+        or set(map(len, present)) != {width}
+        or not _NUMBER_TYPE_SET.issuperset(map(type, chain.from_iterable(present)))
+    ):
+        return False
+    return values if len(present) == len(values) else [default if v is None else v for v in values]
+
+
+def _node_fields_bulk(nodes: list) -> Optional[Tuple[list, list, list, Any, Any, Any, Dict[int, list]]]:
+    """``_node_fields`` for files without problems, with the checks done over
+    whole lists (``map``/``set`` run in C); None when any check fails (the
+    per-node loop then reports the first problem). Absent TRS lists are None."""
+    n = len(nodes)
+    if set(map(type, nodes)) != _DICT_TYPE:
+        return None
+    get = dict.get
+    kids = list(map(get, nodes, repeat("children")))
+    names = list(map(get, nodes, repeat("name")))
+    mats = list(map(get, nodes, repeat("matrix")))
+    name_types = set(map(type, names))
+    if name_types != _STR_TYPE or "" in names:
+        if not name_types <= _STR_OR_NONE:
+            return None
+        names = [name if name else f"node{i}" for i, name in enumerate(names)]
+    if not set(map(type, kids)) <= _LIST_OR_NONE:
+        return None
+    flat = list(chain.from_iterable(filter(None, kids)))
+    if flat and (
+        set(map(type, flat)) != _INT_TYPE or min(flat) < 0 or max(flat) >= n or len(set(flat)) != len(flat)
+    ):
+        return None
+    parent = [-1] * n
+    for i, children in enumerate(kids):
+        if children:
+            for c in children:
+                parent[c] = i
+    if any(map(eq, parent, range(n))):  # a node listing itself
+        return None
+    matrices: Dict[int, list] = {}
+    if mats.count(None) != n:
+        for i, mat in enumerate(mats):
+            if mat is not None:
+                if type(mat) is not list or len(mat) != 16 or not _NUMBER_TYPE_SET.issuperset(map(type, mat)):
+                    return None
+                matrices[i] = mat
+    trs = []
+    for key, width, default in (("translation", 3, _ZERO3), ("rotation", 4, _IDENTITY_Q), ("scale", 3, _ONE3)):
+        values = _bulk_vectors(list(map(get, nodes, repeat(key))), width, default)
+        if values is False:
+            return None
+        trs.append(values)
+    return parent, kids, names, trs[0], trs[1], trs[2], matrices
+
+
+def _stack_vectors(values: Optional[list], n: int, width: int, default: tuple) -> np.ndarray:
+    """(n, width) float64 from per-node number lists (None: every node has ``default``)."""
+    if values is None:
+        return np.tile(np.asarray(default, dtype=np.float64), (n, 1))
+    return np.array(list(chain.from_iterable(values)), dtype=np.float64).reshape(n, width)
+
+
+def _preorder(parent: list, kids: list) -> List[int]:
+    """Depth-first pre-order from the roots (file order), children as declared."""
+    n = len(parent)
     order: List[int] = []
+    append = order.append
     stack = [i for i in range(n - 1, -1, -1) if parent[i] == -1]
+    pop = stack.pop
+    extend = stack.extend
     while stack:
-        i = stack.pop()
-        order.append(i)
+        i = pop()
+        append(i)
         c = kids[i]
         if c:
-            stack.extend(reversed(c))
+            extend(reversed(c))
     if len(order) != n:
         seen = set(order)
         lost = next(i for i in range(n) if i not in seen)
         raise LoadError(f"node {lost} is unreachable from any root; the node graph contains a cycle")
+    return order
+
+
+def _rest_matrices(t: np.ndarray, r: Optional[list], s: Optional[list], rot: np.ndarray, scl: np.ndarray) -> np.ndarray:
+    """(B, 4, 4) local T·R·S; with no node rotation or scale it is [I | t] exactly."""
+    if r is None and s is None:
+        m = np.zeros((t.shape[0], 4, 4))
+        m[:, _DIAG4, _DIAG4] = 1.0
+        m[:, :3, 3] = t
+        return m
+    return trs_matrices(t, rot, scl)
+
+
+def _build_skeleton(doc: dict) -> Skeleton:
+    nodes = _array(doc, "nodes", "nodes")
+    n = len(nodes)
+    fields = _node_fields_bulk(nodes) if n else None
+    if fields is None:
+        fields = _node_fields(nodes)
+    parent, kids, names, trans, rots, scales, matrices = fields
+    order = _preorder(parent, kids)
 
     order_a = np.asarray(order, dtype=np.int64)
     bone_of = np.empty(n, dtype=np.int64)
@@ -545,10 +669,10 @@ def _build_skeleton(doc: dict) -> Skeleton:
     parent_a = np.asarray(parent, dtype=np.int64)[order_a] if n else np.zeros(0, np.int64)
     parents = np.where(parent_a >= 0, bone_of[np.maximum(parent_a, 0)] if n else parent_a, -1)
 
-    t = np.array(list(chain.from_iterable(trans)), dtype=np.float64).reshape(n, 3)[order_a]
-    r = np.array(list(chain.from_iterable(rots)), dtype=np.float64).reshape(n, 4)[order_a]
-    s = np.array(list(chain.from_iterable(scales)), dtype=np.float64).reshape(n, 3)[order_a]
-    m = trs_matrices(t, r, s)
+    t = _stack_vectors(trans, n, 3, _ZERO3)[order_a]
+    r = _stack_vectors(rots, n, 4, _IDENTITY_Q)[order_a]
+    s = _stack_vectors(scales, n, 3, _ONE3)[order_a]
+    m = _rest_matrices(t, rots, scales, r, s)
     has_matrix = np.zeros(n, dtype=bool)
     if matrices:
         nodes_m = sorted(matrices)
@@ -559,17 +683,8 @@ def _build_skeleton(doc: dict) -> Skeleton:
         t[bones_m], r[bones_m], s[bones_m] = _decompose(mm)
         has_matrix[bones_m] = True
 
-    joint_node = np.zeros(n, dtype=bool)
-    for k, skin in enumerate(_array(doc, "skins", "skins")):
-        skin = _obj(skin, f"skin {k}")
-        joints = _array(skin, "joints", f"skin {k} joints")
-        for j in joints:
-            if type(j) is not int or not 0 <= j < n:
-                raise _bad_index(j, n, f"skin {k} joint")
-        joint_node[joints] = True
-
     return Skeleton(
-        names=[names[i] for i in order],
+        names=list(map(names.__getitem__, order)),
         node_indices=order_a,
         parents=parents.astype(np.int64),
         rest_translation=t,
@@ -577,10 +692,24 @@ def _build_skeleton(doc: dict) -> Skeleton:
         rest_scale=s,
         rest_matrix=m,
         has_matrix=has_matrix,
-        is_joint=joint_node[order_a],
+        is_joint=_joint_nodes(doc, n)[order_a],
         in_scene=_in_scene(doc, n, order_a, parents),
-        _bone_of_node={int(node): b for b, node in enumerate(order)},
+        _bone_of_node=dict(zip(order, range(n))),
     )
+
+
+def _joint_nodes(doc: dict, n: int) -> np.ndarray:
+    """(n,) bool per glTF node: listed as a joint by some skin."""
+    joint_node = np.zeros(n, dtype=bool)
+    for k, skin in enumerate(_array(doc, "skins", "skins")):
+        skin = _obj(skin, f"skin {k}")
+        joints = _array(skin, "joints", f"skin {k} joints")
+        if joints and (set(map(type, joints)) != _INT_TYPE or min(joints) < 0 or max(joints) >= n):
+            for j in joints:
+                if type(j) is not int or not 0 <= j < n:
+                    raise _bad_index(j, n, f"skin {k} joint")
+        joint_node[joints] = True
+    return joint_node
 
 
 def _in_scene(doc: dict, n: int, order: np.ndarray, parents: np.ndarray) -> np.ndarray:
@@ -862,7 +991,18 @@ def _bad_index(v: Any, n: int, what: str) -> LoadError:
 
 
 def _build_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -> List[Clip]:
-    """One :class:`Clip` per glTF animation (see the module docstring)."""
+    """One :class:`Clip` per glTF animation (see the module docstring).
+
+    The bulk path handles the common layout (float accessors, LINEAR/STEP,
+    node channels only); anything else, and every problem, goes through the
+    per-channel path, which reports the first problem in file order.
+    """
+    clips = _build_clips_bulk(doc, skeleton, acc, strict)
+    return clips if clips is not None else _build_clips_general(doc, skeleton, acc, strict)
+
+
+def _build_clips_general(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -> List[Clip]:
+    """One :class:`Clip` per glTF animation, validated channel by channel."""
     n_nodes = skeleton.bone_count
     n_acc = len(acc.accessors)
     bone_of = skeleton._bone_of_node
@@ -962,6 +1102,194 @@ def _build_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -
     return clips
 
 
+def _int_list_in_range(values: list, n: int) -> bool:
+    """Every entry a JSON integer in [0, n) (an empty list passes)."""
+    return not values or (set(map(type, values)) == _INT_TYPE and min(values) >= 0 and max(values) < n)
+
+
+def _ints_at_least(values: list, minimum: int) -> bool:
+    """Every entry a JSON integer >= ``minimum`` (an empty list passes)."""
+    return not values or (set(map(type, values)) == _INT_TYPE and min(values) >= minimum)
+
+
+def _channel_table(anim: dict, n_nodes: int, n_acc: int) -> Optional[Tuple[list, list, list, list, list, list]]:
+    """(nodes, paths, sampler indices, interpolations, input and output
+    accessors) of one animation's channels, checked over whole lists; None when
+    any check fails, when a channel is not a node TRS channel (weights,
+    pointer) or uses CUBICSPLINE. ``dict.get`` on a non-object raises
+    TypeError, which the caller turns into None."""
+    get = dict.get
+    chans = get(anim, "channels")
+    samplers = get(anim, "samplers")
+    chans = [] if chans is None else chans
+    samplers = [] if samplers is None else samplers
+    if type(chans) is not list or type(samplers) is not list:
+        return None
+    targets = list(map(get, chans, repeat("target")))
+    nodes = list(map(get, targets, repeat("node")))
+    paths = list(map(get, targets, repeat("path")))
+    s_idx = list(map(get, chans, repeat("sampler")))
+    # the sets hold only strings: a non-string never passes
+    if not _PATH_SET.issuperset(paths) or not _int_list_in_range(nodes, n_nodes) or not _int_list_in_range(s_idx, len(samplers)):
+        return None
+    used = list(map(samplers.__getitem__, s_idx))
+    interps = list(map(get, used, repeat("interpolation"), repeat("LINEAR")))
+    inputs = list(map(get, used, repeat("input")))
+    outputs = list(map(get, used, repeat("output")))
+    if not _LINEAR_OR_STEP.issuperset(interps) or not _int_list_in_range(inputs + outputs, n_acc):
+        return None
+    return nodes, paths, s_idx, interps, inputs, outputs
+
+
+def _float_views(acc: _Accessors, bvs: list) -> Optional[Tuple[list, list, list]]:
+    """(buffer bytes, byteOffset, byteLength) lists aligned with ``bvs`` (valid
+    buffer view indices), every check of ``_Accessors.view`` passing and no
+    byteStride; None when any check fails."""
+    unique = set(bvs)
+    if len(unique) != len(bvs):  # shared views: check each once, then spread
+        first = list(unique)
+        got = _float_views(acc, first)
+        if got is None:
+            return None
+        pos = list(map(dict(zip(first, range(len(first)))).__getitem__, bvs))
+        return tuple(list(map(column.__getitem__, pos)) for column in got)  # type: ignore[return-value]
+    get = dict.get
+    views = list(map(acc.views.__getitem__, bvs))
+    bufs = list(map(get, views, repeat("buffer")))
+    v_offs = list(map(get, views, repeat("byteOffset"), repeat(0)))
+    v_lens = list(map(get, views, repeat("byteLength")))
+    if (
+        list(map(get, views, repeat("byteStride"))).count(None) != len(views)
+        or not _int_list_in_range(bufs, len(acc.buffers))
+        or not _ints_at_least(v_offs, 0)
+        or not _ints_at_least(v_lens, 1)
+        or not all(map(le, map(add, v_offs, v_lens), map(acc.lengths.__getitem__, bufs)))
+    ):
+        return None
+    datas = list(map(acc.buffers.__getitem__, bufs))
+    if None in datas:  # a buffer without data (no uri, no BIN chunk)
+        return None
+    return datas, v_offs, v_lens
+
+
+def _decode_float_accessors(acc: _Accessors, want: Dict[int, str]) -> Optional[Tuple[Dict[int, np.ndarray], int]]:
+    """({accessor: float32 view}, components) for accessors ``want`` (index ->
+    expected type) that are plain (non-normalized, non-sparse) FLOAT data in a
+    buffer view without stride, with every bound of ``_Accessors.decode``
+    checked (``byteOffset + 4 x width x count <= byteLength``; budget used +
+    components <= cap, not spent here); None when any check fails. SCALAR
+    accessors come out 1-D (count,), the others (count, width)."""
+    if not want or not FLOAT32_IS_NATIVE:
+        return None
+    get = dict.get
+    ids = list(want)
+    types = list(want.values())
+    accs = list(map(acc.accessors.__getitem__, ids))
+    ctypes = list(map(get, accs, repeat("componentType")))
+    counts = list(map(get, accs, repeat("count")))
+    normalized = list(map(get, accs, repeat("normalized"), repeat(False)))
+    bvs = list(map(get, accs, repeat("bufferView")))
+    offsets = list(map(get, accs, repeat("byteOffset"), repeat(0)))
+    if (
+        list(map(get, accs, repeat("type"))) != types
+        or set(map(type, ctypes)) != _INT_TYPE
+        or set(ctypes) != _FLOAT_TYPE
+        or not _ints_at_least(counts, 1)
+        or set(map(type, normalized)) != _BOOL_TYPE
+        or True in normalized
+        or any(map(dict.__contains__, accs, repeat("sparse")))
+        or not _int_list_in_range(bvs, len(acc.views))
+        or not _ints_at_least(offsets, 0)
+    ):
+        return None
+    views = _float_views(acc, bvs)
+    if views is None:
+        return None
+    datas, v_offs, v_lens = views
+    widths = list(map(TYPE_WIDTH.__getitem__, types))
+    components = list(map(mul, widths, counts))
+    total = sum(components)
+    if acc.budget.used + total > acc.budget.cap:
+        return None
+    if not all(map(le, map(add, offsets, map(mul, components, repeat(4))), v_lens)):
+        return None
+    shapes = [(c,) if t == "SCALAR" else (c, w) for t, c, w in zip(types, counts, widths)]
+    arrays = map(np.ndarray, shapes, repeat(_F4), datas, map(add, v_offs, offsets))
+    return dict(zip(ids, arrays)), total
+
+
+def _build_clips_bulk(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -> Optional[List[Clip]]:
+    """``_build_clips_general`` for files without problems, with the checks run
+    over whole lists (``map``/``set`` in C) and each accessor decoded once;
+    None when anything is unusual or wrong (the general path then runs from
+    scratch: nothing here changes ``acc`` unless it succeeds)."""
+    try:
+        return _bulk_clips(doc, skeleton, acc, strict)
+    except (TypeError, ValueError, KeyError, IndexError, OverflowError):
+        return None
+
+
+def _bulk_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -> Optional[List[Clip]]:
+    anims = doc.get("animations")
+    if type(anims) is not list or not anims:
+        return None
+    n_acc = len(acc.accessors)
+    tables = []
+    for anim in anims:
+        table = _channel_table(anim, skeleton.bone_count, n_acc)
+        if table is None:
+            return None
+        tables.append(table)
+    want: Dict[int, str] = {}
+    for nodes, paths, s_idx, interps, inputs, outputs in tables:
+        out_types = list(map(_OUTPUT_TYPE.__getitem__, paths))
+        want.update(zip(outputs, out_types))
+        if list(map(want.__getitem__, outputs)) != out_types:
+            return None  # one output accessor used as VEC3 and VEC4
+    all_inputs = list(chain.from_iterable(t[4] for t in tables))
+    if not want.keys().isdisjoint(all_inputs):
+        return None
+    want.update(zip(all_inputs, repeat("SCALAR")))
+    decoded = _decode_float_accessors(acc, want)
+    if decoded is None:
+        return None
+    arrays, components = decoded
+    if strict and any(map(_times_problem, map(arrays.__getitem__, set(all_inputs)))):
+        return None
+    clips = _bulk_clip_objects(anims, tables, skeleton, arrays)
+    if clips is not None:
+        acc.budget.used += components
+    return clips
+
+
+def _bulk_clip_objects(anims: list, tables: list, skeleton: Skeleton, arrays: dict) -> Optional[List[Clip]]:
+    """Clip and Channel objects from checked channel tables (None when a key
+    count differs from its output count or a name is not a string)."""
+    bone_of = skeleton._bone_of_node
+    clips: List[Clip] = []
+    used: set = set()
+    repeats: Dict[str, int] = {}
+    for a_i, (anim, (nodes, paths, s_idx, interps, inputs, outputs)) in enumerate(zip(anims, tables)):
+        times = list(map(arrays.__getitem__, inputs))
+        values = list(map(arrays.__getitem__, outputs))
+        if list(map(len, times)) != list(map(len, values)):
+            return None
+        base = anim.get("name")
+        if base is None or base == "":
+            base = f"animation{a_i}"
+        elif type(base) is not str:
+            return None
+        channels = list(
+            map(
+                Channel,
+                map(bone_of.__getitem__, nodes), nodes, paths, interps, times, values,
+                repeat(None), repeat(None), s_idx, inputs, outputs, repeat(FLOAT), repeat(False),
+            )
+        )
+        clips.append(Clip(_unique_name(base, used, repeats), channels, a_i, 0, anim.get("extras"), pointer_channel_count=0))
+    return clips
+
+
 # --------------------------------------------------------------------------
 # Driver
 # --------------------------------------------------------------------------
@@ -1010,7 +1338,7 @@ def _load(data: bytes, path: str, base_dir: Optional[str], strict: bool) -> Asse
     clips = _build_clips(doc, skeleton, accessors, strict)
     _check_grid_budget(clips, skeleton.bone_count, len(data) + budget.external_bytes)
     asset_info = doc.get("asset")
-    return Asset(
+    asset = Asset(
         skeleton=skeleton,
         clips=clips,
         path=path,
@@ -1020,3 +1348,13 @@ def _load(data: bytes, path: str, base_dir: Optional[str], strict: bool) -> Asse
         container=container,
         extras=asset_info.get("extras") if type(asset_info) is dict else None,
     )
+    if _reparse_is_exact(json_bytes):
+        asset.defer_gltf(partial(_parse_json, json_bytes))
+    return asset
+
+
+def _reparse_is_exact(json_bytes: bytes) -> bool:
+    """True when parsing ``json_bytes`` again gives the same document whatever
+    the caller's stack depth: orjson (fixed limits) decides, not the stdlib
+    parser (Python recursion limit), which only ever sees text with escapes."""
+    return _loads is _ORJSON_LOADS and b"\\" not in json_bytes
