@@ -20,7 +20,7 @@ This module holds data and small constructors only: no I/O, no sampling.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -283,27 +283,6 @@ class Clip:
         return max((ch.key_count for ch in self.channels), default=0)
 
 
-class _DeferredDocument:
-    """``Asset.gltf``: a plain attribute, except that the loader may hand over
-    a parser instead (``Asset.defer_gltf``); the document is then parsed on
-    first read and kept, so a loaded asset does not hold the JSON as Python
-    objects (thousands of dicts and lists the garbage collector would walk)
-    until something asks for it."""
-
-    def __get__(self, obj: Any, owner: Any = None) -> Any:
-        if obj is None:
-            return None  # the dataclass default
-        state = obj.__dict__
-        parse = state.pop("_gltf_parse", None)
-        if parse is not None:
-            state["_gltf"] = parse()
-        return state.get("_gltf")
-
-    def __set__(self, obj: Any, value: Any) -> None:
-        obj.__dict__.pop("_gltf_parse", None)
-        obj.__dict__["_gltf"] = value
-
-
 @dataclass(eq=False)
 class Asset:
     """A loaded (or built) file: skeleton + clips, plus what transforms need.
@@ -316,17 +295,11 @@ class Asset:
     skeleton: Skeleton
     clips: List[Clip]
     path: Optional[str] = None
-    gltf: Optional[dict] = _DeferredDocument()  # type: ignore[assignment]
+    gltf: Optional[dict] = None
     bin_chunk: Optional[bytes] = None
     buffers: Optional[List[bytes]] = None
     container: str = "memory"
     extras: Any = None
-
-    def defer_gltf(self, parse: Callable[[], dict]) -> None:
-        """Make ``gltf`` the result of ``parse()`` (a deterministic parser of
-        the file's JSON), called on the first read of ``gltf``."""
-        self.__dict__.pop("_gltf", None)
-        self.__dict__["_gltf_parse"] = parse
 
     def clip(self, name: str) -> Clip:
         for c in self.clips:

@@ -127,23 +127,3 @@ def test_budget_refusal_same_through_both_paths(monkeypatch):
     monkeypatch.setattr(read, "DECODE_COMPONENTS_PER_INPUT_BYTE", 0)
     fast, general = both_paths(monkeypatch, data, False)
     assert fast == general and fast[0] == "error" and "decoding would exceed" in fast[1]
-
-
-def test_deferred_gltf_is_the_parsed_document():
-    """``Asset.gltf`` is parsed on first read (orjson, no escapes) and kept."""
-    import json
-
-    name, data, _ = test_fuzz.seeds()[0]
-    asset = read.load_asset_bytes(data, "case.glb")
-    doc, _ = test_fuzz.split(data)
-    assert asset.gltf == doc
-    assert asset.gltf is asset.gltf  # parsed once, then the same object
-    asset.gltf["extras"] = {"edited": True}
-    assert asset.gltf["extras"] == {"edited": True}
-    asset.gltf = None
-    assert asset.gltf is None
-    # text with an escape keeps the document from the load itself
-    doc["asset"]["extras"] = {"s": 'quote " here'}
-    escaped = test_fuzz.repack(doc, test_fuzz.split(data)[1], json.dumps(doc).encode("utf-8"))
-    asset = read.load_asset_bytes(escaped, "case.glb")
-    assert "_gltf_parse" not in vars(asset) and asset.gltf == doc

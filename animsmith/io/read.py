@@ -38,7 +38,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from functools import partial
 from itertools import chain, repeat
 from operator import add, eq, le, mul
 from math import isfinite
@@ -61,10 +60,9 @@ def _stdlib_loads(data: bytes) -> Any:
 try:  # optional accelerator
     import orjson as _orjson
 
-    _loads = _ORJSON_LOADS = _orjson.loads
+    _loads = _orjson.loads
 except ImportError:  # pragma: no cover - depends on the environment
     _loads = _stdlib_loads
-    _ORJSON_LOADS = None
 
 MAX_JSON_DEPTH = 4096
 # orjson survives >= 10k nested levels on an 8 MB stack (main thread and
@@ -297,14 +295,6 @@ def _json_depth(raw: bytes) -> int:
     return int(np.cumsum(step, dtype=np.int64).max(initial=0))
 
 
-def _opening_brackets(raw: bytes) -> int:
-    """Count of ``[`` and ``{`` bytes (numpy compares; ``bytes.count`` is ~3x slower)."""
-    if len(raw) <= NO_SCAN_OPENING_BRACKETS:
-        return len(raw)  # an upper bound is enough for the caller
-    a = np.frombuffer(raw, dtype=np.uint8)
-    return int(np.count_nonzero(a == 91)) + int(np.count_nonzero(a == 123))
-
-
 def _safe_loads(raw: bytes) -> Any:
     """Parse JSON without letting deep nesting crash the process.
 
@@ -314,7 +304,7 @@ def _safe_loads(raw: bytes) -> Any:
     first (or, with escapes present, the stdlib parser is used, which raises
     RecursionError instead of crashing).
     """
-    opens = _opening_brackets(raw)
+    opens = raw.count(b"[") + raw.count(b"{")
     if opens <= NO_SCAN_OPENING_BRACKETS or _loads is _stdlib_loads:
         return _loads(raw)
     if b"\\" in raw:
@@ -1338,7 +1328,7 @@ def _load(data: bytes, path: str, base_dir: Optional[str], strict: bool) -> Asse
     clips = _build_clips(doc, skeleton, accessors, strict)
     _check_grid_budget(clips, skeleton.bone_count, len(data) + budget.external_bytes)
     asset_info = doc.get("asset")
-    asset = Asset(
+    return Asset(
         skeleton=skeleton,
         clips=clips,
         path=path,
@@ -1348,13 +1338,3 @@ def _load(data: bytes, path: str, base_dir: Optional[str], strict: bool) -> Asse
         container=container,
         extras=asset_info.get("extras") if type(asset_info) is dict else None,
     )
-    if _reparse_is_exact(json_bytes):
-        asset.defer_gltf(partial(_parse_json, json_bytes))
-    return asset
-
-
-def _reparse_is_exact(json_bytes: bytes) -> bool:
-    """True when parsing ``json_bytes`` again gives the same document whatever
-    the caller's stack depth: orjson (fixed limits) decides, not the stdlib
-    parser (Python recursion limit), which only ever sees text with escapes."""
-    return _loads is _ORJSON_LOADS and b"\\" not in json_bytes
