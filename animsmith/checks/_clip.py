@@ -7,6 +7,7 @@ data, the clip's cached analysis, the resolved roles — and never samples.
 from __future__ import annotations
 
 import math
+import weakref
 from functools import cached_property
 from typing import Any, Iterator, Optional, Tuple
 
@@ -137,6 +138,24 @@ def f32_exceeds(measured: float, cap: float) -> bool:
 # --------------------------------------------------------------------------
 
 
+#: fast paths on: a check first asks the clip's shared :class:`ClipFacts` whether
+#: it can have anything to report and returns early when it cannot (tests set
+#: this to False to run the general path and compare).
+FAST_PATHS = True
+
+_ONES4 = np.ones(4)
+
+
+def row_dots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(K,) Σ_c a[k,c]·b[k,c] of two (K, C) arrays, as one matrix product.
+
+    May differ from ``einsum`` in the last bit (another summation order), so
+    fast paths use it only for decisions taken with a margin far above rounding.
+    """
+    prod = a * b
+    return prod @ (_ONES4 if prod.shape[1] == 4 else np.ones(prod.shape[1]))
+
+
 class FlatChannels:
     """The keys of every keyed channel of one clip (or of one path), concatenated.
 
@@ -150,21 +169,42 @@ class FlatChannels:
         owner: (K,) segment number of every key row.
         times: (K,) float64 key times.
         values: (K, C) float64 key values (only when all channels share a width).
+        bones: (S,) bone index of each segment.
+
+    A channel's value rows are its key rows (the loader and ``Channel.make``
+    guarantee one value row per key time).
     """
 
     def __init__(self, channels, indices, with_values: bool = True):
-        self.index = np.asarray(indices, dtype=np.int64)
         picked = [channels[i] for i in indices]
-        counts = np.fromiter((ch.times.shape[0] for ch in picked), dtype=np.int64, count=len(picked))
+        self._picked = picked
+        self.index = np.array(indices, dtype=np.int64)
+        counts = np.array([ch.times.shape[0] for ch in picked], dtype=np.int64)
         self.counts = counts
         self.starts = np.zeros(counts.size, dtype=np.int64)
         if counts.size > 1:
             np.cumsum(counts[:-1], out=self.starts[1:])
-        self.owner = np.repeat(np.arange(counts.size), counts)
-        self.times = np.concatenate([ch.times for ch in picked]).astype(np.float64) if picked else np.zeros(0)
         self.values = None
-        if with_values and picked and len({ch.values.shape[1] for ch in picked}) == 1:
-            self.values = np.concatenate([ch.values for ch in picked]).astype(np.float64)
+        if with_values and picked:
+            vals = [ch.values for ch in picked]
+            if len({v.shape[1] for v in vals}) == 1:
+                self.values = np.concatenate(vals).astype(np.float64)
+
+    @cached_property
+    def owner(self) -> np.ndarray:
+        """(K,) segment number of every key row."""
+        return np.repeat(np.arange(self.counts.size), self.counts)
+
+    @cached_property
+    def times(self) -> np.ndarray:
+        """(K,) float64 key times of every segment, concatenated."""
+        picked = self._picked
+        return np.concatenate([ch.times for ch in picked]).astype(np.float64) if picked else np.zeros(0)
+
+    @cached_property
+    def bones(self) -> np.ndarray:
+        """(S,) bone index of each segment."""
+        return np.array([ch.bone for ch in self._picked], dtype=np.int64)
 
     @cached_property
     def finite_rows(self) -> np.ndarray:
@@ -175,6 +215,18 @@ class FlatChannels:
     def squared_norms(self) -> np.ndarray:
         """(K,) |value|² per key (needs ``values``)."""
         return np.einsum("ij,ij->i", self.values, self.values)
+
+    @cached_property
+    def rough_squared_norms(self) -> np.ndarray:
+        """(K,) |value|² per key by :func:`row_dots` (within a few ulp of ``squared_norms``; needs ``values``)."""
+        return row_dots(self.values, self.values)
+
+    @cached_property
+    def values_finite(self) -> Optional[bool]:
+        """Every key value is finite (True when no segment); None when the widths differ (no ``values``)."""
+        if self.values is None:
+            return True if self.size == 0 else None
+        return bool(np.isfinite(self.values).all())
 
     @property
     def duration_s(self) -> float:
@@ -204,27 +256,175 @@ class FlatChannels:
         hit[self.owner[np.asarray(rows_mask, dtype=bool)]] = True
         return self.index[hit]
 
+    # -- decisions for the rotation fast paths (margins far above rounding) --
 
-_FLAT_CACHE: "weakref.WeakKeyDictionary" = None  # type: ignore[assignment]
+    def norms_within(self, tolerance: float) -> bool:
+        """True when every key's length is provably within ``tolerance`` of 1.
+
+        With d = tolerance − 1e-9: (1 − d)² ≤ |q|² ≤ (1 + d)² for every key
+        (|q|² by :func:`row_dots`). A non-finite key makes it False. False
+        means "cannot tell", not "some key is off".
+        """
+        d = tolerance - 1e-9
+        if self.values is None or self.values.shape[0] == 0 or not d >= 0.0:
+            return False
+        sq = self.rough_squared_norms
+        low = max(0.0, 1.0 - d) ** 2
+        return bool(sq.min() >= low) and bool(sq.max() <= (1.0 + d) ** 2)
+
+    def no_hemisphere_flips(self) -> bool:
+        """True when every adjacent key pair of every channel provably has dot > 0.
+
+        Test: q[k−1]·q[k] > 2e-12·max|q|² for every in-channel pair (dot by
+        :func:`row_dots`; its rounding error and einsum's are each below
+        4.5e-16·|q[k−1]||q[k]|, so einsum's dot is positive too). Non-finite
+        keys or an all-zero clip make it False ("cannot tell").
+        """
+        v = self.values
+        if v is None or v.shape[0] < 2:
+            return True  # the check has no pair to judge either
+        dot = row_dots(v[:-1], v[1:])
+        if self.size > 1:
+            dot[self.starts[1:] - 1] = np.inf  # pairs across channel boundaries do not count
+        with np.errstate(invalid="ignore", over="ignore"):
+            return bool(np.all(dot > 2e-12 * self.rough_squared_norms.max()))
+
+    def all_rotations_move(self, epsilon_rad: float) -> bool:
+        """True when every channel with ≥ 2 keys provably has a key more than ``epsilon_rad`` from key 0.
+
+        A key q moves when (q0·q)² < c²·|q0|²·|q|² with c = cos(ε/2) − 1e-10,
+        i.e. |q̂0·q̂| < c, so the sign-invariant angle 2·acos|q̂0·q̂| exceeds
+        ε by far more than rounding. Only for 0 ≤ ε < 3 (below π); False means
+        "cannot tell".
+        """
+        v = self.values
+        if self.size == 0:
+            return True
+        if v is None or not 0.0 <= epsilon_rad < 3.0:
+            return False
+        c = math.cos(epsilon_rad / 2.0) - 1e-10
+        counts, starts = self.counts, self.starts
+        sq = self.rough_squared_norms
+        dot = row_dots(np.repeat(v[starts], counts, axis=0), v)
+        with np.errstate(invalid="ignore", over="ignore"):
+            moving = dot * dot < (c * c) * (sq * np.repeat(sq[starts], counts))
+        return bool(np.all(np.logical_or.reduceat(moving, starts) | (counts < 2)))
+
+
+class KeyTimes:
+    """Facts about the clip's distinct key-time arrays (channels sharing a sampler input share one).
+
+    Attributes:
+        count: number of distinct arrays with ≥ 1 key (0 ⇔ no keyed channel).
+        finite: every key time is finite.
+        increasing: finite and strictly increasing within every array.
+        duration_s: largest key time (when ``finite``; else None).
+        first_min_s: smallest first key time (when ``increasing``; else None).
+        end_spread_s: max − min of the last key times of arrays with ≥ 2 keys
+            (0.0 when none; when ``increasing``, else None).
+    """
+
+    def __init__(self, channels):
+        arrays = list({id(ch.times): ch.times for ch in channels if ch.times.shape[0]}.values())
+        self.count = len(arrays)
+        self.finite = self.increasing = True
+        self.duration_s = self.first_min_s = self.end_spread_s = None
+        if not arrays:
+            self.duration_s, self.end_spread_s = 0.0, 0.0
+            return
+        t = (arrays[0] if len(arrays) == 1 else np.concatenate(arrays)).astype(np.float64)
+        self.finite = bool(np.isfinite(t).all())
+        if not self.finite:
+            self.increasing = False
+            return
+        self.duration_s = float(t.max())
+        steps = t[1:] > t[:-1]
+        if len(arrays) == 1:
+            self.increasing = bool(steps.all())
+            if self.increasing:
+                self.first_min_s, self.end_spread_s = float(t[0]), 0.0
+            return
+        counts = np.array([a.shape[0] for a in arrays], dtype=np.int64)
+        ends = np.cumsum(counts) - 1
+        steps[ends[:-1]] = True  # the pair (last key of one array, first of the next) does not count
+        self.increasing = bool(steps.all())
+        if self.increasing:
+            self.first_min_s = float(t[ends - counts + 1].min())
+            last = t[ends[counts >= 2]]
+            self.end_spread_s = float(last.max() - last.min()) if last.size else 0.0
+
+
+class ClipFacts:
+    """Everything the per-clip checks share about one clip, each part computed once, on first use.
+
+    ``flat(path)``: :class:`FlatChannels` of the keyed channels (of ``path``
+    only when given; values only then). ``key_times``: :class:`KeyTimes`.
+    ``cubic``: indices of CUBICSPLINE channels. ``channels``: the channel list
+    the facts were computed from (a replaced channel invalidates them).
+    """
+
+    def __init__(self, clip):
+        self.channels = list(clip.channels)
+        self._flat = {}
+
+    def flat(self, path: Optional[str] = None) -> FlatChannels:
+        got = self._flat.get(path)
+        if got is None:
+            chans = self.channels
+            if path is None:
+                idx = [i for i, ch in enumerate(chans) if ch.times.shape[0] > 0]
+            else:
+                idx = [i for i, ch in enumerate(chans) if ch.path == path and ch.times.shape[0] > 0]
+            got = self._flat[path] = FlatChannels(chans, idx, with_values=path is not None)
+        return got
+
+    @cached_property
+    def key_times(self) -> KeyTimes:
+        return KeyTimes(self.channels)
+
+    @cached_property
+    def cubic(self) -> list:
+        return [i for i, ch in enumerate(self.channels) if ch.interpolation == "CUBICSPLINE"]
+
+    def values_finite(self) -> Optional[bool]:
+        """False when a keyed channel's value is non-finite; None when a path's widths differ; else True."""
+        unknown = False
+        for path in ("translation", "rotation", "scale"):
+            ok = self.flat(path).values_finite
+            if ok is False:
+                return False
+            unknown = unknown or ok is None
+        return None if unknown else True
+
+    def tangents_finite(self) -> bool:
+        """Every in/out tangent of every CUBICSPLINE channel is finite."""
+        for i in self.cubic:
+            ch = self.channels[i]
+            if ch.in_tangents is not None:
+                if not (np.all(np.isfinite(ch.in_tangents)) and np.all(np.isfinite(ch.out_tangents))):
+                    return False
+        return True
+
+    @cached_property
+    def all_finite(self) -> bool:
+        """Every key time, key value and tangent of the clip is finite (nothing for ``nan`` to report)."""
+        return self.key_times.finite and self.values_finite() is True and self.tangents_finite()
+
+
+_FACTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def clip_facts(clip) -> ClipFacts:
+    """The clip's cached :class:`ClipFacts` (rebuilt when its channel list changed)."""
+    facts = _FACTS.get(clip)
+    if facts is None or facts.channels != clip.channels:
+        facts = _FACTS[clip] = ClipFacts(clip)
+    return facts
 
 
 def flat_channels(clip, path: Optional[str] = None) -> FlatChannels:
     """Cached :class:`FlatChannels` of the clip's keyed channels (of ``path`` only when given)."""
-    import weakref
-
-    global _FLAT_CACHE
-    if _FLAT_CACHE is None:
-        _FLAT_CACHE = weakref.WeakKeyDictionary()
-    per_clip = _FLAT_CACHE.get(clip)
-    key = (path, tuple(map(id, clip.channels)))  # a replaced channel invalidates the entry
-    if per_clip is None:
-        per_clip = {}
-        _FLAT_CACHE[clip] = per_clip
-    if key not in per_clip:
-        chans = clip.channels
-        idx = [i for i, ch in enumerate(chans) if ch.times.shape[0] > 0 and (path is None or ch.path == path)]
-        per_clip[key] = FlatChannels(chans, idx, with_values=path is not None)
-    return per_clip[key]
+    return clip_facts(clip).flat(path)
 
 
 # --------------------------------------------------------------------------
@@ -278,6 +478,9 @@ def malformed_key_times(clip) -> Optional[str]:
     clip instead of judging poses sampled from broken times; ``nan`` and
     ``time-monotonic`` report the defect itself.
     """
+    kt = clip_facts(clip).key_times
+    if FAST_PATHS and kt.increasing:
+        return None
     flat = flat_channels(clip)
     t = flat.times
     if not np.all(np.isfinite(t)):
@@ -289,12 +492,9 @@ def malformed_key_times(clip) -> Optional[str]:
 
 def malformed_key_values(clip) -> Optional[str]:
     """Why the clip's key values cannot be compared (a non-finite value or tangent), or None."""
-    for path in ("translation", "rotation", "scale"):
-        flat = flat_channels(clip, path)
-        if flat.values is not None and not np.all(flat.finite_rows):
-            return "key values are not finite (see nan)"
-    for ch in clip.channels:
-        if ch.interpolation == "CUBICSPLINE" and ch.in_tangents is not None:
-            if not (np.all(np.isfinite(ch.in_tangents)) and np.all(np.isfinite(ch.out_tangents))):
-                return "tangents are not finite (see nan)"
+    facts = clip_facts(clip)
+    if facts.values_finite() is False:
+        return "key values are not finite (see nan)"
+    if not facts.tangents_finite():
+        return "tangents are not finite (see nan)"
     return None
