@@ -156,6 +156,19 @@ def row_dots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return prod @ (_ONES4 if prod.shape[1] == 4 else np.ones(prod.shape[1]))
 
 
+def concatenated_values(values: list) -> Optional[np.ndarray]:
+    """The (K, C) value arrays stacked as float64, or None when their widths differ."""
+    try:
+        out = np.concatenate(values)
+    except ValueError:
+        out = None
+    if out is None or out.ndim != 2:  # let the width test decide (and fail) as it always did
+        if len({v.shape[1] for v in values}) != 1:
+            return None
+        out = np.concatenate(values)
+    return out.astype(np.float64)
+
+
 class FlatChannels:
     """The keys of every keyed channel of one clip (or of one path), concatenated.
 
@@ -175,20 +188,29 @@ class FlatChannels:
     guarantee one value row per key time).
     """
 
-    def __init__(self, channels, indices, with_values: bool = True):
-        picked = [channels[i] for i in indices]
+    def __init__(self, channels, path: Optional[str] = None, with_values: bool = True):
+        """Flatten the keyed channels of ``channels`` (of ``path`` only when given)."""
+        self._channels, self._path = channels, path
+        picked = channels if path is None else [ch for ch in channels if ch.path == path]
+        counts = [ch.times.shape[0] for ch in picked]
+        if 0 in counts:
+            picked = [ch for ch, n in zip(picked, counts) if n]
+            counts = [n for n in counts if n]
         self._picked = picked
-        self.index = np.array(indices, dtype=np.int64)
-        counts = np.array([ch.times.shape[0] for ch in picked], dtype=np.int64)
-        self.counts = counts
-        self.starts = np.zeros(counts.size, dtype=np.int64)
-        if counts.size > 1:
-            np.cumsum(counts[:-1], out=self.starts[1:])
+        self.counts = np.array(counts, dtype=np.int64)
+        self.starts = np.zeros(len(counts), dtype=np.int64)
+        if len(counts) > 1:
+            np.cumsum(self.counts[:-1], out=self.starts[1:])
         self.values = None
         if with_values and picked:
-            vals = [ch.values for ch in picked]
-            if len({v.shape[1] for v in vals}) == 1:
-                self.values = np.concatenate(vals).astype(np.float64)
+            self.values = concatenated_values([ch.values for ch in picked])
+
+    @cached_property
+    def index(self) -> np.ndarray:
+        """(S,) channel index in ``clip.channels`` of each segment."""
+        path = self._path
+        idx = [i for i, ch in enumerate(self._channels) if (path is None or ch.path == path) and ch.times.shape[0] > 0]
+        return np.array(idx, dtype=np.int64)
 
     @cached_property
     def owner(self) -> np.ndarray:
@@ -370,12 +392,7 @@ class ClipFacts:
     def flat(self, path: Optional[str] = None) -> FlatChannels:
         got = self._flat.get(path)
         if got is None:
-            chans = self.channels
-            if path is None:
-                idx = [i for i, ch in enumerate(chans) if ch.times.shape[0] > 0]
-            else:
-                idx = [i for i, ch in enumerate(chans) if ch.path == path and ch.times.shape[0] > 0]
-            got = self._flat[path] = FlatChannels(chans, idx, with_values=path is not None)
+            got = self._flat[path] = FlatChannels(self.channels, path, with_values=path is not None)
         return got
 
     @cached_property
@@ -411,15 +428,25 @@ class ClipFacts:
         return self.key_times.finite and self.values_finite() is True and self.tangents_finite()
 
 
-_FACTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+#: (weak reference to the clip, its facts) of the last clip asked about. The runner
+#: checks one clip at a time, so one entry is enough, and dropping the previous
+#: clip's arrays lets the next clip reuse their memory.
+_LAST: list = [None, None]
 
 
 def clip_facts(clip) -> ClipFacts:
-    """The clip's cached :class:`ClipFacts` (rebuilt when its channel list changed)."""
-    facts = _FACTS.get(clip)
-    if facts is None or facts.channels != clip.channels:
-        facts = _FACTS[clip] = ClipFacts(clip)
+    """The :class:`ClipFacts` of ``clip``, shared by every check of the clip (rebuilt when its
+    channel list changed or another clip was asked about in between)."""
+    ref, facts = _LAST
+    if ref is None or ref() is not clip or facts.channels != clip.channels:
+        facts = ClipFacts(clip)
+        _LAST[0], _LAST[1] = weakref.ref(clip), facts
     return facts
+
+
+def forget_facts() -> None:
+    """Drop the cached facts (tests; the next :func:`clip_facts` call rebuilds them)."""
+    _LAST[0] = _LAST[1] = None
 
 
 def flat_channels(clip, path: Optional[str] = None) -> FlatChannels:

@@ -17,6 +17,8 @@ time 0, measured = the mean, expected = the cap.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from animsmith.checks import _clip
@@ -70,10 +72,10 @@ def rough_rest_deltas(skeleton, clip):
     """(usable track count, rough mean angle in degrees or None) from the clip's shared rotation keys.
 
     The count is exact (same usable test as :func:`first_frame_rest_deltas_deg`).
-    The mean uses 2·acos(|r·q| / (|r||q|)) per track — within ~1e-5° of the
-    atan2 formula — and is None when some squared length is outside
-    1e-50..1e50 (no error bound there). Returns None when the rotation keys
-    cannot be flattened.
+    The mean, (360/π)·mean(acos(|r·q| / (|r||q|))), is within ~1e-5° of the
+    atan2 formula's; it is None unless every track is usable with squared
+    lengths inside 1e-50..1e50 (no error bound outside). Returns None when the
+    rotation keys cannot be flattened.
     """
     flat = flat_channels(clip, "rotation")
     if flat.size == 0:
@@ -81,23 +83,21 @@ def rough_rest_deltas(skeleton, clip):
     if flat.values is None or flat.values.shape[0] != flat.starts[-1] + flat.counts[-1]:
         return None
     bones, rows = flat.bones, flat.starts
-    inside = (bones >= 0) & (bones < len(skeleton.names))
-    if not inside.all():
+    if bones.min() < 0 or bones.max() >= len(skeleton.names):
+        inside = (bones >= 0) & (bones < len(skeleton.names))
         bones, rows = bones[inside], rows[inside]
-    firsts = flat.values[rows]
-    rests = np.asarray(skeleton.rest_rotation, dtype=np.float64)[bones]
+    n = rows.size
+    both = np.concatenate([flat.values[rows], np.asarray(skeleton.rest_rotation, dtype=np.float64)[bones]])
     with np.errstate(invalid="ignore", over="ignore"):
-        sq_first, sq_rest = row_dots(firsts, firsts), row_dots(rests, rests)
-        usable = np.isfinite(firsts).all(axis=1) & np.isfinite(rests).all(axis=1) & (sq_first > 0) & (sq_rest > 0)
-    count = int(usable.sum())
-    if count < 3:
-        return count, None
-    sq_first, sq_rest = sq_first[usable], sq_rest[usable]
-    lengths = np.concatenate([sq_first, sq_rest])
-    if not (lengths.min() > 1e-50 and lengths.max() < 1e50):
-        return count, None
-    cos = np.abs(row_dots(firsts[usable], rests[usable])) / np.sqrt(sq_first * sq_rest)
-    return count, float(np.degrees(2.0 * np.arccos(np.minimum(cos, 1.0))).mean())
+        sq = row_dots(both, both)
+        if n and sq.min() > 1e-50 and sq.max() < 1e50:  # (NaN fails too) every track usable
+            if n < 3:
+                return n, None
+            cos = np.abs(row_dots(both[:n], both[n:])) / np.sqrt(sq[:n] * sq[n:])
+            return n, float(np.arccos(np.minimum(cos, 1.0)).mean()) * (360.0 / math.pi)
+        finite = np.isfinite(both).all(axis=1)
+        usable = finite[:n] & finite[n:] & (sq[:n] > 0) & (sq[n:] > 0)
+    return int(usable.sum()), None
 
 
 def check(ctx):
