@@ -73,7 +73,7 @@ def random_clip(rng, defect: str) -> Asset:
     The channels share one key-time array (as the loader gives channels with one
     sampler input) unless ``defect`` is "own-times" or replaces a channel.
     """
-    n = int(rng.integers(2, 9))
+    n = int(rng.integers(1, 9))
     times = np.arange(n, dtype=np.float64) / 30.0
     rest = None
     chans = []
@@ -300,3 +300,13 @@ def test_facts_follow_a_replaced_channel():
     clip.channels[2] = Channel.make(2, "rotation", clip.channels[2].times, bad)
     assert not clip_facts(clip).all_finite
     assert len(run_check("nan", asset)[0]) == 1
+
+
+def test_facts_go_with_their_clip():
+    asset = random_clip(np.random.default_rng(8), "none")
+    clip = asset.clips[0]
+    assert clip_facts(clip) is clip_facts(clip)
+    other = random_clip(np.random.default_rng(9), "none").clips[0]
+    assert clip_facts(other) is not clip_facts(clip)  # the cache holds one clip at a time
+    del asset, clip
+    assert _clip._LAST == [None, None]  # dropping the clip drops its facts (and its buffers)

@@ -159,14 +159,14 @@ def row_dots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def concatenated_values(values: list) -> Optional[np.ndarray]:
     """The (K, C) value arrays stacked as float64, or None when their widths differ."""
     try:
-        out = np.concatenate(values)
-    except ValueError:
+        out = np.concatenate(values, dtype=np.float64)
+    except (ValueError, TypeError):
         out = None
     if out is None or out.ndim != 2:  # let the width test decide (and fail) as it always did
         if len({v.shape[1] for v in values}) != 1:
             return None
-        out = np.concatenate(values)
-    return out.astype(np.float64)
+        out = np.concatenate(values).astype(np.float64)
+    return out
 
 
 class FlatChannels:
@@ -327,10 +327,18 @@ class FlatChannels:
         c = math.cos(epsilon_rad / 2.0) - 1e-10
         counts, starts = self.counts, self.starts
         sq = self.rough_squared_norms
-        dot = row_dots(np.repeat(v[starts], counts, axis=0), v)
+        n, s = int(counts[0]), self.size
         with np.errstate(invalid="ignore", over="ignore"):
-            moving = dot * dot < (c * c) * (sq * np.repeat(sq[starts], counts))
-        return bool(np.all(np.logical_or.reduceat(moving, starts) | (counts < 2)))
+            if v.shape[0] == n * s and bool((counts == n).all()):
+                # every channel has n keys (the common case): (S, n, 4) · key 0 as one batched product
+                v3, sq2 = v.reshape(s, n, 4), sq.reshape(s, n)
+                dot = np.matmul(v3, v3[:, 0, :, None])[..., 0]
+                moves = (dot * dot < (c * c) * (sq2 * sq2[:, :1])).any(axis=1)
+            else:
+                dot = row_dots(np.repeat(v[starts], counts, axis=0), v)
+                moving = dot * dot < (c * c) * (sq * np.repeat(sq[starts], counts))
+                moves = np.logical_or.reduceat(moving, starts)
+        return bool(np.all(moves | (counts < 2)))
 
 
 class KeyTimes:
@@ -347,27 +355,42 @@ class KeyTimes:
     """
 
     def __init__(self, channels):
-        arrays = list({id(ch.times): ch.times for ch in channels if ch.times.shape[0]}.values())
+        times = [ch.times for ch in channels]
+        if times and len(set(map(id, times))) == 1:
+            arrays = [times[0]] if times[0].shape[0] else []
+        else:
+            arrays = list({id(t): t for t in times if t.shape[0]}.values())
         self.count = len(arrays)
         self.finite = self.increasing = True
         self.duration_s = self.first_min_s = self.end_spread_s = None
         if not arrays:
             self.duration_s, self.end_spread_s = 0.0, 0.0
+        elif len(arrays) == 1:
+            self._one_array(np.asarray(arrays[0], dtype=np.float64))
+        else:
+            self._many_arrays(arrays)
+
+    def _one_array(self, t: np.ndarray) -> None:
+        """Strictly increasing ⇒ no NaN (a NaN fails a comparison), so finite ⇔ both ends are finite."""
+        first, last = float(t[0]), float(t[-1])
+        self.increasing = bool((t[1:] > t[:-1]).all()) and math.isfinite(first) and math.isfinite(last)
+        if self.increasing:
+            self.duration_s, self.first_min_s, self.end_spread_s = last, first, 0.0
             return
-        t = (arrays[0] if len(arrays) == 1 else np.concatenate(arrays)).astype(np.float64)
+        self.finite = bool(np.isfinite(t).all())
+        if self.finite:
+            self.duration_s = float(t.max())
+
+    def _many_arrays(self, arrays: list) -> None:
+        t = np.concatenate(arrays).astype(np.float64)
         self.finite = bool(np.isfinite(t).all())
         if not self.finite:
             self.increasing = False
             return
         self.duration_s = float(t.max())
-        steps = t[1:] > t[:-1]
-        if len(arrays) == 1:
-            self.increasing = bool(steps.all())
-            if self.increasing:
-                self.first_min_s, self.end_spread_s = float(t[0]), 0.0
-            return
         counts = np.array([a.shape[0] for a in arrays], dtype=np.int64)
         ends = np.cumsum(counts) - 1
+        steps = t[1:] > t[:-1]
         steps[ends[:-1]] = True  # the pair (last key of one array, first of the next) does not count
         self.increasing = bool(steps.all())
         if self.increasing:
@@ -430,8 +453,14 @@ class ClipFacts:
 
 #: (weak reference to the clip, its facts) of the last clip asked about. The runner
 #: checks one clip at a time, so one entry is enough, and dropping the previous
-#: clip's arrays lets the next clip reuse their memory.
+#: clip's arrays lets the next clip reuse their memory. The entry goes when the
+#: clip does (the facts hold its channels, hence the file's buffers).
 _LAST: list = [None, None]
+
+
+def _forget_clip(ref) -> None:
+    if _LAST[0] is ref:
+        _LAST[0] = _LAST[1] = None
 
 
 def clip_facts(clip) -> ClipFacts:
@@ -440,7 +469,7 @@ def clip_facts(clip) -> ClipFacts:
     ref, facts = _LAST
     if ref is None or ref() is not clip or facts.channels != clip.channels:
         facts = ClipFacts(clip)
-        _LAST[0], _LAST[1] = weakref.ref(clip), facts
+        _LAST[0], _LAST[1] = weakref.ref(clip, _forget_clip), facts
     return facts
 
 

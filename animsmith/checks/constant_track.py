@@ -95,7 +95,8 @@ def constant_candidates(clip, eps_vec: float, eps_rot: float) -> list:
         eps = eps_rot if path == "rotation" else eps_vec
         with np.errstate(invalid="ignore"):
             keep = (flat.counts >= 2) & (motion <= eps)
-        out.extend(flat.index[keep].tolist())
+        if keep.any():
+            out.extend(flat.index[keep].tolist())
     return sorted(out)
 
 
