@@ -7,6 +7,7 @@ data, the clip's cached analysis, the resolved roles — and never samples.
 from __future__ import annotations
 
 import math
+import weakref
 from functools import cached_property
 from typing import Any, Iterator, Optional, Tuple
 
@@ -137,6 +138,37 @@ def f32_exceeds(measured: float, cap: float) -> bool:
 # --------------------------------------------------------------------------
 
 
+#: fast paths on: a check first asks the clip's shared :class:`ClipFacts` whether
+#: it can have anything to report and returns early when it cannot (tests set
+#: this to False to run the general path and compare).
+FAST_PATHS = True
+
+_ONES4 = np.ones(4)
+
+
+def row_dots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(K,) Σ_c a[k,c]·b[k,c] of two (K, C) arrays, as one matrix product.
+
+    May differ from ``einsum`` in the last bit (another summation order), so
+    fast paths use it only for decisions taken with a margin far above rounding.
+    """
+    prod = a * b
+    return prod @ (_ONES4 if prod.shape[1] == 4 else np.ones(prod.shape[1]))
+
+
+def concatenated_values(values: list) -> Optional[np.ndarray]:
+    """The (K, C) value arrays stacked as float64, or None when their widths differ."""
+    try:
+        out = np.concatenate(values, dtype=np.float64)
+    except (ValueError, TypeError):
+        out = None
+    if out is None or out.ndim != 2:  # let the width test decide (and fail) as it always did
+        if len({v.shape[1] for v in values}) != 1:
+            return None
+        out = np.concatenate(values).astype(np.float64)
+    return out
+
+
 class FlatChannels:
     """The keys of every keyed channel of one clip (or of one path), concatenated.
 
@@ -150,21 +182,51 @@ class FlatChannels:
         owner: (K,) segment number of every key row.
         times: (K,) float64 key times.
         values: (K, C) float64 key values (only when all channels share a width).
+        bones: (S,) bone index of each segment.
+
+    A channel's value rows are its key rows (the loader and ``Channel.make``
+    guarantee one value row per key time).
     """
 
-    def __init__(self, channels, indices, with_values: bool = True):
-        self.index = np.asarray(indices, dtype=np.int64)
-        picked = [channels[i] for i in indices]
-        counts = np.fromiter((ch.times.shape[0] for ch in picked), dtype=np.int64, count=len(picked))
-        self.counts = counts
-        self.starts = np.zeros(counts.size, dtype=np.int64)
-        if counts.size > 1:
-            np.cumsum(counts[:-1], out=self.starts[1:])
-        self.owner = np.repeat(np.arange(counts.size), counts)
-        self.times = np.concatenate([ch.times for ch in picked]).astype(np.float64) if picked else np.zeros(0)
+    def __init__(self, channels, path: Optional[str] = None, with_values: bool = True):
+        """Flatten the keyed channels of ``channels`` (of ``path`` only when given)."""
+        self._channels, self._path = channels, path
+        picked = channels if path is None else [ch for ch in channels if ch.path == path]
+        counts = [ch.times.shape[0] for ch in picked]
+        if 0 in counts:
+            picked = [ch for ch, n in zip(picked, counts) if n]
+            counts = [n for n in counts if n]
+        self._picked = picked
+        self.counts = np.array(counts, dtype=np.int64)
+        self.starts = np.zeros(len(counts), dtype=np.int64)
+        if len(counts) > 1:
+            np.cumsum(self.counts[:-1], out=self.starts[1:])
         self.values = None
-        if with_values and picked and len({ch.values.shape[1] for ch in picked}) == 1:
-            self.values = np.concatenate([ch.values for ch in picked]).astype(np.float64)
+        if with_values and picked:
+            self.values = concatenated_values([ch.values for ch in picked])
+
+    @cached_property
+    def index(self) -> np.ndarray:
+        """(S,) channel index in ``clip.channels`` of each segment."""
+        path = self._path
+        idx = [i for i, ch in enumerate(self._channels) if (path is None or ch.path == path) and ch.times.shape[0] > 0]
+        return np.array(idx, dtype=np.int64)
+
+    @cached_property
+    def owner(self) -> np.ndarray:
+        """(K,) segment number of every key row."""
+        return np.repeat(np.arange(self.counts.size), self.counts)
+
+    @cached_property
+    def times(self) -> np.ndarray:
+        """(K,) float64 key times of every segment, concatenated."""
+        picked = self._picked
+        return np.concatenate([ch.times for ch in picked]).astype(np.float64) if picked else np.zeros(0)
+
+    @cached_property
+    def bones(self) -> np.ndarray:
+        """(S,) bone index of each segment."""
+        return np.array([ch.bone for ch in self._picked], dtype=np.int64)
 
     @cached_property
     def finite_rows(self) -> np.ndarray:
@@ -175,6 +237,18 @@ class FlatChannels:
     def squared_norms(self) -> np.ndarray:
         """(K,) |value|² per key (needs ``values``)."""
         return np.einsum("ij,ij->i", self.values, self.values)
+
+    @cached_property
+    def rough_squared_norms(self) -> np.ndarray:
+        """(K,) |value|² per key by :func:`row_dots` (within a few ulp of ``squared_norms``; needs ``values``)."""
+        return row_dots(self.values, self.values)
+
+    @cached_property
+    def values_finite(self) -> Optional[bool]:
+        """Every key value is finite (True when no segment); None when the widths differ (no ``values``)."""
+        if self.values is None:
+            return True if self.size == 0 else None
+        return bool(np.isfinite(self.values).all())
 
     @property
     def duration_s(self) -> float:
@@ -204,27 +278,209 @@ class FlatChannels:
         hit[self.owner[np.asarray(rows_mask, dtype=bool)]] = True
         return self.index[hit]
 
+    # -- decisions for the rotation fast paths (margins far above rounding) --
 
-_FLAT_CACHE: "weakref.WeakKeyDictionary" = None  # type: ignore[assignment]
+    def norms_within(self, tolerance: float) -> bool:
+        """True when every key's length is provably within ``tolerance`` of 1.
+
+        With d = tolerance − 1e-9: (1 − d)² ≤ |q|² ≤ (1 + d)² for every key
+        (|q|² by :func:`row_dots`). A non-finite key makes it False. False
+        means "cannot tell", not "some key is off".
+        """
+        d = tolerance - 1e-9
+        if self.values is None or self.values.shape[0] == 0 or not d >= 0.0:
+            return False
+        sq = self.rough_squared_norms
+        low = max(0.0, 1.0 - d) ** 2
+        return bool(sq.min() >= low) and bool(sq.max() <= (1.0 + d) ** 2)
+
+    def no_hemisphere_flips(self) -> bool:
+        """True when every adjacent key pair of every channel provably has dot > 0.
+
+        Test: q[k−1]·q[k] > 2e-12·max|q|² for every in-channel pair (dot by
+        :func:`row_dots`; its rounding error and einsum's are each below
+        4.5e-16·|q[k−1]||q[k]|, so einsum's dot is positive too). Non-finite
+        keys or an all-zero clip make it False ("cannot tell").
+        """
+        v = self.values
+        if v is None or v.shape[0] < 2:
+            return True  # the check has no pair to judge either
+        dot = row_dots(v[:-1], v[1:])
+        if self.size > 1:
+            dot[self.starts[1:] - 1] = np.inf  # pairs across channel boundaries do not count
+        with np.errstate(invalid="ignore", over="ignore"):
+            return bool(np.all(dot > 2e-12 * self.rough_squared_norms.max()))
+
+    def all_rotations_move(self, epsilon_rad: float) -> bool:
+        """True when every channel with ≥ 2 keys provably has a key more than ``epsilon_rad`` from key 0.
+
+        A key q moves when (q0·q)² < c²·|q0|²·|q|² with c = cos(ε/2) − 1e-10,
+        i.e. |q̂0·q̂| < c, so the sign-invariant angle 2·acos|q̂0·q̂| exceeds
+        ε by far more than rounding. Only for 0 ≤ ε < 3 (below π); False means
+        "cannot tell".
+        """
+        v = self.values
+        if self.size == 0:
+            return True
+        if v is None or not 0.0 <= epsilon_rad < 3.0:
+            return False
+        c = math.cos(epsilon_rad / 2.0) - 1e-10
+        counts, starts = self.counts, self.starts
+        sq = self.rough_squared_norms
+        n, s = int(counts[0]), self.size
+        with np.errstate(invalid="ignore", over="ignore"):
+            if v.shape[0] == n * s and bool((counts == n).all()):
+                # every channel has n keys (the common case): (S, n, 4) · key 0 as one batched product
+                v3, sq2 = v.reshape(s, n, 4), sq.reshape(s, n)
+                dot = np.matmul(v3, v3[:, 0, :, None])[..., 0]
+                moves = (dot * dot < (c * c) * (sq2 * sq2[:, :1])).any(axis=1)
+            else:
+                dot = row_dots(np.repeat(v[starts], counts, axis=0), v)
+                moving = dot * dot < (c * c) * (sq * np.repeat(sq[starts], counts))
+                moves = np.logical_or.reduceat(moving, starts)
+        return bool(np.all(moves | (counts < 2)))
+
+
+class KeyTimes:
+    """Facts about the clip's distinct key-time arrays (channels sharing a sampler input share one).
+
+    Attributes:
+        count: number of distinct arrays with ≥ 1 key (0 ⇔ no keyed channel).
+        finite: every key time is finite.
+        increasing: finite and strictly increasing within every array.
+        duration_s: largest key time (when ``finite``; else None).
+        first_min_s: smallest first key time (when ``increasing``; else None).
+        end_spread_s: max − min of the last key times of arrays with ≥ 2 keys
+            (0.0 when none; when ``increasing``, else None).
+    """
+
+    def __init__(self, channels):
+        times = [ch.times for ch in channels]
+        if times and len(set(map(id, times))) == 1:
+            arrays = [times[0]] if times[0].shape[0] else []
+        else:
+            arrays = list({id(t): t for t in times if t.shape[0]}.values())
+        self.count = len(arrays)
+        self.finite = self.increasing = True
+        self.duration_s = self.first_min_s = self.end_spread_s = None
+        if not arrays:
+            self.duration_s, self.end_spread_s = 0.0, 0.0
+        elif len(arrays) == 1:
+            self._one_array(np.asarray(arrays[0], dtype=np.float64))
+        else:
+            self._many_arrays(arrays)
+
+    def _one_array(self, t: np.ndarray) -> None:
+        """Strictly increasing ⇒ no NaN (a NaN fails a comparison), so finite ⇔ both ends are finite."""
+        first, last = float(t[0]), float(t[-1])
+        self.increasing = bool((t[1:] > t[:-1]).all()) and math.isfinite(first) and math.isfinite(last)
+        if self.increasing:
+            self.duration_s, self.first_min_s, self.end_spread_s = last, first, 0.0
+            return
+        self.finite = bool(np.isfinite(t).all())
+        if self.finite:
+            self.duration_s = float(t.max())
+
+    def _many_arrays(self, arrays: list) -> None:
+        t = np.concatenate(arrays).astype(np.float64)
+        self.finite = bool(np.isfinite(t).all())
+        if not self.finite:
+            self.increasing = False
+            return
+        self.duration_s = float(t.max())
+        counts = np.array([a.shape[0] for a in arrays], dtype=np.int64)
+        ends = np.cumsum(counts) - 1
+        steps = t[1:] > t[:-1]
+        steps[ends[:-1]] = True  # the pair (last key of one array, first of the next) does not count
+        self.increasing = bool(steps.all())
+        if self.increasing:
+            self.first_min_s = float(t[ends - counts + 1].min())
+            last = t[ends[counts >= 2]]
+            self.end_spread_s = float(last.max() - last.min()) if last.size else 0.0
+
+
+class ClipFacts:
+    """Everything the per-clip checks share about one clip, each part computed once, on first use.
+
+    ``flat(path)``: :class:`FlatChannels` of the keyed channels (of ``path``
+    only when given; values only then). ``key_times``: :class:`KeyTimes`.
+    ``cubic``: indices of CUBICSPLINE channels. ``channels``: the channel list
+    the facts were computed from (a replaced channel invalidates them).
+    """
+
+    def __init__(self, clip):
+        self.channels = list(clip.channels)
+        self._flat = {}
+
+    def flat(self, path: Optional[str] = None) -> FlatChannels:
+        got = self._flat.get(path)
+        if got is None:
+            got = self._flat[path] = FlatChannels(self.channels, path, with_values=path is not None)
+        return got
+
+    @cached_property
+    def key_times(self) -> KeyTimes:
+        return KeyTimes(self.channels)
+
+    @cached_property
+    def cubic(self) -> list:
+        return [i for i, ch in enumerate(self.channels) if ch.interpolation == "CUBICSPLINE"]
+
+    def values_finite(self) -> Optional[bool]:
+        """False when a keyed channel's value is non-finite; None when a path's widths differ; else True."""
+        unknown = False
+        for path in ("translation", "rotation", "scale"):
+            ok = self.flat(path).values_finite
+            if ok is False:
+                return False
+            unknown = unknown or ok is None
+        return None if unknown else True
+
+    def tangents_finite(self) -> bool:
+        """Every in/out tangent of every CUBICSPLINE channel is finite."""
+        for i in self.cubic:
+            ch = self.channels[i]
+            if ch.in_tangents is not None:
+                if not (np.all(np.isfinite(ch.in_tangents)) and np.all(np.isfinite(ch.out_tangents))):
+                    return False
+        return True
+
+    @cached_property
+    def all_finite(self) -> bool:
+        """Every key time, key value and tangent of the clip is finite (nothing for ``nan`` to report)."""
+        return self.key_times.finite and self.values_finite() is True and self.tangents_finite()
+
+
+#: (weak reference to the clip, its facts) of the last clip asked about. The runner
+#: checks one clip at a time, so one entry is enough, and dropping the previous
+#: clip's arrays lets the next clip reuse their memory. The entry goes when the
+#: clip does (the facts hold its channels, hence the file's buffers).
+_LAST: list = [None, None]
+
+
+def _forget_clip(ref) -> None:
+    if _LAST[0] is ref:
+        _LAST[0] = _LAST[1] = None
+
+
+def clip_facts(clip) -> ClipFacts:
+    """The :class:`ClipFacts` of ``clip``, shared by every check of the clip (rebuilt when its
+    channel list changed or another clip was asked about in between)."""
+    ref, facts = _LAST
+    if ref is None or ref() is not clip or facts.channels != clip.channels:
+        facts = ClipFacts(clip)
+        _LAST[0], _LAST[1] = weakref.ref(clip, _forget_clip), facts
+    return facts
+
+
+def forget_facts() -> None:
+    """Drop the cached facts (tests; the next :func:`clip_facts` call rebuilds them)."""
+    _LAST[0] = _LAST[1] = None
 
 
 def flat_channels(clip, path: Optional[str] = None) -> FlatChannels:
     """Cached :class:`FlatChannels` of the clip's keyed channels (of ``path`` only when given)."""
-    import weakref
-
-    global _FLAT_CACHE
-    if _FLAT_CACHE is None:
-        _FLAT_CACHE = weakref.WeakKeyDictionary()
-    per_clip = _FLAT_CACHE.get(clip)
-    key = (path, tuple(map(id, clip.channels)))  # a replaced channel invalidates the entry
-    if per_clip is None:
-        per_clip = {}
-        _FLAT_CACHE[clip] = per_clip
-    if key not in per_clip:
-        chans = clip.channels
-        idx = [i for i, ch in enumerate(chans) if ch.times.shape[0] > 0 and (path is None or ch.path == path)]
-        per_clip[key] = FlatChannels(chans, idx, with_values=path is not None)
-    return per_clip[key]
+    return clip_facts(clip).flat(path)
 
 
 # --------------------------------------------------------------------------
@@ -278,6 +534,9 @@ def malformed_key_times(clip) -> Optional[str]:
     clip instead of judging poses sampled from broken times; ``nan`` and
     ``time-monotonic`` report the defect itself.
     """
+    kt = clip_facts(clip).key_times
+    if FAST_PATHS and kt.increasing:
+        return None
     flat = flat_channels(clip)
     t = flat.times
     if not np.all(np.isfinite(t)):
@@ -289,12 +548,9 @@ def malformed_key_times(clip) -> Optional[str]:
 
 def malformed_key_values(clip) -> Optional[str]:
     """Why the clip's key values cannot be compared (a non-finite value or tangent), or None."""
-    for path in ("translation", "rotation", "scale"):
-        flat = flat_channels(clip, path)
-        if flat.values is not None and not np.all(flat.finite_rows):
-            return "key values are not finite (see nan)"
-    for ch in clip.channels:
-        if ch.interpolation == "CUBICSPLINE" and ch.in_tangents is not None:
-            if not (np.all(np.isfinite(ch.in_tangents)) and np.all(np.isfinite(ch.out_tangents))):
-                return "tangents are not finite (see nan)"
+    facts = clip_facts(clip)
+    if facts.values_finite() is False:
+        return "key values are not finite (see nan)"
+    if not facts.tangents_finite():
+        return "tangents are not finite (see nan)"
     return None

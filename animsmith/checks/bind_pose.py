@@ -17,8 +17,12 @@ time 0, measured = the mean, expected = the cap.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from animsmith.checks import _clip
+from animsmith.checks._clip import flat_channels, row_dots
 from animsmith.checks.base import Option
 
 ID = "bind-pose"
@@ -60,13 +64,57 @@ def first_frame_rest_deltas_deg(skeleton, clip):
     return list(zip((int(b) for b in bones[usable]), (float(d) for d in deg)))
 
 
+#: |rough mean − exact mean| bound used by the fast path (the rough angles are within ~1e-5°).
+ROUGH_MARGIN_DEG = 1e-3
+
+
+def rough_rest_deltas(skeleton, clip):
+    """(usable track count, rough mean angle in degrees or None) from the clip's shared rotation keys.
+
+    The count is exact (same usable test as :func:`first_frame_rest_deltas_deg`).
+    The mean, (360/π)·mean(acos(|r·q| / (|r||q|))), is within ~1e-5° of the
+    atan2 formula's; it is None unless every track is usable with squared
+    lengths inside 1e-50..1e50 (no error bound outside). Returns None when the
+    rotation keys cannot be flattened.
+    """
+    flat = flat_channels(clip, "rotation")
+    if flat.size == 0:
+        return 0, None
+    if flat.values is None or flat.values.shape[0] != flat.starts[-1] + flat.counts[-1]:
+        return None
+    bones, rows = flat.bones, flat.starts
+    if bones.min() < 0 or bones.max() >= len(skeleton.names):
+        inside = (bones >= 0) & (bones < len(skeleton.names))
+        bones, rows = bones[inside], rows[inside]
+    n = rows.size
+    both = np.concatenate([flat.values[rows], np.asarray(skeleton.rest_rotation, dtype=np.float64)[bones]])
+    with np.errstate(invalid="ignore", over="ignore"):
+        sq = row_dots(both, both)
+        if n and sq.min() > 1e-50 and sq.max() < 1e50:  # (NaN fails too) every track usable
+            if n < 3:
+                return n, None
+            cos = np.abs(row_dots(both[:n], both[n:])) / np.sqrt(sq[:n] * sq[n:])
+            return n, float(np.arccos(np.minimum(cos, 1.0)).mean()) * (360.0 / math.pi)
+        finite = np.isfinite(both).all(axis=1)
+        usable = finite[:n] & finite[n:] & (sq[:n] > 0) & (sq[n:] > 0)
+    return int(usable.sum()), None
+
+
 def check(ctx):
     clip = ctx.clip.name
-    deltas = first_frame_rest_deltas_deg(ctx.asset.skeleton, ctx.clip)
-    if len(deltas) < 3:
+    rough = rough_rest_deltas(ctx.asset.skeleton, ctx.clip) if _clip.FAST_PATHS else None
+    if rough is not None and rough[0] < 3:
+        count, deltas = rough[0], None  # the gap needs only the (exact) count
+    else:
+        if rough is not None and rough[1] is not None:
+            if rough[1] < float(ctx.options["max_mean_rest_delta_deg"]) - ROUGH_MARGIN_DEG:
+                return  # the mean is provably below the cap
+        deltas = first_frame_rest_deltas_deg(ctx.asset.skeleton, ctx.clip)
+        count = len(deltas)
+    if count < 3:
         yield ctx.gap(
             "insufficient_rotation_evidence",
-            f"only {len(deltas)} usable first-frame rotation track(s); at least three are required",
+            f"only {count} usable first-frame rotation track(s); at least three are required",
             scope="first_frame_rest_delta",
             subjects=[clip],
         )

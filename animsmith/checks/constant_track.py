@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from animsmith.checks import _clip
 from animsmith.checks._clip import bone_name, flat_channels, quat_angle_rad
 from animsmith.checks.base import Option
 
@@ -88,11 +89,14 @@ def constant_candidates(clip, eps_vec: float, eps_rot: float) -> list:
     out = []
     for path in ("translation", "rotation", "scale"):
         flat = flat_channels(clip, path)
+        if flat.size == 0 or (path == "rotation" and _clip.FAST_PATHS and flat.all_rotations_move(eps_rot)):
+            continue
         motion = segment_motion(flat, path)
         eps = eps_rot if path == "rotation" else eps_vec
         with np.errstate(invalid="ignore"):
             keep = (flat.counts >= 2) & (motion <= eps)
-        out.extend(flat.index[keep].tolist())
+        if keep.any():
+            out.extend(flat.index[keep].tolist())
     return sorted(out)
 
 

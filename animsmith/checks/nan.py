@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from animsmith.checks._clip import bone_name, flat_channels
+from animsmith.checks import _clip
+from animsmith.checks._clip import bone_name, clip_facts, flat_channels
 
 ID = "nan"
 SEVERITY = "error"
@@ -55,6 +56,8 @@ def suspicious_channels(clip) -> list:
 
 
 def check(ctx):
+    if _clip.FAST_PATHS and clip_facts(ctx.clip).all_finite:
+        return
     clip = ctx.clip.name
     for i in suspicious_channels(ctx.clip):
         ch = ctx.clip.channels[i]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from animsmith.checks import _clip
 from animsmith.checks._clip import bone_name, flat_channels
 
 ID = "quat-flip"
@@ -38,6 +39,8 @@ def suspicious_channels(clip) -> list:
     """Indices of rotation channels with a negative dot between adjacent finite keys."""
     flat = flat_channels(clip, "rotation")
     if flat.values is None or flat.values.shape[0] < 2:
+        return []
+    if _clip.FAST_PATHS and flat.no_hemisphere_flips():
         return []
     q = flat.values
     finite = flat.finite_rows

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from animsmith.checks._clip import bone_name, flat_channels
+from animsmith.checks import _clip
+from animsmith.checks._clip import bone_name, clip_facts, flat_channels
 from animsmith.checks.base import Option
 
 ID = "time-monotonic"
@@ -64,6 +65,9 @@ def suspicious_channels(clip, tolerance_s: float) -> list:
 def check(ctx):
     clip = ctx.clip.name
     tol = float(ctx.options["negative_tolerance_s"])
+    kt = clip_facts(ctx.clip).key_times
+    if _clip.FAST_PATHS and kt.increasing and kt.first_min_s >= -tol:
+        return  # finite, strictly increasing, nothing below −tol
     for i in suspicious_channels(ctx.clip, tol):
         ch = ctx.clip.channels[i]
         bone = bone_name(ctx, ch.bone)

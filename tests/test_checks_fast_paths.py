@@ -1,0 +1,312 @@
+"""The per-clip checks' fast paths give the same findings and gaps as the general paths.
+
+Every fast path (``animsmith.checks._clip.FAST_PATHS``) only decides, from
+whole-clip facts shared by the checks, that a check has nothing to report and
+returns early; otherwise the general path runs. These tests run each check on
+many clips — clean ones, broken ones and ones sitting exactly on a threshold —
+with the fast paths on and off and require identical output, and test each
+"provably nothing to report" decision against an independent float64
+computation.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from animsmith.checks import _clip, bind_pose
+from animsmith.checks._clip import clip_facts, flat_channels
+from animsmith.model import Asset, Channel, Clip, Skeleton
+
+from checks_support import run_check
+
+CHECKS = [
+    "nan",
+    "time-monotonic",
+    "quat-norm",
+    "quat-flip",
+    "duration-sanity",
+    "constant-track",
+    "bind-pose",
+    "duplicate-loop-endpoint",
+    "loop-closure",
+]
+NAMES = ["hips", "spine", "chest", "neck", "head", "arm"]
+
+
+def skeleton(rest=None):
+    return Skeleton.build(NAMES, [-1, 0, 1, 2, 3, 2], [[0, 0.1 * i, 0] for i in range(6)], rest_rotation=rest)
+
+
+def yquat(angle_rad):
+    a = np.asarray(angle_rad, dtype=np.float64)
+    return np.stack([np.zeros_like(a), np.sin(a / 2), np.zeros_like(a), np.cos(a / 2)], axis=-1)
+
+
+def random_quats(rng, n, step=0.3):
+    """n unit quaternions walking by up to ``step`` radians per key (no hemisphere flip)."""
+    q = [np.array([0.0, 0.0, 0.0, 1.0])]
+    for _ in range(n - 1):
+        axis = rng.normal(size=3)
+        axis /= np.linalg.norm(axis)
+        h = rng.uniform(0, step) / 2
+        d = np.array([*(axis * math.sin(h)), math.cos(h)])
+        a, b = q[-1], d
+        q.append(
+            np.array(
+                [
+                    a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+                    a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+                    a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+                    a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+                ]
+            )
+        )
+    return np.array(q)
+
+
+def random_clip(rng, defect: str) -> Asset:
+    """A clip of 6 rotation channels + hips translation with one kind of defect.
+
+    The channels share one key-time array (as the loader gives channels with one
+    sampler input) unless ``defect`` is "own-times" or replaces a channel.
+    """
+    n = int(rng.integers(1, 9))
+    times = np.arange(n, dtype=np.float64) / 30.0
+    rest = None
+    chans = []
+    for bone in range(6):
+        q = random_quats(rng, n)
+        chans.append(Channel.make(bone, "rotation", times, q))
+    chans.append(Channel.make(0, "translation", times, rng.normal(size=(n, 3))))
+    if defect != "own-times":
+        shared = chans[0].times
+        for ch in chans:
+            ch.times = shared
+        if defect == "shared-nan-time":
+            shared[int(rng.integers(0, n))] = np.nan
+        elif defect == "shared-non-increasing" and n > 2:
+            shared[-1] = shared[-2]
+        elif defect == "shared-negative":
+            shared -= rng.choice([1e-4, 1.5e-4, 1e-3])
+    k = int(rng.integers(0, n))
+    c = int(rng.integers(0, 6))
+    v = chans[c].values
+    if defect == "nan-value":
+        v[k, int(rng.integers(0, 4))] = np.nan
+    elif defect == "inf-value":
+        chans[6].values[k, 1] = -np.inf
+    elif defect == "nan-time":
+        chans[c] = Channel.make(c, "rotation", np.where(np.arange(n) == k, np.nan, times), v)
+    elif defect == "non-increasing" and n > 2:
+        bad = times.copy()
+        bad[k] = bad[max(k - 1, 0)]
+        chans[c] = Channel.make(c, "rotation", bad, v)
+    elif defect == "negative":
+        chans[c] = Channel.make(c, "rotation", times - 1e-3, v)
+    elif defect == "short-channel":
+        chans[c] = Channel.make(c, "rotation", times[: max(n - 1, 1)], v[: max(n - 1, 1)])
+    elif defect == "non-unit":
+        v[k] *= 1.0 + rng.choice([-1, 1]) * rng.choice([5e-4, 1e-3, 2e-3, 0.5])
+    elif defect == "flip":
+        v[k:] *= -1.0
+    elif defect == "constant":
+        v[:] = v[0]
+    elif defect == "near-constant":
+        v[:] = yquat([0.0] + [rng.choice([0.999e-3, 1e-3, 1.001e-3])] * (n - 1))
+    elif defect == "bind":
+        rest = yquat(rng.uniform(0, 3.0, size=6))
+    elif defect == "zero-key":
+        chans[c] = Channel.make(c, "rotation", [], np.zeros((0, 4)))
+    elif defect == "single-key":
+        chans[c] = Channel.make(c, "rotation", times[:1], v[:1])
+    elif defect == "cubic-nan":
+        tan = np.zeros((n, 3))
+        tan[k, 0] = np.nan
+        chans[6] = Channel.make(0, "translation", times, chans[6].values, "CUBICSPLINE", tan, np.zeros((n, 3)))
+    elif defect == "zero-quat":
+        v[0] = 0.0
+    elif defect == "out-of-range-bone":
+        chans[c] = Channel.make(17, "rotation", times, v, node=17)
+    return Asset(skeleton=skeleton(rest), clips=[Clip(name="walk", channels=chans)])
+
+
+DEFECTS = [
+    "none",
+    "own-times",
+    "shared-nan-time",
+    "shared-non-increasing",
+    "shared-negative",
+    "nan-value",
+    "inf-value",
+    "nan-time",
+    "non-increasing",
+    "negative",
+    "short-channel",
+    "non-unit",
+    "flip",
+    "constant",
+    "near-constant",
+    "bind",
+    "zero-key",
+    "single-key",
+    "cubic-nan",
+    "zero-quat",
+    "out-of-range-bone",
+]
+
+
+def both_paths(monkeypatch, check_id, asset, **kw):
+    """(fast output, general output) of one check, as comparable tuples."""
+    out = []
+    for fast in (True, False):
+        monkeypatch.setattr(_clip, "FAST_PATHS", fast)
+        findings, gaps = run_check(check_id, asset, **kw)
+        out.append(([vars(f) for f in findings], [vars(g) for g in gaps]))
+    return out
+
+
+@pytest.mark.parametrize("defect", DEFECTS)
+def test_fast_and_general_paths_agree_on_random_clips(monkeypatch, defect):
+    rng = np.random.default_rng(DEFECTS.index(defect))
+    for _ in range(12):
+        asset = random_clip(rng, defect)
+        for check_id in CHECKS:
+            fast, general = both_paths(monkeypatch, check_id, asset, expect={"loop": True})
+            assert fast == general, (defect, check_id)
+
+
+def test_fast_paths_are_taken_on_a_clean_clip():
+    asset = random_clip(np.random.default_rng(1), "none")
+    clip = asset.clips[0]
+    facts = clip_facts(clip)
+    rot = flat_channels(clip, "rotation")
+    assert facts.all_finite and facts.key_times.increasing and facts.key_times.count == 1
+    assert rot.norms_within(1e-3) and rot.no_hemisphere_flips() and rot.all_rotations_move(1e-3)
+    count, mean = bind_pose.rough_rest_deltas(asset.skeleton, clip)
+    assert count == 6 and mean is not None
+    own = clip_facts(random_clip(np.random.default_rng(1), "own-times").clips[0]).key_times
+    assert own.count == 7 and own.increasing and own.end_spread_s == 0.0
+
+
+# ------------------------------------------------------------ thresholds hit exactly
+
+
+def lengths(q):
+    return np.linalg.norm(np.asarray(q, dtype=np.float32).astype(np.float64), axis=-1)
+
+
+def test_quat_norm_tolerance_at_the_measured_error(monkeypatch):
+    q = yquat([0.0, 0.4, 0.8])
+    q[1] *= 1.0 + 2.0**-10
+    asset = Asset(skeleton=skeleton(), clips=[Clip("walk", [Channel.make(1, "rotation", [0, 0.5, 1], q)])])
+    err = float(abs(lengths(asset.clips[0].channels[0].values)[1] - 1.0))
+    for tol in (err, np.nextafter(err, 0), np.nextafter(err, 1), err * (1 - 1e-10), err * (1 + 1e-10)):
+        fast, general = both_paths(monkeypatch, "quat-norm", asset, options={"tolerance": float(tol)})
+        assert fast == general
+    # the decision itself: True only when every |‖q‖ − 1| ≤ tolerance (independent float64 norm)
+    rot = flat_channels(asset.clips[0], "rotation")
+    assert not rot.norms_within(err) and rot.norms_within(err + 2e-9)
+
+
+def test_quat_flip_dot_near_zero(monkeypatch):
+    for d in (0.0, 1e-30, -1e-30, 1e-7, -1e-7, 1e-6):
+        q = np.array([[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, d]])  # dot(q1, q2) = d
+        asset = Asset(skeleton=skeleton(), clips=[Clip("walk", [Channel.make(1, "rotation", [0, 0.5, 1], q)])])
+        fast, general = both_paths(monkeypatch, "quat-flip", asset)
+        assert fast == general
+        v = asset.clips[0].channels[0].values.astype(np.float64)
+        dots = np.sum(v[:-1] * v[1:], axis=1)
+        if flat_channels(asset.clips[0], "rotation").no_hemisphere_flips():
+            assert np.all(dots > 0)
+
+
+def angle_rad(a, b):
+    """Angle between two quaternions, independent formula: 2·atan2(|vector part of â*·b̂|, |scalar part|)."""
+    a, b = a / np.linalg.norm(a), b / np.linalg.norm(b)
+    v = a[3] * b[:3] - b[3] * a[:3] - np.cross(a[:3], b[:3])
+    return 2.0 * math.atan2(np.linalg.norm(v), abs(a @ b))
+
+
+@pytest.mark.parametrize("scale", [1 - 1e-9, 1.0, 1 + 1e-9, 1 - 1e-6, 1 + 1e-6])
+def test_constant_rotation_epsilon_at_the_measured_angle(monkeypatch, scale):
+    q = yquat([0.0, 3e-3, 1.5e-3])
+    asset = Asset(skeleton=skeleton(), clips=[Clip("walk", [Channel.make(1, "rotation", [0, 0.5, 1], q)])])
+    v = asset.clips[0].channels[0].values.astype(np.float64)
+    angle = max(angle_rad(v[0], r) for r in v)
+    eps = angle * scale
+    fast, general = both_paths(monkeypatch, "constant-track", asset, options={"rotation_epsilon_rad": eps})
+    assert fast == general
+    if flat_channels(asset.clips[0], "rotation").all_rotations_move(eps):
+        assert angle > eps
+
+
+@pytest.mark.parametrize("epsilon", [-1.0, 0.0, 3.0, math.pi, 7.0, 4 * math.pi, float("nan")])
+def test_constant_rotation_epsilon_out_of_the_fast_range(monkeypatch, epsilon):
+    asset = random_clip(np.random.default_rng(3), "none")
+    fast, general = both_paths(monkeypatch, "constant-track", asset, options={"rotation_epsilon_rad": epsilon})
+    assert fast == general
+
+
+@pytest.mark.parametrize("delta", [-2e-3, -1e-3, -1e-4, 0.0, 1e-4, 1e-3])
+def test_bind_pose_cap_near_the_mean(monkeypatch, delta):
+    firsts = [10.0, 20.0, 33.0]
+    chans = [Channel.make(b, "rotation", [0, 1], yquat([math.radians(a), 0.0])) for b, a in zip((1, 2, 3), firsts)]
+    asset = Asset(skeleton=skeleton(), clips=[Clip("walk", chans)])
+    exact = float(np.mean([d for _, d in bind_pose.first_frame_rest_deltas_deg(asset.skeleton, asset.clips[0])]))
+    count, rough = bind_pose.rough_rest_deltas(asset.skeleton, asset.clips[0])
+    assert count == 3 and abs(rough - exact) < 1e-5
+    fast, general = both_paths(monkeypatch, "bind-pose", asset, options={"max_mean_rest_delta_deg": exact + delta})
+    assert fast == general
+
+
+def test_bind_pose_rough_mean_matches_the_exact_formula():
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        asset = random_clip(rng, "bind")
+        deltas = bind_pose.first_frame_rest_deltas_deg(asset.skeleton, asset.clips[0])
+        count, rough = bind_pose.rough_rest_deltas(asset.skeleton, asset.clips[0])
+        assert count == len(deltas)
+        assert abs(rough - float(np.mean([d for _, d in deltas]))) < 1e-5
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")  # the general path normalises 1e200
+def test_bind_pose_extreme_rest_lengths_fall_back(monkeypatch):
+    for scale in (1e-30, 1e30, 1e-200, 1e200):
+        rest = np.tile([0.0, 0.0, 0.0, scale], (6, 1))
+        chans = [Channel.make(b, "rotation", [0, 1], yquat([0.5, 0.0])) for b in (1, 2, 3)]
+        asset = Asset(skeleton=skeleton(rest), clips=[Clip("walk", chans)])
+        fast, general = both_paths(monkeypatch, "bind-pose", asset, options={"max_mean_rest_delta_deg": 28.0})
+        assert fast == general
+
+
+@pytest.mark.parametrize("spread", [0.0, 0.017, 0.0171, -1.0])
+def test_duration_end_spread_cap(monkeypatch, spread):
+    a = Channel.make(1, "rotation", [0, 0.5, 1.0], yquat([0.0, 0.4, 0.8]))
+    b = Channel.make(2, "rotation", [0, 0.5, 0.983], yquat([0.0, 0.4, 0.8]))
+    asset = Asset(skeleton=skeleton(), clips=[Clip("walk", [a, b])])
+    fast, general = both_paths(monkeypatch, "duration-sanity", asset, options={"max_end_spread_s": spread})
+    assert fast == general
+
+
+def test_facts_follow_a_replaced_channel():
+    asset = random_clip(np.random.default_rng(7), "none")
+    clip = asset.clips[0]
+    assert clip_facts(clip).all_finite
+    bad = clip.channels[2].values.copy()
+    bad[0, 0] = np.nan
+    clip.channels[2] = Channel.make(2, "rotation", clip.channels[2].times, bad)
+    assert not clip_facts(clip).all_finite
+    assert len(run_check("nan", asset)[0]) == 1
+
+
+def test_facts_go_with_their_clip():
+    asset = random_clip(np.random.default_rng(8), "none")
+    clip = asset.clips[0]
+    assert clip_facts(clip) is clip_facts(clip)
+    other = random_clip(np.random.default_rng(9), "none").clips[0]
+    assert clip_facts(other) is not clip_facts(clip)  # the cache holds one clip at a time
+    del asset, clip
+    assert _clip._LAST == [None, None]  # dropping the clip drops its facts (and its buffers)
