@@ -487,14 +487,27 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
         return
     import multiprocessing
 
-    mp = multiprocessing.get_context(pool_start_method())
+    method = pool_start_method()
+    mp = multiprocessing.get_context(method)
     workers = min(jobs, len(paths))
-    with mp.Pool(processes=workers, initializer=_worker_init, initargs=(plan,)) as pool:
-        # imap keeps argument order, so output order equals --jobs 1; chunks of
-        # up to 32 files amortise the per-message cost while leaving >= 8 chunks
-        # per worker to balance uneven files
-        chunk = max(1, min(32, len(paths) // (workers * 8)))
-        yield from pool.imap(_worker_lint, paths, chunksize=chunk)
+    import gc
+
+    # fork: move the parent's objects out of the collector's view while the
+    # workers run, so their collections do not write to (and so copy) the
+    # pages they share with the parent; unfrozen again afterwards
+    frozen = method == "fork"
+    if frozen:
+        gc.freeze()
+    try:
+        with mp.Pool(processes=workers, initializer=_worker_init, initargs=(plan,)) as pool:
+            # imap keeps argument order, so output order equals --jobs 1; chunks of
+            # up to 32 files amortise the per-message cost while leaving >= 8 chunks
+            # per worker to balance uneven files
+            chunk = max(1, min(32, len(paths) // (workers * 8)))
+            yield from pool.imap(_worker_lint, paths, chunksize=chunk)
+    finally:
+        if frozen:
+            gc.unfreeze()
 
 
 # ---------------------------------------------------------------------------

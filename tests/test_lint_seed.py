@@ -142,3 +142,18 @@ def test_jobs_flag_accepts_auto_and_refuses_junk(capsys, monkeypatch):
     for bad in ("0", "-1", "two", ""):
         code, out, err = run_cli(["--config", CONFIG, "lint", "--jobs", bad, ASSET], capsys)
         assert code == 2 and out == "" and "--jobs" in err and len(err.strip().splitlines()) == 1
+
+
+def test_forked_pool_unfreezes_the_collector(monkeypatch):
+    import gc
+
+    from animsmith.config import load_contract
+    from animsmith.lint import run_lint
+
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
+    monkeypatch.chdir(ROOT)
+    before = gc.get_freeze_count()
+    result = run_lint([ASSET, ASSET], load_contract(CONFIG), jobs=2)
+    assert gc.get_freeze_count() == before  # objects frozen for the workers are collectable again
+    assert result.summary() == run_lint([ASSET, ASSET], load_contract(CONFIG), jobs=1).summary()
+    assert result.summary()["errors"] == 1  # the ring's gait-group error (groups are judged once)
