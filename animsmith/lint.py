@@ -485,13 +485,12 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
         for p in paths:
             yield lint_file(p, plan)
         return
+    import gc
     import multiprocessing
 
     method = pool_start_method()
     mp = multiprocessing.get_context(method)
     workers = min(jobs, len(paths))
-    import gc
-
     # fork: move the parent's objects out of the collector's view while the
     # workers run, so their collections do not write to (and so copy) the
     # pages they share with the parent; unfrozen again afterwards

@@ -159,14 +159,9 @@ def row_dots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def concatenated_values(values: list) -> Optional[np.ndarray]:
     """The (K, C) value arrays stacked as float64, or None when their widths differ."""
     try:
-        out = np.concatenate(values, dtype=np.float64)
-    except (ValueError, TypeError):
-        out = None
-    if out is None or out.ndim != 2:  # let the width test decide (and fail) as it always did
-        if len({v.shape[1] for v in values}) != 1:
-            return None
-        out = np.concatenate(values).astype(np.float64)
-    return out
+        return np.concatenate(values, dtype=np.float64)
+    except ValueError:  # the widths (C) differ
+        return None
 
 
 class FlatChannels:
@@ -471,11 +466,6 @@ def clip_facts(clip) -> ClipFacts:
         facts = ClipFacts(clip)
         _LAST[0], _LAST[1] = weakref.ref(clip, _forget_clip), facts
     return facts
-
-
-def forget_facts() -> None:
-    """Drop the cached facts (tests; the next :func:`clip_facts` call rebuilds them)."""
-    _LAST[0] = _LAST[1] = None
 
 
 def flat_channels(clip, path: Optional[str] = None) -> FlatChannels:

@@ -39,7 +39,7 @@ class JobsParam(click.ParamType):
         try:
             n = int(text)
         except ValueError:
-            self.fail(f"{value!r} is not a positive integer or 'auto'", param, ctx)
+            n = 0
         if n < 1:
             self.fail(f"{value!r} is not a positive integer or 'auto'", param, ctx)
         return n

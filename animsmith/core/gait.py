@@ -140,14 +140,9 @@ class GaitMetrics:
     dominant_power_fraction: Optional[float] = None
 
 
-def _leg_scale_m(grid, roles) -> float:
-    """Mean hips-to-foot distance over the clip (scale for the noise floor)."""
-    feet = _side_bones(roles, FOOT_ROLES)
-    return _leg_scale_from_positions(model_positions_m(grid, [roles.get("hips")] + list(feet)))
-
-
 def _leg_scale_from_positions(pos: np.ndarray) -> float:
-    """Mean over frames and feet of |foot − hips| (finite values only) from positions (N, 1 + F, 3) of [hips, feet...]."""
+    """Mean hips-to-foot distance (scale for the noise floor): the mean over frames and
+    feet of |foot − hips| (finite values only), from positions (N, 1 + F, 3) of [hips, feet...]."""
     rel = pos[:, 1:, :] - pos[:, 0, None, :]
     d = np.sqrt(np.add.reduce(rel * rel, axis=-1))  # what np.linalg.norm(rel, axis=-1) computes
     d = d[np.isfinite(d)]
@@ -178,7 +173,7 @@ def gait_metrics(grid, roles) -> GaitMetrics:
         )
     amplitude = float(np.maximum.reduce(s) - np.minimum.reduce(s))
     g = GaitMetrics(lr_amplitude_m=amplitude, signal_m=s, bilateral=True)
-    # the signal's bones are [hips] + the resolved feet/toes, as _leg_scale_m asks for
+    # the signal's bones are [hips] + every resolved foot/toe role (FOOT_ROLES)
     floor = NOISE_AMPLITUDE_FRACTION * _leg_scale_from_positions(pos)
     if amplitude == 0.0 or amplitude <= floor:
         why = "no foot-height swing: left-right height difference is constant"
