@@ -41,6 +41,13 @@ CHANNEL_ARRAYS = ("times", "values", "in_tangents", "out_tangents")
 MUTATION_BATCHES = 8  # x test_fuzz.CASES_PER_BATCH cases
 
 
+@pytest.fixture(autouse=True)
+def _no_skeleton_cache(monkeypatch):
+    """Build every skeleton here: a cached one would skip the node paths under
+    comparison (tests/test_skeleton_cache.py compares cache on and off)."""
+    monkeypatch.setattr(read, "_skeleton_key", lambda doc: None)
+
+
 def _array_key(a: Any) -> Any:
     if a is None:
         return None

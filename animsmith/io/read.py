@@ -61,8 +61,10 @@ try:  # optional accelerator
     import orjson as _orjson
 
     _loads = _orjson.loads
+    _dumps: Any = _orjson.dumps
 except ImportError:  # pragma: no cover - depends on the environment
     _loads = _stdlib_loads
+    _dumps = None
 
 MAX_JSON_DEPTH = 4096
 # orjson survives >= 10k nested levels on an 8 MB stack (main thread and
@@ -642,6 +644,50 @@ def _rest_matrices(t: np.ndarray, r: Optional[list], s: Optional[list], rot: np.
         m[:, :3, 3] = t
         return m
     return trs_matrices(t, rot, scl)
+
+
+#: Skeletons by the exact JSON text of everything that builds one (``nodes``,
+#: ``skins``, ``scenes``, ``scene``): every clip of a pack exported from one rig
+#: shares one Skeleton object (arrays read-only), and so the FK plans and
+#: role lookups cached per skeleton. Keys are orjson's serialisation of the
+#: parsed values, so ``1``/``1.0``/``true`` and ``0.0``/``-0.0`` never collide.
+_SKELETONS: Dict[bytes, Skeleton] = {}
+_SKELETONS_MAX = 16
+_SKELETON_KEY_MAX_BYTES = 1 << 18
+
+
+def _skeleton_key(doc: dict) -> Optional[bytes]:
+    """The cache key of ``doc``'s skeleton, or None (no orjson, too large, not serialisable)."""
+    if _dumps is None:
+        return None
+    get = doc.get
+    try:
+        key = _dumps((get("nodes"), get("skins"), get("scenes"), get("scene")))
+    except Exception:  # noqa: BLE001 - orjson.JSONEncodeError (deep nesting, 64-bit overflow)
+        return None
+    return key if len(key) <= _SKELETON_KEY_MAX_BYTES else None
+
+
+def _read_only(skeleton: Skeleton) -> Skeleton:
+    """``skeleton`` with its arrays made read-only (a loaded skeleton may be shared)."""
+    for value in vars(skeleton).values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return skeleton
+
+
+def _shared_skeleton(doc: dict) -> Skeleton:
+    """:func:`_build_skeleton`, built once per distinct node graph (see ``_SKELETONS``)."""
+    key = _skeleton_key(doc)
+    if key is None:
+        return _read_only(_build_skeleton(doc))
+    skeleton = _SKELETONS.get(key)
+    if skeleton is None:
+        skeleton = _read_only(_build_skeleton(doc))
+        if len(_SKELETONS) >= _SKELETONS_MAX:
+            _SKELETONS.clear()
+        _SKELETONS[key] = skeleton
+    return skeleton
 
 
 def _build_skeleton(doc: dict) -> Skeleton:
@@ -1323,7 +1369,7 @@ def _load(data: bytes, path: str, base_dir: Optional[str], strict: bool) -> Asse
     budget = _Budget(len(data))
     buffers, lengths = _load_buffers(doc, bin_chunk, container, base_dir, budget)
     budget.cap = max(budget.cap, DECODE_COMPONENTS_PER_INPUT_BYTE * (len(data) + budget.external_bytes))
-    skeleton = _build_skeleton(doc)
+    skeleton = _shared_skeleton(doc)
     accessors = _Accessors(doc, buffers, lengths, budget)
     clips = _build_clips(doc, skeleton, accessors, strict)
     _check_grid_budget(clips, skeleton.bone_count, len(data) + budget.external_bytes)
