@@ -1,6 +1,6 @@
 """The lint runner: files -> clip checks -> group checks -> :class:`LintResult`.
 
-Per file (one worker task; ``jobs > 1`` runs files in worker processes —
+Per file (``jobs > 1`` runs files in this process and ``jobs - 1`` workers —
 forked on Linux, spawned elsewhere — with the same output order as ``jobs = 1``):
 
 1. ``load_asset(path, strict=False)`` (lenient, so ``nan`` /
@@ -424,17 +424,55 @@ def _safe_measurements(analysis) -> Dict[str, Any]:
 # Workers
 # ---------------------------------------------------------------------------
 
-_WORKER_PLAN: Optional[Plan] = None
+def chunk_bounds(n_files: int, processes: int, largest: int = 32) -> List[Tuple[int, int]]:
+    """``[(lo, hi)]`` file ranges for ``processes`` lint processes, in order.
+
+    Guided sizes: each chunk is ceil(files left / (4 x processes)), clamped
+    to 1..``largest``: large chunks early (few messages), single files at the
+    end, so no process waits long for another's last chunk.
+    """
+    out: List[Tuple[int, int]] = []
+    lo = 0
+    while lo < n_files:
+        size = max(1, min(largest, -(-(n_files - lo) // (4 * processes))))
+        out.append((lo, min(n_files, lo + size)))
+        lo += size
+    return out
 
 
-def _worker_init(plan: Plan) -> None:
-    global _WORKER_PLAN
-    _WORKER_PLAN = plan
+def _claim(counter, timeout: Optional[float] = None) -> Optional[int]:
+    """The next unclaimed chunk number from the shared ``counter`` (None: lock not had in ``timeout``)."""
+    lock = counter.get_lock()
+    if not (lock.acquire() if timeout is None else lock.acquire(True, timeout)):
+        return None
+    try:
+        i = counter.value
+        counter.value = i + 1
+    finally:
+        lock.release()
+    return i
 
 
-def _worker_lint(path: str) -> FileOutcome:
-    assert _WORKER_PLAN is not None
-    return lint_file(path, _WORKER_PLAN)
+def _worker_main(plan: Plan, paths: List[str], chunks: List[Tuple[int, int]], counter, results) -> None:
+    """A worker process: claim chunks until none are left, put ``(chunk, outcomes, error)`` on ``results``."""
+    i = -1
+    try:
+        while True:
+            i = _claim(counter)
+            if i is None or i >= len(chunks):
+                break
+            lo, hi = chunks[i]
+            results.put((i, [lint_file(p, plan) for p in paths[lo:hi]], None))
+    except KeyboardInterrupt:
+        pass
+    except BaseException as exc:  # noqa: BLE001 - re-raised by the parent, in file order
+        try:
+            results.put((i, None, exc))
+        except Exception:  # noqa: BLE001 - an exception that cannot be pickled
+            results.put((i, None, RuntimeError(f"{type(exc).__name__}: {exc}")))
+    finally:
+        results.close()
+        results.join_thread()  # everything put is in the pipe before this process ends
 
 
 def pool_start_method() -> str:
@@ -452,7 +490,7 @@ def pool_start_method() -> str:
     return "fork" if sys.platform.startswith("linux") and "fork" in methods else "spawn"
 
 
-#: ``--jobs auto`` never starts more workers than this (each holds ~45 MB)
+#: ``--jobs auto`` never uses more processes than this (each holds ~45 MB)
 AUTO_MAX_WORKERS = 8
 #: ... nor more than one per this many files (a forked worker costs a few ms
 #: to start, a spawned one ~0.3 s of imports)
@@ -468,7 +506,7 @@ def usable_cpus() -> int:
 
 
 def effective_jobs(jobs: Any, n_files: int) -> int:
-    """Worker processes for ``jobs`` (an int >= 1, or ``"auto"``) over ``n_files``.
+    """Lint processes (this one included) for ``jobs`` (an int >= 1, or ``"auto"``) over ``n_files``.
 
     ``auto`` = min(usable CPUs, AUTO_MAX_WORKERS, n_files // files-per-worker),
     at least 1: small runs stay in one process, where starting workers would
@@ -476,37 +514,106 @@ def effective_jobs(jobs: Any, n_files: int) -> int:
     """
     if jobs != "auto":
         return max(1, int(jobs))
+    if n_files < 2 * min(AUTO_FILES_PER_WORKER.values()):
+        return 1  # decided without importing multiprocessing (~5 ms)
     per_worker = AUTO_FILES_PER_WORKER.get(pool_start_method(), 256)
     return max(1, min(usable_cpus(), AUTO_MAX_WORKERS, n_files // per_worker))
 
 
 def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
+    """One :class:`FileOutcome` per path, in path order, from ``jobs`` processes.
+
+    ``jobs > 1``: this process and ``jobs - 1`` workers (:func:`_worker_main`)
+    claim chunks (:func:`chunk_bounds`) from one shared counter, so the lint
+    work is spread evenly and this process is never idle waiting. Outcomes are
+    yielded in path order as soon as all earlier ones are in. A worker that
+    dies (killed, out of memory) costs time, not results: whatever it did not
+    deliver is linted here.
+    """
+    paths = list(paths)
     if jobs <= 1 or len(paths) <= 1:
         for p in paths:
             yield lint_file(p, plan)
         return
     import gc
     import multiprocessing
+    import queue
 
     method = pool_start_method()
     mp = multiprocessing.get_context(method)
-    workers = min(jobs, len(paths))
+    chunks = chunk_bounds(len(paths), jobs)
+    n_workers = min(jobs - 1, len(chunks) - 1)
+    counter = mp.Value("q", 0)
+    queues = [mp.Queue() for _ in range(n_workers)]
     # fork: move the parent's objects out of the collector's view while the
     # workers run, so their collections do not write to (and so copy) the
     # pages they share with the parent; unfrozen again afterwards
     frozen = method == "fork"
     if frozen:
         gc.freeze()
+    workers = [
+        mp.Process(target=_worker_main, args=(plan, paths, chunks, counter, q), daemon=True, name=f"animsmith-lint-{k + 1}")
+        for k, q in enumerate(queues)
+    ]
+    done: Dict[int, Tuple[Optional[List[FileOutcome]], Optional[BaseException]]] = {}
+    next_out = 0
+
+    def drain(wait: float = 0.0) -> None:
+        for q in queues:
+            try:
+                while True:
+                    i, outcomes, error = q.get(timeout=wait) if wait else q.get_nowait()
+                    if next_out <= i < len(chunks):
+                        done[i] = (outcomes, error)
+            except queue.Empty:
+                pass
+
     try:
-        with mp.Pool(processes=workers, initializer=_worker_init, initargs=(plan,)) as pool:
-            # imap keeps argument order, so output order equals --jobs 1; chunks of
-            # up to 32 files amortise the per-message cost while leaving >= 8 chunks
-            # per worker to balance uneven files
-            chunk = max(1, min(32, len(paths) // (workers * 8)))
-            yield from pool.imap(_worker_lint, paths, chunksize=chunk)
+        for w in workers:
+            w.start()
+        own = True
+        while own:
+            i = _claim(counter, timeout=1.0)
+            if i is None:  # the lock is held by a worker that died holding it
+                own = not any(w.exitcode not in (None, 0) for w in workers)
+                continue
+            if i >= len(chunks):
+                break
+            lo, hi = chunks[i]
+            done[i] = ([lint_file(p, plan) for p in paths[lo:hi]], None)
+            drain()
+            while next_out in done:
+                yield from _chunk_outcomes(done.pop(next_out))
+                next_out += 1
+        # every chunk is claimed (or claiming broke down): collect the rest
+        while len(done) + next_out < len(chunks):
+            drain(wait=0.02)
+            if any(w.exitcode not in (None, 0) for w in workers) or all(w.exitcode is not None for w in workers):
+                drain()
+                break
+        for i in range(next_out, len(chunks)):
+            if i not in done:  # lost with a worker: lint it here
+                lo, hi = chunks[i]
+                done[i] = ([lint_file(p, plan) for p in paths[lo:hi]], None)
+        for i in range(next_out, len(chunks)):
+            yield from _chunk_outcomes(done.pop(i))
     finally:
+        for w in workers:
+            if w.is_alive():
+                w.terminate()
+            w.join()
+        for q in queues:
+            q.close()
+            q.cancel_join_thread()
         if frozen:
             gc.unfreeze()
+
+
+def _chunk_outcomes(item: Tuple[Optional[List[FileOutcome]], Optional[BaseException]]) -> List[FileOutcome]:
+    outcomes, error = item
+    if error is not None:
+        raise error
+    return outcomes or []
 
 
 # ---------------------------------------------------------------------------
@@ -683,7 +790,7 @@ def run_lint(
 ) -> LintResult:
     """Lint ``paths`` (already expanded: see :func:`expand_paths`) against ``contract``.
 
-    ``jobs``: worker processes, or ``"auto"`` (:func:`effective_jobs`).
+    ``jobs``: lint processes (this one included), or ``"auto"`` (:func:`effective_jobs`).
     """
     plan = make_plan(contract, select, with_measurements)
     files: List[FileResult] = []

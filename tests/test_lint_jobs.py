@@ -1,0 +1,186 @@
+"""``--jobs N``: N lint processes (this one and N−1 workers) sharing one chunk counter.
+
+The output must be exactly the ``--jobs 1`` output (file order included) for
+any N and start method, and a worker that dies or fails must not lose or
+duplicate results, nor hang the run.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import time
+
+import pytest
+
+from lint_support import ROOT, run_cli
+
+from animsmith import lint
+from animsmith.config import load_contract
+
+CONFIG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
+EXAMPLES = ["run-ring.glb", "fox-walk.glb", "spider-walk-rough.glb"]
+
+
+def _pack(tmp_path, copies: int = 7, broken: bool = True):
+    """3 x ``copies`` example files under distinct names, plus (``broken``) a truncated one in the middle."""
+    paths = []
+    for k in range(copies):
+        for name in EXAMPLES:
+            dst = tmp_path / f"{k:02d}-{name}"
+            shutil.copy(os.path.join(ROOT, "examples", "assets", name), dst)
+            paths.append(str(dst))
+    if broken:
+        bad = tmp_path / "10-broken.glb"
+        bad.write_bytes((tmp_path / "00-fox-walk.glb").read_bytes()[:300])
+        paths.insert(len(paths) // 2, str(bad))
+    return paths
+
+
+def _slow_parent(monkeypatch, delay_s: float):
+    """Make this process lint slowly (workers keep the real speed) so workers
+    surely get chunks; returns the list of files this process linted."""
+    parent = os.getpid()
+    real = lint.lint_file
+    mine = []
+
+    def slow(path, plan, *a, **k):
+        if os.getpid() == parent:
+            mine.append(path)
+            time.sleep(delay_s)
+        return real(path, plan, *a, **k)
+
+    monkeypatch.setattr(lint, "lint_file", slow)
+    return mine
+
+
+def _doc(result):
+    """The comparable content of a LintResult (paths, findings, gaps, errors, in order)."""
+    out = []
+    for f in result.files:
+        out.append(
+            (
+                f.path,
+                f.error,
+                f.clip_names,
+                [x.to_json() for x in f.findings],
+                [g.to_json() for g in f.coverage_gaps],
+            )
+        )
+    return out
+
+
+def test_chunk_bounds_cover_every_file_once_in_order():
+    # 10 files, 2 processes: ceil(10/8) = 2, then ceil(8/8) = 1 each
+    assert lint.chunk_bounds(10, 2) == [(0, 2)] + [(i, i + 1) for i in range(2, 10)]
+    for n, procs in ((1, 2), (7, 3), (1000, 2), (4321, 8)):
+        chunks = lint.chunk_bounds(n, procs)
+        assert chunks[0][0] == 0 and chunks[-1][1] == n
+        assert all(a[1] == b[0] for a, b in zip(chunks, chunks[1:]))
+        sizes = [hi - lo for lo, hi in chunks]
+        assert max(sizes) <= 32 and sizes == sorted(sizes, reverse=True) and sizes[-1] == 1
+    # 1,000 files on 2 processes: 32-file chunks while > 256 files are left
+    assert lint.chunk_bounds(1000, 2)[0] == (0, 32)
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_jobs_n_gives_the_jobs_1_result(tmp_path, monkeypatch, start_method):
+    if start_method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {start_method} start method here")
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", start_method)
+    paths = _pack(tmp_path)
+    contract = load_contract(CONFIG)
+    one = _doc(lint.run_lint(paths, contract, jobs=1))
+    assert [p for p, *_ in one] == paths
+    assert sum(1 for _, err, *_ in one if err) == 1
+    mine = _slow_parent(monkeypatch, 0.02 if start_method == "fork" else 0.1)
+    for jobs in (2, 3) if start_method == "fork" else (2,):
+        del mine[:]
+        assert _doc(lint.run_lint(paths, contract, jobs=jobs)) == one, jobs
+        assert 0 < len(mine) < len(paths)  # both this process and the workers linted
+
+
+def test_cli_json_identical_with_jobs(tmp_path, capsys, monkeypatch):
+    paths = _pack(tmp_path, copies=3, broken=False)
+    one = run_cli(["--config", CONFIG, "lint", "--format", "json", "--jobs", "1", *paths], capsys)
+    two = run_cli(["--config", CONFIG, "lint", "--format", "json", "--jobs", "2", *paths], capsys)
+    assert one[0] == two[0] == 1 and one[2] == two[2]
+    assert json.loads(one[1]) == json.loads(two[1])
+
+
+def _in_worker(parent_pid: int) -> bool:
+    return os.getpid() != parent_pid
+
+
+def test_a_killed_worker_loses_no_file(tmp_path, monkeypatch):
+    """A worker that dies mid-run (``os._exit``, as an OOM kill would) has its files linted here."""
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
+    paths = _pack(tmp_path)
+    contract = load_contract(CONFIG)
+    one = _doc(lint.run_lint(paths, contract, jobs=1))
+    parent = os.getpid()
+    marker = tmp_path / "worker-died"
+    mine = _slow_parent(monkeypatch, 0.01)
+    slow = lint.lint_file
+    done = []
+
+    def dying(path, plan, *a, **k):
+        if _in_worker(parent):
+            done.append(path)
+            if len(done) == 5:  # mid-chunk, after some chunks were delivered
+                marker.write_text(path)
+                os._exit(9)
+        return slow(path, plan, *a, **k)
+
+    monkeypatch.setattr(lint, "lint_file", dying)
+    assert _doc(lint.run_lint(paths, contract, jobs=2)) == one
+    assert marker.exists() and marker.read_text() in mine  # its file was linted here
+
+
+def test_a_worker_that_dies_holding_the_counter_lock(tmp_path, monkeypatch):
+    """Claiming stops, the parent lints everything not delivered; no hang."""
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
+    paths = _pack(tmp_path, copies=2)
+    contract = load_contract(CONFIG)
+    one = _doc(lint.run_lint(paths, contract, jobs=2))
+    parent = os.getpid()
+    marker = tmp_path / "worker-died"
+    _slow_parent(monkeypatch, 0.01)
+    real = lint._claim
+    claims = []
+
+    def claim(counter, timeout=None):
+        if _in_worker(parent):
+            claims.append(1)
+            if len(claims) == 2:  # after one delivered chunk
+                counter.get_lock().acquire()
+                marker.touch()
+                os._exit(9)
+        return real(counter, timeout)
+
+    monkeypatch.setattr(lint, "_claim", claim)
+    started = time.monotonic()
+    assert _doc(lint.run_lint(paths, contract, jobs=2)) == one
+    assert marker.exists() and time.monotonic() - started < 30
+
+
+def test_a_worker_error_is_raised_in_file_order(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
+    paths = _pack(tmp_path)
+    parent = os.getpid()
+    _slow_parent(monkeypatch, 0.01)
+    real = lint.lint_file
+    seen = []
+
+    def failing(path, plan, *a, **k):
+        if _in_worker(parent):
+            seen.append(path)
+            if len(seen) == 2:
+                raise ValueError(f"bug on {os.path.basename(path)}")
+        return real(path, plan, *a, **k)
+
+    monkeypatch.setattr(lint, "lint_file", failing)
+    with pytest.raises(ValueError, match="bug on"):
+        lint.run_lint(paths, load_contract(CONFIG), jobs=2)
