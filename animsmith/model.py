@@ -280,7 +280,8 @@ class Clip:
 
     @property
     def max_key_count(self) -> int:
-        return max((ch.key_count for ch in self.channels), default=0)
+        """Largest key count of any channel (0 without channels)."""
+        return max([ch.times.shape[0] for ch in self.channels], default=0)
 
 
 @dataclass(eq=False)

@@ -1341,7 +1341,7 @@ def _check_grid_budget(clips: List[Clip], bone_count: int, input_bytes: int) -> 
     cap = max(GRID_FLOOR_CELLS, GRID_CELLS_PER_INPUT_BYTE * input_bytes)
     cells = 0
     for clip in clips:
-        keys = max(2, max((len(ch.times) for ch in clip.channels), default=0))
+        keys = max(2, clip.max_key_count)
         cells += keys * max(1, bone_count)
         if cells > cap:
             raise LoadError(
