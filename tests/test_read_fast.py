@@ -43,9 +43,9 @@ MUTATION_BATCHES = 8  # x test_fuzz.CASES_PER_BATCH cases
 
 @pytest.fixture(autouse=True)
 def _no_skeleton_cache(monkeypatch):
-    """Build every skeleton here: a cached one would skip the node paths under
-    comparison (tests/test_skeleton_cache.py compares cache on and off)."""
-    monkeypatch.setattr(read, "_skeleton_key", lambda doc: None)
+    """Build every skeleton and channel layout here: a cached one would skip the
+    paths under comparison (tests/test_load_caches.py compares caches on and off)."""
+    monkeypatch.setattr(read, "_json_key", lambda *a: None)
 
 
 def _array_key(a: Any) -> Any:

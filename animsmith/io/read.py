@@ -653,19 +653,25 @@ def _rest_matrices(t: np.ndarray, r: Optional[list], s: Optional[list], rot: np.
 #: parsed values, so ``1``/``1.0``/``true`` and ``0.0``/``-0.0`` never collide.
 _SKELETONS: Dict[bytes, Skeleton] = {}
 _SKELETONS_MAX = 16
-_SKELETON_KEY_MAX_BYTES = 1 << 18
+_CACHE_KEY_MAX_BYTES = 1 << 18
+
+
+def _json_key(value: Any, *counts: int) -> Optional[bytes]:
+    """orjson's text of ``value`` followed by ``counts`` (an exact cache key), or
+    None (no orjson, not serialisable, over ``_CACHE_KEY_MAX_BYTES``)."""
+    if _dumps is None:
+        return None
+    try:
+        key = _dumps(value) + repr(counts).encode()
+    except Exception:  # noqa: BLE001 - orjson.JSONEncodeError (deep nesting, 64-bit overflow)
+        return None
+    return key if len(key) <= _CACHE_KEY_MAX_BYTES else None
 
 
 def _skeleton_key(doc: dict) -> Optional[bytes]:
     """The cache key of ``doc``'s skeleton, or None (no orjson, too large, not serialisable)."""
-    if _dumps is None:
-        return None
     get = doc.get
-    try:
-        key = _dumps((get("nodes"), get("skins"), get("scenes"), get("scene")))
-    except Exception:  # noqa: BLE001 - orjson.JSONEncodeError (deep nesting, 64-bit overflow)
-        return None
-    return key if len(key) <= _SKELETON_KEY_MAX_BYTES else None
+    return _json_key((get("nodes"), get("skins"), get("scenes"), get("scene")))
 
 
 def _read_only(skeleton: Skeleton) -> Skeleton:
@@ -1265,14 +1271,20 @@ def _build_clips_bulk(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bo
         return None
 
 
-def _bulk_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -> Optional[List[Clip]]:
-    anims = doc.get("animations")
-    if type(anims) is not list or not anims:
-        return None
-    n_acc = len(acc.accessors)
+#: Checked channel layouts (:func:`_channel_layout`) by the exact JSON text of
+#: ``animations`` plus node and accessor counts: the files of a pack exported
+#: with one animation layout check their channels and samplers once.
+_LAYOUTS: Dict[bytes, tuple] = {}
+_LAYOUTS_MAX = 64
+
+
+def _channel_layout(anims: list, n_nodes: int, n_acc: int) -> Optional[tuple]:
+    """(channel tables, {accessor: expected type}, input accessors) of ``anims``,
+    or None when a channel, sampler or accessor use is not the plain kind the
+    bulk path takes (:func:`_channel_table`)."""
     tables = []
     for anim in anims:
-        table = _channel_table(anim, skeleton.bone_count, n_acc)
+        table = _channel_table(anim, n_nodes, n_acc)
         if table is None:
             return None
         tables.append(table)
@@ -1286,6 +1298,25 @@ def _bulk_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) ->
     if not want.keys().isdisjoint(all_inputs):
         return None
     want.update(zip(all_inputs, repeat("SCALAR")))
+    return tables, want, all_inputs
+
+
+def _bulk_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) -> Optional[List[Clip]]:
+    anims = doc.get("animations")
+    if type(anims) is not list or not anims:
+        return None
+    n_acc = len(acc.accessors)
+    key = _json_key(anims, skeleton.bone_count, n_acc)
+    layout = _LAYOUTS.get(key) if key is not None else None
+    if layout is None:
+        layout = _channel_layout(anims, skeleton.bone_count, n_acc)
+        if layout is None:
+            return None
+        if key is not None:
+            if len(_LAYOUTS) >= _LAYOUTS_MAX:
+                _LAYOUTS.clear()
+            _LAYOUTS[key] = layout
+    tables, want, all_inputs = layout
     decoded = _decode_float_accessors(acc, want)
     if decoded is None:
         return None

@@ -1,8 +1,10 @@
-"""Files with the same node graph share one Skeleton; nothing else changes.
+"""The loader's caches across files change nothing but speed.
 
 ``animsmith.io.read`` keeps the skeletons it built keyed by orjson's text of
-``nodes``, ``skins``, ``scenes`` and ``scene``. Loading any sequence of files
-with the cache must give exactly what loading each file with the cache off
+``nodes``, ``skins``, ``scenes`` and ``scene`` (files with the same node graph
+share one read-only Skeleton), and the checked channel layouts keyed by the
+text of ``animations`` plus node and accessor counts. Loading any sequence of
+files with the caches must give exactly what loading each file with them off
 gives (error message, or names, arrays with dtype/shape/flags, clips) — in
 particular when a later file differs from a cached one only in JSON types
 that compare equal in Python (``1`` vs ``true``, ``0.0`` vs ``-0.0``).
@@ -31,7 +33,7 @@ pytestmark = pytest.mark.skipif(read._dumps is None, reason="the skeleton cache 
 
 def _uncached(monkeypatch, data: bytes, strict: bool = False):
     with monkeypatch.context() as m:
-        m.setattr(read, "_skeleton_key", lambda doc: None)
+        m.setattr(read, "_json_key", lambda *a: None)
         return snapshot(data, strict)
 
 
@@ -47,6 +49,7 @@ def _rig_seed():
 @pytest.fixture(autouse=True)
 def _fresh_cache(monkeypatch):
     monkeypatch.setattr(read, "_SKELETONS", {})
+    monkeypatch.setattr(read, "_LAYOUTS", {})
 
 
 def test_same_rig_shares_one_read_only_skeleton():
@@ -106,13 +109,16 @@ def test_fuzz_sequence_same_with_and_without_cache(monkeypatch, batch):
     with earlier files' skeletons) give what each gives alone, uncached."""
     cases = [data for _, data, _ in test_fuzz.seeds()]
     cases += [test_fuzz.make_case(batch, c)[1] for c in range(test_fuzz.CASES_PER_BATCH)]
-    hits = 0
+    hits = layout_hits = 0
     for i, data in enumerate(cases):
-        before = len(read._SKELETONS)
+        before, layouts = len(read._SKELETONS), len(read._LAYOUTS)
         cached = snapshot(data, False)
-        hits += len(read._SKELETONS) == before and cached[0] != "error"
+        ok = cached[0] != "error"
+        hits += len(read._SKELETONS) == before and ok
+        layout_hits += len(read._LAYOUTS) == layouts > 0 and ok
         assert cached == _uncached(monkeypatch, data), i
-    assert hits > 0  # some mutation kept the node graph: the cache was used
+        assert snapshot(data, True) == _uncached(monkeypatch, data, True), i
+    assert hits > 0 and layout_hits > 0  # some mutations kept the graph / layout: the caches were used
 
 
 def test_cache_is_bounded(monkeypatch):
@@ -122,3 +128,36 @@ def test_cache_is_bounded(monkeypatch):
         doc["nodes"][0]["translation"] = [float(k), 0.0, 0.0]
         read.load_asset_bytes(test_fuzz.repack(doc, blob), f"{k}.glb")
         assert len(read._SKELETONS) <= 3
+
+
+def test_same_animation_layout_is_checked_once(monkeypatch):
+    """Two files whose ``animations`` JSON is identical: the second reuses the checked
+    layout (no ``_channel_table`` call) and still gets its own key data."""
+    doc, blob = _rig_seed()
+    calls = []
+    real = read._channel_table
+    monkeypatch.setattr(read, "_channel_table", lambda *a: calls.append(1) or real(*a))
+    a = read.load_asset_bytes(test_fuzz.repack(doc, blob), "a.glb")
+    first = len(calls)
+    assert first > 0 and len(read._LAYOUTS) == 1
+    # same layout, other key data: flip the sign bit of the BIN chunk's last float
+    other = bytearray(blob)
+    other[-1] ^= 0x80
+    b = read.load_asset_bytes(test_fuzz.repack(doc, bytes(other)), "b.glb")
+    assert len(calls) == first  # layout reused
+    assert [ch.output_accessor for ch in a.clips[0].channels] == [ch.output_accessor for ch in b.clips[0].channels]
+    va = np.concatenate([ch.values.reshape(-1) for ch in a.clips[0].channels])
+    vb = np.concatenate([ch.values.reshape(-1) for ch in b.clips[0].channels])
+    assert (va.view(np.uint32) != vb.view(np.uint32)).sum() == 1  # the changed bit shows through
+
+
+def test_changed_channel_target_is_a_new_layout():
+    doc, blob = _rig_seed()
+    a = read.load_asset_bytes(test_fuzz.repack(doc, blob), "a.glb")
+    chans = doc["animations"][0]["channels"]
+    target = chans[-1]["target"]
+    other_node = next(i for i in range(len(doc["nodes"])) if i != target["node"])
+    target["node"] = other_node
+    b = read.load_asset_bytes(test_fuzz.repack(doc, blob), "b.glb")
+    assert len(read._LAYOUTS) == 2
+    assert b.clips[0].channels[-1].node == other_node != a.clips[0].channels[-1].node
