@@ -67,6 +67,9 @@ def cli(ctx: click.Context, config_path):
     that a directional blend ring (run forward/back/left/right) shares one
     stride phase so blends do not skate the feet.
     """
+    from animsmith.runtime import keep_freed_heap
+
+    keep_freed_heap()  # here, not in main(): `--help` and `--version` never get this far
     ctx.ensure_object(dict)
     ctx.obj["config_path"] = config_path
 

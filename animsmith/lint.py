@@ -455,6 +455,9 @@ def _claim(counter, timeout: Optional[float] = None) -> Optional[int]:
 
 def _worker_main(plan: Plan, paths: List[str], chunks: List[Tuple[int, int]], counter, results) -> None:
     """A worker process: claim chunks until none are left, put ``(chunk, outcomes, error)`` on ``results``."""
+    from animsmith.runtime import keep_freed_heap
+
+    keep_freed_heap()  # a spawned worker does not inherit the CLI's setting (a forked one does)
     i = -1
     try:
         while True:

@@ -1,0 +1,47 @@
+"""Process-wide settings for the commands that do the work.
+
+:func:`keep_freed_heap` is called by the CLI before a subcommand runs (not for
+``--help``) and by spawned lint workers. Nothing here changes a result.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+#: glibc ``mallopt`` parameter numbers (``<malloc.h>``)
+M_TRIM_THRESHOLD = -1
+M_MMAP_THRESHOLD = -3
+
+#: Blocks below this come from the heap (glibc's default starts at 128 KiB):
+#: per-clip numpy temporaries of a few hundred KB are then reused from file
+#: to file instead of being mapped, faulted in page by page, and unmapped.
+MMAP_THRESHOLD_BYTES = 8 << 20
+#: Free memory at the top of the heap is returned to the OS only beyond this
+#: (glibc's default: 128 KiB, adapted at run time), so the next file's
+#: temporaries do not fault fresh zeroed pages in again. It bounds what a
+#: process keeps beyond its live data.
+TRIM_THRESHOLD_BYTES = 32 << 20
+
+
+def keep_freed_heap() -> bool:
+    """Tune glibc's allocator (see the thresholds above); True when applied.
+
+    On a 1,000-clip lint this cuts minor page faults from ~15-60 thousand to
+    ~7 thousand (docs/performance.md). A no-op off Linux, on a C library
+    without ``mallopt`` or when it refuses, and when the user set
+    ``MALLOC_TRIM_THRESHOLD_`` or ``MALLOC_MMAP_THRESHOLD_`` (theirs win).
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    if "MALLOC_TRIM_THRESHOLD_" in os.environ or "MALLOC_MMAP_THRESHOLD_" in os.environ:
+        return False
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    mallopt.restype = ctypes.c_int
+    return mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES) == 1 and mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES) == 1
