@@ -641,6 +641,20 @@ class LazyPoseGrid(PoseGrid):
                 if b not in self._rot:
                     self._rot[b] = rot[i]
 
+    def model_pose_at(self, frames) -> Tuple[np.ndarray, np.ndarray]:
+        """(positions (k, B, 3), rotations (k, B, 4)) of every bone at grid samples ``frames``.
+
+        The same values as ``model_position_m[frames]`` / ``model_rotation[frames]``:
+        each sample's pose depends only on its own time (interpolation and the
+        FK chain run sample by sample), so the skeleton is sampled and chained
+        at those times only, unless the full grid is already there.
+        """
+        idx = np.asarray(frames, dtype=np.intp).reshape(-1)
+        if self._full is not None:
+            return self._full.model_position_m[idx], self._full.model_rotation[idx]
+        some = sample_pose(self._skeleton, self._clip, self.times_s[idx], duration_s=self.duration_s)
+        return some.model_position_m, some.model_rotation
+
     def model_positions_m(self, bones) -> np.ndarray:
         """(N, len(bones), 3) model positions of ``bones`` (same values as ``model_position_m[:, bones]``)."""
         idx = self._bones(bones)
@@ -672,6 +686,16 @@ def model_positions_m(grid: PoseGrid, bones) -> np.ndarray:
     if callable(fn):
         return fn(bones)
     return np.asarray(grid.model_position_m)[:, np.asarray(bones, dtype=np.intp).reshape(-1)]
+
+
+def model_pose_at(grid: PoseGrid, frames) -> Tuple[np.ndarray, np.ndarray]:
+    """(positions (k, B, 3), rotations (k, B, 4)) of every bone at samples ``frames`` of any
+    pose grid (lazy grids run FK at those samples only)."""
+    fn = getattr(grid, "model_pose_at", None)
+    if callable(fn):
+        return fn(frames)
+    idx = np.asarray(frames, dtype=np.intp).reshape(-1)
+    return np.asarray(grid.model_position_m)[idx], np.asarray(grid.model_rotation)[idx]
 
 
 def model_rotations(grid: PoseGrid, bones) -> np.ndarray:

@@ -23,7 +23,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from animsmith.core import quat
-from animsmith.core.pose import model_positions_m, model_rotations
+from animsmith.core.pose import model_pose_at, model_positions_m, model_rotations
 
 #: no heading when the horizontal travel is at most this fraction of
 #: max(1, largest endpoint coordinate magnitude): float32 position noise
@@ -231,9 +231,9 @@ def loop_continuity(grid) -> LoopContinuity:
     dt0, dt1 = float(t[1] - t[0]), float(t[-1] - t[-2])
     if not (dt0 > 0 and dt1 > 0 and math.isfinite(dt0) and math.isfinite(dt1)):
         return LoopContinuity(unavailable="first or last grid step is not positive")
-    idx = [0, 1, n - 2, n - 1]
-    p = np.asarray(grid.model_position_m[idx], dtype=np.float64)  # (4, B, 3)
-    q = np.asarray(grid.model_rotation[idx], dtype=np.float64)  # (4, B, 4)
+    p, q = model_pose_at(grid, [0, 1, n - 2, n - 1])  # (4, B, 3), (4, B, 4): FK at these samples only
+    p = np.asarray(p, dtype=np.float64)
+    q = np.asarray(q, dtype=np.float64)
     if p.shape[1] == 0:
         return LoopContinuity(unavailable="skeleton has no bones")
     qn = np.linalg.norm(q, axis=-1)
