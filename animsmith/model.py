@@ -254,12 +254,15 @@ class Clip:
     extras: Any = None
     pointer_channel_count: int = 0
 
+    def distinct_times(self) -> List[np.ndarray]:
+        """The clip's key-time arrays, each once (channels sharing an input accessor share one), in channel order."""
+        return list({id(ch.times): ch.times for ch in self.channels}.values())
+
     @property
     def duration_s(self) -> float:
-        """Largest finite last key time over all channels (0.0 when none)."""
+        """Largest finite key time over all channels (0.0 when none)."""
         best = 0.0
-        for ch in self.channels:
-            t = ch.times
+        for t in self.distinct_times():
             if t.size:
                 finite = t[np.isfinite(t)]
                 if finite.size:
@@ -268,10 +271,9 @@ class Clip:
 
     @property
     def start_s(self) -> float:
-        """Smallest finite first key time over all channels (0.0 when none)."""
+        """Smallest finite key time over all channels (0.0 when none)."""
         best: Optional[float] = None
-        for ch in self.channels:
-            t = ch.times
+        for t in self.distinct_times():
             finite = t[np.isfinite(t)] if t.size else t
             if finite.size:
                 v = float(finite.min())

@@ -30,3 +30,57 @@ def test_non_finite_middle_key_is_not_a_duplicated_endpoint():
         dup, why = duplicated_endpoint(_loop_clip([0, bad, 0]))
         assert dup is False
         assert why == "non-finite key values"
+
+
+def _per_channel_reason(clip):
+    """The structural part of duplicated_endpoint written channel by channel (the definition)."""
+    duration = np.float32(max(float(np.nanmax(np.where(np.isfinite(ch.times), ch.times, np.nan))) for ch in clip.channels))
+    for ch in clip.channels:
+        if len(ch.times) < 2:
+            return "a channel has fewer than 2 keys"
+        if np.float32(ch.times[-1]) != duration:
+            return "a channel ends before the clip duration"
+    for ch in clip.channels:
+        if not np.all(np.isfinite(ch.values)):
+            return "non-finite key values"
+    return None
+
+
+def test_structural_reasons_follow_channel_order_with_shared_time_arrays():
+    """Channels sharing one key-time array are looked at once; the first failing
+    channel in clip order still decides the reason."""
+    long_t = np.array([0.0, 0.5, 1.0], dtype=np.float32)
+    short_t = np.array([0.0, 0.5], dtype=np.float32)  # ends early
+    one_t = np.array([0.0], dtype=np.float32)  # too few keys
+    q = np.tile(np.array([0, 0, 0, 1], np.float32), (3, 1))
+
+    def ch(bone, times, path="rotation"):
+        n = len(times)
+        vals = q[:n] if path == "rotation" else np.zeros((n, 3), np.float32)
+        c = Channel.make(bone, path, times, vals)
+        c.times = times  # share the very array object, as the loader does for one accessor
+        return c
+
+    layouts = [
+        [ch(0, long_t), ch(1, short_t), ch(2, one_t)],
+        [ch(0, long_t), ch(1, one_t), ch(2, short_t)],
+        [ch(0, one_t), ch(1, long_t), ch(2, short_t, "translation")],
+        [ch(0, long_t), ch(1, long_t, "translation"), ch(2, short_t)],
+        [ch(0, short_t), ch(1, long_t), ch(2, short_t, "translation"), ch(3, one_t)],
+    ]
+    for chans in layouts:
+        clip = Clip("c", chans)
+        expected = _per_channel_reason(clip)
+        assert expected is not None
+        assert duplicated_endpoint(clip) == (False, expected)
+
+
+def test_duration_and_start_over_shared_and_non_finite_times():
+    a = np.array([0.25, 0.5, np.nan], dtype=np.float32)
+    b = np.array([-np.inf, 0.1, 2.0, np.inf], dtype=np.float32)
+    chans = [Channel.make(0, "translation", a, np.zeros((3, 3))), Channel.make(1, "translation", b, np.zeros((4, 3)))]
+    chans.append(Channel.make(2, "translation", a, np.zeros((3, 3))))
+    chans[2].times = chans[0].times
+    clip = Clip("c", chans)
+    assert len(clip.distinct_times()) == 2
+    assert clip.duration_s == np.float32(2.0) and clip.start_s == np.float32(0.1)

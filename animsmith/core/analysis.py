@@ -91,12 +91,15 @@ def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
     if not chans:
         return False, "clip has no channels"
     duration = np.float32(clip.duration_s)
-    for ch in chans:  # cheap structural checks first
-        if ch.key_count < 2:
+    # cheap structural checks first; channels sharing a key-time array share the
+    # outcome, so each array is looked at once, in channel order
+    for times in clip.distinct_times():
+        if times.shape[0] < 2:
             return False, "a channel has fewer than 2 keys"
-        if np.float32(ch.times[-1]) != duration:
+        if np.float32(times[-1]) != duration:
             return False, "a channel ends before the clip duration"
-    if not all(bool(np.isfinite(ch.values).all()) for ch in chans):  # any key, not only the ends
+    values = list({id(ch.values): ch.values for ch in chans}.values())
+    if not np.isfinite(np.concatenate([v.reshape(-1) for v in values])).all():  # any key, not only the ends
         return False, "non-finite key values"
     for is_rot in (True, False):
         group = [ch for ch in chans if (ch.path == "rotation") == is_rot]

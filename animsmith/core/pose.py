@@ -35,7 +35,7 @@ from animsmith.model import PATH_WIDTH, Clip, PoseGrid, Skeleton
 
 def _distinct_times(clip: Clip) -> List[np.ndarray]:
     """The clip's distinct key-time arrays (channels sharing an accessor share one)."""
-    return list({id(ch.times): ch.times for ch in clip.channels}.values())
+    return clip.distinct_times()
 
 
 def _max_finite_time_s(arrays: List[np.ndarray]) -> float:
