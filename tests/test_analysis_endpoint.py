@@ -84,3 +84,16 @@ def test_duration_and_start_over_shared_and_non_finite_times():
     clip = Clip("c", chans)
     assert len(clip.distinct_times()) == 2
     assert clip.duration_s == np.float32(2.0) and clip.start_s == np.float32(0.1)
+
+
+def test_first_and_last_keys_equal_per_channel_pairs():
+    from animsmith.core.analysis import _first_and_last_keys
+
+    rng = np.random.default_rng(5)
+    chans = [Channel.make(b, "rotation", np.linspace(0, 1, n), rng.normal(size=(n, 4))) for b, n in enumerate((2, 7, 3))]
+    expected = np.array([(ch.values[0], ch.values[-1]) for ch in chans], dtype=np.float64)
+    got = _first_and_last_keys(chans)
+    assert got.shape == (3, 2, 4) and np.array_equal(got, expected)
+    mixed = chans[:1] + [Channel.make(5, "translation", [0.0, 1.0], rng.normal(size=(2, 3)))]
+    with np.testing.assert_raises(ValueError):  # widths differ: no common (G, 2, C) array, as before
+        _first_and_last_keys(mixed)

@@ -80,6 +80,22 @@ def _channel_moves(ch) -> bool:
     return bool(np.any(np.abs(v - v[0]) > ENDPOINT_VECTOR_TOL))
 
 
+def _first_and_last_keys(channels) -> np.ndarray:
+    """(G, 2, C) float64: each channel's first and last key value (channels with >= 1 key).
+
+    Gathered from one concatenation of the value arrays (one gather, not a
+    Python pair per channel); channels of different widths go pair by pair.
+    """
+    values = [ch.values for ch in channels]
+    try:
+        flat = np.concatenate(values)
+    except ValueError:  # widths differ
+        return np.array([(v[0], v[-1]) for v in values], dtype=np.float64)
+    counts = np.fromiter((v.shape[0] for v in values), dtype=np.intp, count=len(values))
+    last = np.cumsum(counts) - 1
+    return np.stack([flat[last - counts + 1], flat[last]], axis=1).astype(np.float64)
+
+
 def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
     """(True, None) when the last key repeats the first pose on every channel (module docstring).
 
@@ -105,7 +121,7 @@ def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
         group = [ch for ch in chans if (ch.path == "rotation") == is_rot]
         if not group:
             continue
-        ends = np.array([(ch.values[0], ch.values[-1]) for ch in group], dtype=np.float64)  # (G, 2, C)
+        ends = _first_and_last_keys(group)  # (G, 2, C)
         if not np.all(np.isfinite(ends)):
             return False, "non-finite key values"
         if is_rot:
