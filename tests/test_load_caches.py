@@ -161,3 +161,27 @@ def test_changed_channel_target_is_a_new_layout():
     b = read.load_asset_bytes(test_fuzz.repack(doc, blob), "b.glb")
     assert len(read._LAYOUTS) == 2
     assert b.clips[0].channels[-1].node == other_node != a.clips[0].channels[-1].node
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400", "null"])
+def test_non_json_numbers_cannot_reach_a_cache_key(monkeypatch, literal):
+    """orjson writes NaN/Infinity as ``null``; documents holding them must never be
+    parsed (the stdlib fallback is as strict as orjson), so a file with ``null``
+    there is judged on its own after one with ``NaN``."""
+    import json
+
+    monkeypatch.setattr(read, "NO_SCAN_OPENING_BRACKETS", 0)  # every document through the stdlib parser
+    doc, blob = _rig_seed()
+    doc["asset"]["generator"] = "back\\\\slash"  # a backslash keeps orjson out of the deep-document path
+    doc["nodes"][0]["translation"] = [12345.5, 0, 0]
+    text = json.dumps(doc, separators=(",", ":"))
+    assert "12345.5" in text and "\\\\" in text
+    data = test_fuzz.repack(None, blob, text.replace("12345.5", literal).encode())
+    with pytest.raises(LoadError) as got:
+        read.load_asset_bytes(data, "x.glb")
+    if literal == "null":
+        assert "translation" in str(got.value)
+    else:
+        assert "JSON is invalid" in str(got.value)
+    assert snapshot(data, False) == _uncached(monkeypatch, data)
+    assert not read._SKELETONS and not read._LAYOUTS

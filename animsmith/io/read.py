@@ -51,10 +51,23 @@ from animsmith.model import INTERPOLATIONS, PATH_WIDTH, Asset, Channel, Clip, Sk
 
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not isfinite(value):
+        raise ValueError(f"number {text[:32]} is infinity when parsed as double")
+    return value
+
+
 def _stdlib_loads(data: bytes) -> Any:
+    """:func:`json.loads`, as strict as orjson: ``NaN``/``Infinity`` literals and
+    numbers beyond float range are errors, not non-finite floats."""
     import json
 
-    return json.loads(data.decode("utf-8"))
+    return json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float)
 
 
 try:  # optional accelerator
