@@ -424,6 +424,20 @@ def pose_grid(skeleton: Skeleton, clip: Clip) -> PoseGrid:
     return LazyPoseGrid(skeleton, clip, _uniform_times_s(n, duration), duration)
 
 
+def _keys_finite(clip: Clip) -> bool:
+    """Every key value and tangent of the clip is finite.
+
+    Then every sample of every channel is finite (segment blends u are always
+    finite, zero quaternions become the identity), ``sampling._exact_ends`` never
+    runs, and a sample's value depends on its own time only.
+    """
+    arrays = [ch.values for ch in clip.channels]
+    arrays += [a for ch in clip.channels for a in (ch.in_tangents, ch.out_tangents) if a is not None]
+    if not arrays:
+        return True
+    return bool(np.isfinite(np.concatenate([np.asarray(a).reshape(-1) for a in arrays])).all())
+
+
 class _SubsetPlan:
     """The ancestor closure of some bones, ordered by (depth, bone index).
 
@@ -650,10 +664,13 @@ class LazyPoseGrid(PoseGrid):
         at those times only, unless the full grid is already there.
         """
         idx = np.asarray(frames, dtype=np.intp).reshape(-1)
-        if self._full is not None:
-            return self._full.model_position_m[idx], self._full.model_rotation[idx]
-        some = sample_pose(self._skeleton, self._clip, self.times_s[idx], duration_s=self.duration_s)
-        return some.model_position_m, some.model_rotation
+        if self._full is None and _keys_finite(self._clip):
+            some = sample_pose(self._skeleton, self._clip, self.times_s[idx], duration_s=self.duration_s)
+            return some.model_position_m, some.model_rotation
+        # a non-finite key: sampling puts exact key values at segment ends only when
+        # some sample of the channel group is non-finite, a whole-grid property
+        full = self._full_grid()
+        return full.model_position_m[idx], full.model_rotation[idx]
 
     def model_positions_m(self, bones) -> np.ndarray:
         """(N, len(bones), 3) model positions of ``bones`` (same values as ``model_position_m[:, bones]``)."""
