@@ -453,29 +453,69 @@ def _claim(counter, timeout: Optional[float] = None) -> Optional[int]:
     return i
 
 
-def _worker_main(plan: Plan, paths: List[str], chunks: List[Tuple[int, int]], counter, results) -> None:
-    """A worker process: claim chunks until none are left, put ``(chunk, outcomes, error)`` on ``results``."""
+def _error_info(exc: BaseException) -> Tuple[str, str, Optional[bytes]]:
+    """(type name, message, pickled exception or None) of a worker's exception."""
+    import pickle
+
+    try:
+        blob: Optional[bytes] = pickle.dumps(exc, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - an exception that cannot be pickled
+        blob = None
+    return type(exc).__name__, str(exc), blob
+
+
+def _rebuilt_error(info: Tuple[str, str, Optional[bytes]]) -> BaseException:
+    """The worker's exception again (a RuntimeError naming it when it cannot be rebuilt here)."""
+    import pickle
+
+    name, message, blob = info
+    if blob is not None:
+        try:
+            exc = pickle.loads(blob)
+            if isinstance(exc, BaseException):
+                return exc
+        except Exception:  # noqa: BLE001 - e.g. an __init__ that needs other arguments
+            pass
+    return RuntimeError(f"{name}: {message}")
+
+
+def _chunk_path(folder: str, i: int) -> str:
+    return os.path.join(folder, f"chunk-{i}.pickle")
+
+
+def _worker_main(plan: Plan, paths: List[str], chunks: List[Tuple[int, int]], counter, folder: str, announce) -> None:
+    """A worker process: claim chunks until none are left (or one fails).
+
+    Each chunk's ``(outcomes, error info)`` is written to a file in ``folder``
+    first; only then is the chunk number put on ``announce``. Messages are a few
+    bytes, written to the pipe in one atomic write, so a worker killed at any
+    moment never leaves a half-sent message for the parent to wait on.
+    """
+    import pickle
+
     from animsmith.runtime import keep_freed_heap
 
     keep_freed_heap()  # a spawned worker does not inherit the CLI's setting (a forked one does)
-    i = -1
     try:
         while True:
             i = _claim(counter)
             if i is None or i >= len(chunks):
                 break
             lo, hi = chunks[i]
-            results.put((i, [lint_file(p, plan) for p in paths[lo:hi]], None))
-    except KeyboardInterrupt:
+            try:
+                item: tuple = ([lint_file(p, plan) for p in paths[lo:hi]], None)
+            except Exception as exc:  # noqa: BLE001 - raised again by the parent, in file order
+                item = (None, _error_info(exc))
+            with open(_chunk_path(folder, i), "wb") as fh:
+                pickle.dump(item, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            announce.put(i)
+            if item[1] is not None:
+                break
+    except BaseException:  # noqa: BLE001 - Ctrl-C, a full disk...: whatever is not announced is linted by the parent
         pass
-    except BaseException as exc:  # noqa: BLE001 - re-raised by the parent, in file order
-        try:
-            results.put((i, None, exc))
-        except Exception:  # noqa: BLE001 - an exception that cannot be pickled
-            results.put((i, None, RuntimeError(f"{type(exc).__name__}: {exc}")))
     finally:
-        results.close()
-        results.join_thread()  # everything put is in the pipe before this process ends
+        announce.close()
+        announce.join_thread()  # every announcement is in the pipe before this process ends
 
 
 def pool_start_method() -> str:
@@ -529,9 +569,10 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
     ``jobs > 1``: this process and ``jobs - 1`` workers (:func:`_worker_main`)
     claim chunks (:func:`chunk_bounds`) from one shared counter, so the lint
     work is spread evenly and this process is never idle waiting. Outcomes are
-    yielded in path order as soon as all earlier ones are in. A worker that
-    dies (killed, out of memory) costs time, not results: whatever it did not
-    deliver is linted here.
+    yielded in path order as soon as all earlier ones are in; an exception
+    from linting a file is raised where ``jobs = 1`` would raise it. A worker
+    that dies (killed, out of memory) costs time, not results: whatever it did
+    not deliver is linted here.
     """
     paths = list(paths)
     if jobs <= 1 or len(paths) <= 1:
@@ -540,7 +581,10 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
         return
     import gc
     import multiprocessing
+    import pickle
     import queue
+    import shutil
+    import tempfile
 
     method = pool_start_method()
     mp = multiprocessing.get_context(method)
@@ -548,75 +592,95 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
     n_workers = min(jobs - 1, len(chunks) - 1)
     counter = mp.Value("q", 0)
     queues = [mp.Queue() for _ in range(n_workers)]
-    # fork: move the parent's objects out of the collector's view while the
-    # workers run, so their collections do not write to (and so copy) the
-    # pages they share with the parent; unfrozen again afterwards
-    frozen = method == "fork"
-    if frozen:
-        gc.freeze()
+    folder = tempfile.mkdtemp(prefix="animsmith-lint-")
     workers = [
-        mp.Process(target=_worker_main, args=(plan, paths, chunks, counter, q), daemon=True, name=f"animsmith-lint-{k + 1}")
+        mp.Process(
+            target=_worker_main, args=(plan, paths, chunks, counter, folder, q), daemon=True, name=f"animsmith-lint-{k + 1}"
+        )
         for k, q in enumerate(queues)
     ]
-    done: Dict[int, Tuple[Optional[List[FileOutcome]], Optional[BaseException]]] = {}
+    started: List[Any] = []
+    # chunk -> (outcomes, None) | (None, exception) | (None, worker error info)
+    done: Dict[int, Tuple[Optional[List[FileOutcome]], Any]] = {}
     next_out = 0
+
+    def own_chunk(i: int) -> None:
+        lo, hi = chunks[i]
+        try:
+            done[i] = ([lint_file(p, plan) for p in paths[lo:hi]], None)
+        except Exception as exc:  # noqa: BLE001 - raised in file order
+            done[i] = (None, exc)
 
     def drain(wait: float = 0.0) -> None:
         for q in queues:
             try:
                 while True:
-                    i, outcomes, error = q.get(timeout=wait) if wait else q.get_nowait()
-                    if next_out <= i < len(chunks):
-                        done[i] = (outcomes, error)
+                    i = q.get(timeout=wait) if wait else q.get_nowait()
+                    if next_out <= i < len(chunks) and i not in done:
+                        try:
+                            with open(_chunk_path(folder, i), "rb") as fh:
+                                done[i] = pickle.load(fh)
+                        except Exception:  # noqa: BLE001 - unreadable: linted here instead
+                            pass
             except queue.Empty:
                 pass
 
+    def ready():
+        nonlocal next_out
+        while next_out in done:
+            outcomes, error = done.pop(next_out)
+            next_out += 1
+            if error is not None:
+                raise error if isinstance(error, BaseException) else _rebuilt_error(error)
+            yield from outcomes
+
+    def dead() -> bool:
+        return any(w.exitcode not in (None, 0) for w in started)
+
+    # fork: move the parent's objects out of the collector's view while the
+    # workers run, so their collections do not write to (and so copy) the
+    # pages they share with the parent; unfrozen again afterwards
+    frozen = method == "fork"
     try:
+        if frozen:
+            gc.freeze()
         for w in workers:
             w.start()
-        own = True
-        while own:
+            started.append(w)
+        while True:
             i = _claim(counter, timeout=1.0)
             if i is None:  # the lock is held by a worker that died holding it
-                own = not any(w.exitcode not in (None, 0) for w in workers)
+                if dead():
+                    break
                 continue
             if i >= len(chunks):
                 break
-            lo, hi = chunks[i]
-            done[i] = ([lint_file(p, plan) for p in paths[lo:hi]], None)
+            own_chunk(i)
             drain()
-            while next_out in done:
-                yield from _chunk_outcomes(done.pop(next_out))
-                next_out += 1
+            yield from ready()
         # every chunk is claimed (or claiming broke down): collect the rest
         while len(done) + next_out < len(chunks):
             drain(wait=0.02)
-            if any(w.exitcode not in (None, 0) for w in workers) or all(w.exitcode is not None for w in workers):
+            if dead() or all(w.exitcode is not None for w in started):
                 drain()
                 break
         for i in range(next_out, len(chunks)):
             if i not in done:  # lost with a worker: lint it here
-                lo, hi = chunks[i]
-                done[i] = ([lint_file(p, plan) for p in paths[lo:hi]], None)
-        for i in range(next_out, len(chunks)):
-            yield from _chunk_outcomes(done.pop(i))
+                own_chunk(i)
+        yield from ready()
     finally:
-        for w in workers:
-            if w.is_alive():
-                w.terminate()
-            w.join()
-        for q in queues:
-            q.close()
-            q.cancel_join_thread()
-        if frozen:
-            gc.unfreeze()
-
-
-def _chunk_outcomes(item: Tuple[Optional[List[FileOutcome]], Optional[BaseException]]) -> List[FileOutcome]:
-    outcomes, error = item
-    if error is not None:
-        raise error
-    return outcomes or []
+        try:
+            for w in started:
+                if w.is_alive():
+                    w.terminate()
+                w.join()
+            for q in queues:
+                q.close()
+                q.cancel_join_thread()
+            shutil.rmtree(folder, ignore_errors=True)
+        finally:
+            if frozen:
+                gc.unfreeze()
 
 
 # ---------------------------------------------------------------------------
@@ -806,11 +870,3 @@ def run_lint(
     if files and any(f.error is None for f in files):
         group_members = run_group_checks(files, summaries, plan, select)
     return LintResult(files=files, config_path=contract.path, group_members=group_members)
-
-
-def finite_or_none(x: Any) -> Optional[float]:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None

@@ -144,7 +144,7 @@ def test_a_worker_that_dies_holding_the_counter_lock(tmp_path, monkeypatch):
     monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
     paths = _pack(tmp_path, copies=2)
     contract = load_contract(CONFIG)
-    one = _doc(lint.run_lint(paths, contract, jobs=2))
+    one = _doc(lint.run_lint(paths, contract, jobs=1))
     parent = os.getpid()
     marker = tmp_path / "worker-died"
     _slow_parent(monkeypatch, 0.01)
@@ -166,21 +166,110 @@ def test_a_worker_that_dies_holding_the_counter_lock(tmp_path, monkeypatch):
     assert marker.exists() and time.monotonic() - started < 30
 
 
-def test_a_worker_error_is_raised_in_file_order(tmp_path, monkeypatch):
+def test_an_error_is_raised_in_file_order(tmp_path, monkeypatch):
+    """Files 4 and 15 both fail; 4 is slow, so (with the main process on the
+    first chunk and a worker on the second) file 15 fails first. As with
+    --jobs 1, the error raised is file 4's."""
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
+    paths = _pack(tmp_path)
+    real = lint.lint_file
+
+    def failing(path, plan, *a, **k):
+        if path == paths[4]:
+            time.sleep(0.5)
+        if path in (paths[4], paths[15]):
+            raise ValueError(f"bug on file {paths.index(path)}")
+        return real(path, plan, *a, **k)
+
+    monkeypatch.setattr(lint, "lint_file", failing)
+    contract = load_contract(CONFIG)
+    for jobs in (1, 2):
+        with pytest.raises(ValueError, match="bug on file 4$"):
+            lint.run_lint(paths, contract, jobs=jobs)
+
+
+class _NeedsTwoArguments(Exception):
+    def __init__(self, a, b):
+        super().__init__(f"{a}/{b}")
+
+
+def test_a_worker_error_that_cannot_be_rebuilt_is_named(tmp_path, monkeypatch):
     monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
     paths = _pack(tmp_path)
     parent = os.getpid()
     _slow_parent(monkeypatch, 0.01)
     real = lint.lint_file
-    seen = []
 
     def failing(path, plan, *a, **k):
         if _in_worker(parent):
-            seen.append(path)
-            if len(seen) == 2:
-                raise ValueError(f"bug on {os.path.basename(path)}")
+            raise _NeedsTwoArguments("x", "y")
         return real(path, plan, *a, **k)
 
     monkeypatch.setattr(lint, "lint_file", failing)
-    with pytest.raises(ValueError, match="bug on"):
+    with pytest.raises(RuntimeError, match="_NeedsTwoArguments: x/y"):
         lint.run_lint(paths, load_contract(CONFIG), jobs=2)
+
+
+def test_a_worker_that_fails_to_start(tmp_path, monkeypatch):
+    """The start error itself is raised; started workers are reaped; the collector is unfrozen."""
+    import gc
+    import multiprocessing.process
+
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
+    paths = _pack(tmp_path, copies=2)
+    real_start = multiprocessing.process.BaseProcess.start
+    starts = []
+
+    def start(self):
+        starts.append(self)
+        if len(starts) == 2:
+            raise BlockingIOError("fork: Resource temporarily unavailable")
+        return real_start(self)
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", start)
+    before = gc.get_freeze_count()
+    with pytest.raises(BlockingIOError):
+        lint.run_lint(paths, load_contract(CONFIG), jobs=3)
+    assert gc.get_freeze_count() == before
+    assert starts[0].exitcode is not None and not multiprocessing.active_children()
+
+
+KILL_MID_SEND = """
+import os, sys, time
+sys.path.insert(0, {tests!r})
+from animsmith import lint
+from animsmith.config import load_contract
+from test_lint_jobs import _doc
+paths = {paths!r}
+contract = load_contract({config!r})
+one = _doc(lint.run_lint(paths, contract, jobs=1))
+parent = os.getpid()
+real = lint.lint_file
+seen = []
+
+def big_then_die(path, plan, *a, **k):
+    out = real(path, plan, *a, **k)
+    if os.getpid() != parent:
+        seen.append(path)
+        out.result.padding = b"x" * 400_000  # a chunk result far over the 64 KiB pipe buffer
+        if len(seen) == 6:
+            os._exit(9)
+    else:
+        time.sleep(0.02)
+    return out
+
+lint.lint_file = big_then_die
+print("same" if _doc(lint.run_lint(paths, contract, jobs=2)) == one else "different")
+"""
+
+
+def test_a_worker_killed_after_sending_large_results_does_not_hang(tmp_path):
+    import subprocess
+    import sys
+
+    paths = _pack(tmp_path)
+    code = KILL_MID_SEND.format(tests=os.path.dirname(os.path.abspath(__file__)), paths=paths, config=CONFIG)
+    env = dict(os.environ, ANIMSMITH_START_METHOD="fork")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "same"
