@@ -30,11 +30,14 @@ def keep_freed_heap() -> bool:
     On a 1,000-clip lint this cuts minor page faults from ~15-60 thousand to
     ~7 thousand (docs/performance.md). A no-op off Linux, on a C library
     without ``mallopt`` or when it refuses, and when the user set
-    ``MALLOC_TRIM_THRESHOLD_`` or ``MALLOC_MMAP_THRESHOLD_`` (theirs win).
+    ``MALLOC_TRIM_THRESHOLD_``, ``MALLOC_MMAP_THRESHOLD_`` or a ``glibc.malloc``
+    tunable in ``GLIBC_TUNABLES`` (theirs win).
     """
     if not sys.platform.startswith("linux"):
         return False
     if "MALLOC_TRIM_THRESHOLD_" in os.environ or "MALLOC_MMAP_THRESHOLD_" in os.environ:
+        return False
+    if "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", ""):
         return False
     try:
         import ctypes
