@@ -563,6 +563,17 @@ def effective_jobs(jobs: Any, n_files: int) -> int:
     return max(1, min(usable_cpus(), AUTO_MAX_WORKERS, n_files // per_worker))
 
 
+def _import_lint_modules() -> None:
+    """Import what :func:`lint_file` imports lazily (the loader, analysis, numpy.fft...)."""
+    import numpy.fft  # noqa: F401 - used by the gait metrics
+
+    from animsmith.checks.context import ClipContext  # noqa: F401
+    from animsmith.core.analysis import ClipAnalysis  # noqa: F401
+    from animsmith.core.contacts import foot_slide  # noqa: F401 - the foot-slide check's
+    from animsmith.core.roles import resolve_roles  # noqa: F401
+    from animsmith.io.read import load_asset  # noqa: F401
+
+
 def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
     """One :class:`FileOutcome` per path, in path order, from ``jobs`` processes.
 
@@ -641,6 +652,8 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
     # workers run, so their collections do not write to (and so copy) the
     # pages they share with the parent; unfrozen again afterwards
     frozen = method == "fork"
+    if frozen:
+        _import_lint_modules()  # once here, not once per process after the fork
     try:
         if frozen:
             gc.freeze()

@@ -273,3 +273,30 @@ def test_a_worker_killed_after_sending_large_results_does_not_hang(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "same"
+
+
+def test_forked_workers_import_nothing_the_parent_could_have(tmp_path):
+    """Everything lint_file imports lazily is imported before the fork: a module
+    the --jobs 1 run imports is not imported more often by the --jobs 2 run."""
+    import collections
+    import subprocess
+    import sys
+
+    paths = _pack(tmp_path, copies=3, broken=False)
+    env = dict(os.environ, ANIMSMITH_START_METHOD="fork")
+
+    def imports(jobs):
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "animsmith", "--config", CONFIG, "lint", "--jobs", jobs, *paths],
+            capture_output=True, text=True, env=env, timeout=120,
+        )
+        assert proc.returncode == 1, proc.stderr[-1000:]
+        return collections.Counter(
+            line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")
+        )
+
+    one, two = imports("1"), imports("2")
+    assert one["animsmith.io.read"] == 1
+    # _winapi: a Windows-only module that multiprocessing probes (a failed import, listed per attempt)
+    again = sorted(name for name, count in one.items() if two[name] > count and name != "_winapi")
+    assert again == [], again
