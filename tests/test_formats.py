@@ -358,3 +358,27 @@ def test_sarif_validates_against_the_official_schema():
     doc["runs"][0]["results"][0]["level"] = "fatal"
     with pytest.raises(jsonschema.ValidationError):
         validator.validate(doc)
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "github", "junit", "markdown", "text"])
+def test_only_json_computes_measurements(fmt, capsys, monkeypatch):
+    """The per-clip measurement dicts appear in the JSON document only: other formats
+    never compute them, and their output is what rendering a run with them gives."""
+    from animsmith.config import load_contract
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.lint import run_lint
+
+    monkeypatch.chdir(ROOT)
+    config, asset = "examples/run-ring.animsmith.toml", "examples/assets/run-ring.glb"
+    full = run_lint([asset], load_contract(config), jobs=1, with_measurements=True)
+    assert full.files[0].measurements["clips"]  # what JSON prints
+    expected = render_lint(full, fmt, checks=sorted(registry()), deny_warnings=False) if fmt != "text" else None
+    calls = []
+    real = ClipAnalysis.measurements
+    monkeypatch.setattr(ClipAnalysis, "measurements", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
+    code, out, _ = run_cli(["--config", config, "lint", "--jobs", "1", "--format", fmt, asset], capsys)
+    assert code == 1 and calls == []
+    if expected is not None and fmt in ("sarif", "junit"):
+        assert out == expected
+    run_cli(["--config", config, "lint", "--jobs", "1", "--format", "json", asset], capsys)
+    assert len(calls) == 4  # the ring's four clips

@@ -100,7 +100,8 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     shard_spec = parse_shard(shard) if shard else None
     with _progress(len(files)) as on_file:
         result = run_lint_ci(
-            files, contract, select=selected, jobs=jobs, with_measurements=(fmt != "text" or output is not None),
+            # only the JSON document carries per-clip measurements; the other formats never compute them
+            files, contract, select=selected, jobs=jobs, with_measurements=(fmt == "json"),
             shard=shard_spec, on_file=on_file,
         )
     errors = [f.error for f in result.files if f.error]
