@@ -483,21 +483,25 @@ def _chunk_path(folder: str, i: int) -> str:
     return os.path.join(folder, f"chunk-{i}.pickle")
 
 
-def _worker_main(plan: Plan, paths: List[str], chunks: List[Tuple[int, int]], counter, folder: str, announce) -> None:
-    """A worker process: claim chunks until none are left (or one fails).
+def _worker_main(
+    plan: Plan, paths: List[str], chunks: List[Tuple[int, int]], counter, folder: str, announce, parent_pid: int
+) -> None:
+    """A worker process: claim chunks until none are left (or one fails, or the parent is gone).
 
     Each chunk's ``(outcomes, error info)`` is written to a file in ``folder``
     first; only then is the chunk number put on ``announce``. Messages are a few
     bytes, written to the pipe in one atomic write, so a worker killed at any
-    moment never leaves a half-sent message for the parent to wait on.
+    moment never leaves a half-sent message for the parent to wait on. A worker
+    whose parent died (killed without cleaning up) stops and removes its files.
     """
     import pickle
 
     from animsmith.runtime import keep_freed_heap
 
     keep_freed_heap()  # a spawned worker does not inherit the CLI's setting (a forked one does)
+    written: List[str] = []
     try:
-        while True:
+        while os.getppid() == parent_pid:
             i = _claim(counter)
             if i is None or i >= len(chunks):
                 break
@@ -506,7 +510,8 @@ def _worker_main(plan: Plan, paths: List[str], chunks: List[Tuple[int, int]], co
                 item: tuple = ([lint_file(p, plan) for p in paths[lo:hi]], None)
             except Exception as exc:  # noqa: BLE001 - raised again by the parent, in file order
                 item = (None, _error_info(exc))
-            with open(_chunk_path(folder, i), "wb") as fh:
+            written.append(_chunk_path(folder, i))
+            with open(written[-1], "wb") as fh:
                 pickle.dump(item, fh, protocol=pickle.HIGHEST_PROTOCOL)
             announce.put(i)
             if item[1] is not None:
@@ -514,8 +519,26 @@ def _worker_main(plan: Plan, paths: List[str], chunks: List[Tuple[int, int]], co
     except BaseException:  # noqa: BLE001 - Ctrl-C, a full disk...: whatever is not announced is linted by the parent
         pass
     finally:
+        orphaned = os.getppid() != parent_pid
+        if orphaned:  # nobody will read or remove the files
+            for path in written:
+                _remove_quietly(path)
+            try:
+                os.rmdir(folder)
+            except OSError:
+                pass
         announce.close()
-        announce.join_thread()  # every announcement is in the pipe before this process ends
+        if orphaned:
+            announce.cancel_join_thread()  # nobody reads the pipe any more: never wait on it
+        else:
+            announce.join_thread()  # every announcement is in the pipe before this process ends
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass
 
 
 def pool_start_method() -> str:
@@ -606,7 +629,10 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
     folder = tempfile.mkdtemp(prefix="animsmith-lint-")
     workers = [
         mp.Process(
-            target=_worker_main, args=(plan, paths, chunks, counter, folder, q), daemon=True, name=f"animsmith-lint-{k + 1}"
+            target=_worker_main,
+            args=(plan, paths, chunks, counter, folder, q, os.getpid()),
+            daemon=True,
+            name=f"animsmith-lint-{k + 1}",
         )
         for k, q in enumerate(queues)
     ]

@@ -300,3 +300,46 @@ def test_forked_workers_import_nothing_the_parent_could_have(tmp_path):
     # _winapi: a Windows-only module that multiprocessing probes (a failed import, listed per attempt)
     again = sorted(name for name, count in one.items() if two[name] > count and name != "_winapi")
     assert again == [], again
+
+
+ORPHAN = """
+import os, sys, tempfile, time
+sys.path.insert(0, {tests!r})
+tempfile.tempdir = {scratch!r}
+from animsmith import lint
+from animsmith.config import load_contract
+real = lint.lint_file
+
+def slow(path, plan, *a, **k):
+    time.sleep(0.05)
+    return real(path, plan, *a, **k)
+
+lint.lint_file = slow
+print(os.getpid(), flush=True)
+lint.run_lint({paths!r}, load_contract({config!r}), jobs=2)
+"""
+
+
+def test_workers_of_a_killed_parent_stop_and_clean_up(tmp_path):
+    """SIGKILL on the main process (no cleanup runs there): its workers notice, stop
+    after their chunk and remove the chunk files and the folder."""
+    import signal
+    import subprocess
+    import sys
+
+    paths = _pack(tmp_path, broken=False)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    code = ORPHAN.format(tests=os.path.dirname(os.path.abspath(__file__)), scratch=str(scratch), paths=paths, config=CONFIG)
+    env = dict(os.environ, ANIMSMITH_START_METHOD="fork")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
+    proc.stdout.readline()
+    deadline = time.monotonic() + 20
+    while not any(scratch.iterdir()) and time.monotonic() < deadline:  # the run's folder exists
+        time.sleep(0.01)
+    time.sleep(0.3)  # workers are mid-run
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    while any(scratch.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(scratch.iterdir())  # folder and chunk files gone: the orphaned worker stopped and cleaned up
