@@ -203,3 +203,35 @@ def test_pose_at_seam_samples_with_a_non_finite_key_mid_clip(bad):
     # and the few-sample route would not have been exact here: it is really needed
     few = sample_pose(sk, clip, g.times_s[frames])
     assert few.model_rotation.tobytes() != full.model_rotation[frames].tobytes()
+
+
+def test_few_sample_slerp_equals_many_sample_slerp_bit_for_bit():
+    """Few query times take the key pairs they use (sampling._slerp_pairs_cm); many take
+    every key segment (_slerp_cm). Same bytes at the same times, through both branches
+    (slerp and normalised lerp), sign flips, a zero key and clamped ends. With a
+    non-finite key, sets of times whose output is non-finite too (so both take the
+    exact-ends rule, a whole-call decision) also agree."""
+    from animsmith.core.sampling import sample_component_major
+
+    rng = np.random.default_rng(11)
+    k, n = 40, 7
+    keys = rng.normal(size=(k, n, 4))
+    keys[5] = -keys[4] + 1e-5  # antipodal neighbours: sign flip
+    keys[9] = keys[8] + 1e-6  # nearly equal: normalised lerp
+    keys[20, 2] = 0.0  # a zero quaternion
+    times = np.sort(rng.uniform(0, 10, size=k)).astype(np.float32)
+    many = np.concatenate([np.linspace(-1, 11, 301), times.astype(np.float64)[[0, 4, 9, 20, 30, 39]]])
+    picks = ([0, 57, 150, 299], [300, 301, 302, 303], [302, 303, 304, 305, 306], [0, 57, 305, 306], [100, 101, 102])
+    with np.errstate(all="ignore"):
+        for bad in (False, True):
+            if bad:
+                keys[30, 3] = np.nan  # sample 304 is key 30's time: its output is non-finite
+            values = np.ascontiguousarray(keys.astype(np.float32).transpose(2, 1, 0))  # (4, n, K)
+            full_all = sample_component_major(times, values, "LINEAR", True, many)
+            for pick in picks:
+                if bad and 304 not in pick:
+                    continue
+                q = many[list(pick)]
+                assert 2 * len(q) < k  # the few-sample branch
+                few = sample_component_major(times, values, "LINEAR", True, q)
+                assert few.tobytes() == full_all[:, :, list(pick)].tobytes(), (bad, pick)

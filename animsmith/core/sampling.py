@@ -217,7 +217,12 @@ def sample_component_major(
         return _normalize_cm(out) if rotation else out
     k0, k1, u = _segments(times_f32, times_s) if segments is None else segments
     if rotation and interpolation != "CUBICSPLINE":
-        out = _slerp_cm(_normalize_cm(values.astype(np.float64, order="C")), k0, k1, u)
+        if 2 * t_count < k:  # few samples (e.g. a loop's seam): only the keys they use
+            q0 = _normalize_cm(np.take(values, k0, axis=2).astype(np.float64))
+            q1 = _normalize_cm(np.take(values, k1, axis=2).astype(np.float64))
+            out = _slerp_pairs_cm(q0, q1, u)
+        else:
+            out = _slerp_cm(_normalize_cm(values.astype(np.float64, order="C")), k0, k1, u)
     else:
         v0 = np.take(values, k0, axis=2).astype(np.float64)
         v1 = np.take(values, k1, axis=2).astype(np.float64)
@@ -236,6 +241,29 @@ def sample_component_major(
     if not np.isfinite(out).all():
         out = _exact_ends(out, values, k0, k1, u, rotation)
     return out
+
+
+def _slerp_pairs_cm(q0: np.ndarray, q1: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """:func:`_slerp_cm` with each sample's two unit keys given, (4, n, T) each: the same
+    arithmetic on the same values, per sample instead of per key segment."""
+    d = _dot4_cm(q0, q1)  # (n, T)
+    ad = np.abs(d)
+    sg = np.where(d < 0.0, -1.0, 1.0)
+    omu = 1.0 - u
+    w0 = omu
+    w1 = sg * u
+    end = u >= 1.0
+    far = (ad <= _NLERP_DOT) & ~end
+    if far.any():
+        th = np.arccos(ad)
+        inv = 1.0 / np.sqrt((1.0 - ad) * (1.0 + ad))
+        w0 = np.where(far, np.sin(omu * th) * inv, omu)
+        w1 = np.where(far, sg * np.sin(u * th) * inv, w1)
+    if end.any():
+        w1[:, end] = 1.0  # w0 = 1 − 1 = 0 there already
+    out = w0 * q0
+    out += w1 * q1
+    return _normalize_cm(out)
 
 
 def _exact_ends(out, values, k0, k1, u, rotation):
