@@ -235,3 +235,63 @@ def test_few_sample_slerp_equals_many_sample_slerp_bit_for_bit():
                 assert 2 * len(q) < k  # the few-sample branch
                 few = sample_component_major(times, values, "LINEAR", True, q)
                 assert few.tobytes() == full_all[:, :, list(pick)].tobytes(), (bad, pick)
+
+
+UNSORTED_TIMES = {  # found by a reviewer's search: the seam samples land in other segments
+    "nan_time": [0.0, 0.827391505241394, 0.8724456429481506, np.nan, 1.1960569620132446, 1.3736259937286377],
+    "backwards": [0.0, 0.40, 0.46, 0.61, 0.71, 0.76, 0.762, 0.78, 0.784, 0.79, 0.98, 1.97, 1.04, 1.25, 1.28,
+                  1.38, 1.51, 1.68, 1.88, 1.94, 1.0076],
+}
+
+
+@pytest.mark.parametrize("interpolation", ["LINEAR", "STEP"])
+@pytest.mark.parametrize("how", sorted(UNSORTED_TIMES))
+def test_pose_at_seam_samples_with_unsorted_key_times(how, interpolation):
+    """Lint loads leniently, so key times may go backwards or be NaN; numpy's segment
+    search on such arrays can depend on the other query times, so the seam rows then
+    come from the full grid (as the loop continuity always did before)."""
+    from animsmith.core.trajectory import loop_continuity
+
+    rng = np.random.default_rng(0)
+    sk = Skeleton.build(["root", "child"], [-1, 0], rest_translation=np.array([[0, 0, 0], [0, 1, 0]], float),
+                        rest_rotation=np.tile([0, 0, 0, 1.0], (2, 1)), rest_scale=np.ones((2, 3)),
+                        has_matrix=np.zeros(2, bool))
+    t = np.array(UNSORTED_TIMES[how], dtype=np.float32)
+    clip = Clip("c", [Channel.make(0, "rotation", t, _rand_quats(rng, len(t)), interpolation=interpolation),
+                      Channel.make(0, "translation", t, rng.normal(size=(len(t), 3)), interpolation=interpolation)])
+    assert not pose._samples_independent(clip)
+    g = pose_grid(sk, clip)
+    n = g.frame_count
+    frames = [0, 1, n - 2, n - 1]
+    with np.errstate(all="ignore"):
+        pos, rot = pose.model_pose_at(g, frames)
+        full = sample_pose(sk, clip, g.times_s)
+        few = sample_pose(sk, clip, g.times_s[frames])
+    assert pos.tobytes() == full.model_position_m[frames].tobytes()
+    assert rot.tobytes() == full.model_rotation[frames].tobytes()
+    if how == "backwards":  # sampling only the seam times would really have given other rows here
+        assert few.model_position_m.tobytes() + few.model_rotation.tobytes() != (
+            full.model_position_m[frames].tobytes() + full.model_rotation[frames].tobytes()
+        )
+    lazy, eager = loop_continuity(pose_grid(sk, clip)), loop_continuity(full)
+    assert lazy.seam_velocity_delta_mps.tobytes() == eager.seam_velocity_delta_mps.tobytes()
+
+
+def test_samples_independent_contract():
+    sk, clip = _rig_and_clip()
+    assert pose._samples_independent(clip)
+    for mutate in (
+        lambda c: c.values.__setitem__((1, 0), np.inf),
+        lambda c: setattr(c, "times", np.array([0.0, 1.0, 0.5, 2.0, 3.0, 4.0, 5.0], np.float32)),
+        lambda c: setattr(c, "times", np.array([0.0, np.nan, 0.5, 2.0, 3.0, 4.0, 5.0], np.float32)),
+    ):
+        sk, clip = _rig_and_clip()
+        mutate(clip.channels[0])
+        assert not pose._samples_independent(clip)
+    sk, clip = _rig_and_clip()
+    clip.channels[0].times = np.array([0.0, 0.5, 0.5, 2.0, 3.0, 4.0, 5.0], np.float32)  # repeated: still sorted
+    assert pose._samples_independent(clip)
+    sk, clip = _rig_and_clip()
+    cubic = next(c for c in clip.channels if c.interpolation == "CUBICSPLINE")
+    cubic.out_tangents[0, 0] = np.nan
+    assert not pose._samples_independent(clip)

@@ -424,13 +424,19 @@ def pose_grid(skeleton: Skeleton, clip: Clip) -> PoseGrid:
     return LazyPoseGrid(skeleton, clip, _uniform_times_s(n, duration), duration)
 
 
-def _keys_finite(clip: Clip) -> bool:
-    """Every key value and tangent of the clip is finite.
+def _samples_independent(clip: Clip) -> bool:
+    """Every sample of ``clip`` depends only on its own time: key times finite and
+    non-decreasing, key values and tangents finite.
 
     Then every sample of every channel is finite (segment blends u are always
-    finite, zero quaternions become the identity), ``sampling._exact_ends`` never
-    runs, and a sample's value depends on its own time only.
+    finite, zero quaternions become the identity), so ``sampling._exact_ends``
+    never runs; and on sorted key times the segment search has one answer per
+    time (numpy's ``searchsorted`` on unsorted or NaN times can depend on the
+    other query times).
     """
+    for t in clip.distinct_times():
+        if t.shape[0] and not (np.isfinite(t).all() and (t[1:] >= t[:-1]).all()):
+            return False
     arrays = [ch.values for ch in clip.channels]
     arrays += [a for ch in clip.channels for a in (ch.in_tangents, ch.out_tangents) if a is not None]
     if not arrays:
@@ -664,11 +670,12 @@ class LazyPoseGrid(PoseGrid):
         at those times only, unless the full grid is already there.
         """
         idx = np.asarray(frames, dtype=np.intp).reshape(-1)
-        if self._full is None and _keys_finite(self._clip):
+        if self._full is None and _samples_independent(self._clip):
             some = sample_pose(self._skeleton, self._clip, self.times_s[idx], duration_s=self.duration_s)
             return some.model_position_m, some.model_rotation
-        # a non-finite key: sampling puts exact key values at segment ends only when
-        # some sample of the channel group is non-finite, a whole-grid property
+        # a non-finite key value (sampling puts exact key values at segment ends only
+        # when some sample of the group is non-finite, a whole-call decision) or
+        # unsorted key times (a segment search that depends on the other times)
         full = self._full_grid()
         return full.model_position_m[idx], full.model_rotation[idx]
 
