@@ -43,7 +43,7 @@ def keep_freed_heap() -> bool:
         import ctypes
 
         mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
+    except (ImportError, OSError, AttributeError):  # no _ctypes, no C library handle, no mallopt
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int

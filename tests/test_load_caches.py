@@ -12,6 +12,7 @@ that compare equal in Python (``1`` vs ``true``, ``0.0`` vs ``-0.0``).
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -185,3 +186,21 @@ def test_non_json_numbers_cannot_reach_a_cache_key(monkeypatch, literal):
         assert "JSON is invalid" in str(got.value)
     assert snapshot(data, False) == _uncached(monkeypatch, data)
     assert not read._SKELETONS and not read._LAYOUTS
+
+
+def test_stdlib_parser_rejects_lone_surrogates_like_orjson(monkeypatch):
+    """A lone surrogate escape is invalid for orjson; the stdlib fallback agrees (else a
+    renderer would later fail to encode the name), while a proper pair is text."""
+    doc, blob = _rig_seed()
+    doc["nodes"][0]["name"] = "NAME"
+    text = json.dumps(doc, separators=(",", ":"))
+    monkeypatch.setattr(read, "NO_SCAN_OPENING_BRACKETS", 0)  # through the stdlib parser (a backslash is present)
+    lone = test_fuzz.repack(None, blob, text.replace("NAME", "\\ud800x").encode())
+    with pytest.raises(LoadError, match="JSON is invalid.*surrogate"):
+        read.load_asset_bytes(lone, "lone.glb")
+    pair = test_fuzz.repack(None, blob, text.replace("NAME", "\\ud83d\\ude00").encode())
+    asset = read.load_asset_bytes(pair, "pair.glb")
+    assert asset.skeleton.names[asset.skeleton.bone_of_node(0)] == "\U0001F600"
+    monkeypatch.setattr(read, "NO_SCAN_OPENING_BRACKETS", 1 << 30)  # orjson (when installed) says the same
+    with pytest.raises(LoadError, match="JSON is invalid"):
+        read.load_asset_bytes(lone, "lone.glb")

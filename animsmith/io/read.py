@@ -63,11 +63,18 @@ def _finite_float(text: str) -> float:
 
 
 def _stdlib_loads(data: bytes) -> Any:
-    """:func:`json.loads`, as strict as orjson: ``NaN``/``Infinity`` literals and
-    numbers beyond float range are errors, not non-finite floats."""
+    """:func:`json.loads`, as strict as orjson: ``NaN``/``Infinity`` literals,
+    numbers beyond float range and unpaired surrogate escapes (``"\\ud800"``,
+    not text) are errors."""
     import json
 
-    return json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float)
+    doc = json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float)
+    if b"\\u" in data:  # only an escape can make a lone surrogate
+        try:
+            json.dumps(doc, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("a string holds an unpaired surrogate escape") from None
+    return doc
 
 
 try:  # optional accelerator
