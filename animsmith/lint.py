@@ -483,8 +483,25 @@ def _chunk_path(folder: str, i: int) -> str:
     return os.path.join(folder, f"chunk-{i}.pickle")
 
 
+def _parent_alive(method: str, parent_pid: int) -> bool:
+    """Whether the process that started this worker is still running.
+
+    fork: the parent pid changes when the parent dies (the worker is adopted).
+    spawn/forkserver: the worker's parent in the process tree is not the main
+    process (forkserver) or ``getppid`` keeps a dead parent's id (Windows), so
+    multiprocessing's sentinel on the main process decides. (Not used for fork:
+    later-forked siblings hold copies of that sentinel and keep it "alive".)
+    """
+    if method == "fork":
+        return os.getppid() == parent_pid
+    import multiprocessing
+
+    parent = multiprocessing.parent_process()
+    return parent is None or parent.is_alive()
+
+
 def _worker_main(
-    plan: Plan, paths: List[str], chunks: List[Tuple[int, int]], counter, folder: str, announce, parent_pid: int
+    plan: Plan, paths: List[str], chunks: List[Tuple[int, int]], counter, folder: str, announce, method: str, parent_pid: int
 ) -> None:
     """A worker process: claim chunks until none are left (or one fails, or the parent is gone).
 
@@ -500,10 +517,16 @@ def _worker_main(
 
     keep_freed_heap()  # a spawned worker does not inherit the CLI's setting (a forked one does)
     written: List[str] = []
+    orphaned = False
     try:
-        while os.getppid() == parent_pid:
-            i = _claim(counter)
-            if i is None or i >= len(chunks):
+        while True:
+            i = None
+            while i is None:  # never block for good on a lock whose holder died
+                if not _parent_alive(method, parent_pid):
+                    orphaned = True
+                    return
+                i = _claim(counter, timeout=1.0)
+            if i >= len(chunks):
                 break
             lo, hi = chunks[i]
             try:
@@ -519,7 +542,7 @@ def _worker_main(
     except BaseException:  # noqa: BLE001 - Ctrl-C, a full disk...: whatever is not announced is linted by the parent
         pass
     finally:
-        orphaned = os.getppid() != parent_pid
+        orphaned = orphaned or not _parent_alive(method, parent_pid)
         if orphaned:  # nobody will read or remove the files
             for path in written:
                 _remove_quietly(path)
@@ -624,19 +647,14 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
     mp = multiprocessing.get_context(method)
     chunks = chunk_bounds(len(paths), jobs)
     n_workers = min(jobs - 1, len(chunks) - 1)
-    counter = mp.Value("q", 0)
-    queues = [mp.Queue() for _ in range(n_workers)]
-    folder = tempfile.mkdtemp(prefix="animsmith-lint-")
-    workers = [
-        mp.Process(
-            target=_worker_main,
-            args=(plan, paths, chunks, counter, folder, q, os.getpid()),
-            daemon=True,
-            name=f"animsmith-lint-{k + 1}",
-        )
-        for k, q in enumerate(queues)
-    ]
+    try:
+        folder = tempfile.mkdtemp(prefix="animsmith-lint-")
+    except OSError:  # no writable temporary folder: lint here, one file after another
+        for p in paths:
+            yield lint_file(p, plan)
+        return
     started: List[Any] = []
+    queues: List[Any] = []
     # chunk -> (outcomes, None) | (None, exception) | (None, worker error info)
     done: Dict[int, Tuple[Optional[List[FileOutcome]], Any]] = {}
     next_out = 0
@@ -654,11 +672,13 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
                 while True:
                     i = q.get(timeout=wait) if wait else q.get_nowait()
                     if next_out <= i < len(chunks) and i not in done:
+                        path = _chunk_path(folder, i)
                         try:
-                            with open(_chunk_path(folder, i), "rb") as fh:
+                            with open(path, "rb") as fh:
                                 done[i] = pickle.load(fh)
                         except Exception:  # noqa: BLE001 - unreadable: linted here instead
                             pass
+                        _remove_quietly(path)
             except queue.Empty:
                 pass
 
@@ -674,22 +694,35 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
     def dead() -> bool:
         return any(w.exitcode not in (None, 0) for w in started)
 
+    def none_left() -> bool:
+        return all(w.exitcode is not None for w in started)
+
     # fork: move the parent's objects out of the collector's view while the
     # workers run, so their collections do not write to (and so copy) the
     # pages they share with the parent; unfrozen again afterwards
     frozen = method == "fork"
-    if frozen:
-        _import_lint_modules()  # once here, not once per process after the fork
     try:
+        counter = mp.Value("q", 0)
+        queues.extend(mp.Queue() for _ in range(n_workers))
+        workers = [
+            mp.Process(
+                target=_worker_main,
+                args=(plan, paths, chunks, counter, folder, q, method, os.getpid()),
+                daemon=True,
+                name=f"animsmith-lint-{k + 1}",
+            )
+            for k, q in enumerate(queues)
+        ]
         if frozen:
+            _import_lint_modules()  # once here, not once per process after the fork
             gc.freeze()
         for w in workers:
             w.start()
             started.append(w)
         while True:
             i = _claim(counter, timeout=1.0)
-            if i is None:  # the lock is held by a worker that died holding it
-                if dead():
+            if i is None:  # the lock is held by a worker that died (or exited) holding it
+                if dead() or none_left():
                     break
                 continue
             if i >= len(chunks):
@@ -700,7 +733,7 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
         # every chunk is claimed (or claiming broke down): collect the rest
         while len(done) + next_out < len(chunks):
             drain(wait=0.02)
-            if dead() or all(w.exitcode is not None for w in started):
+            if dead() or none_left():
                 drain()
                 break
         for i in range(next_out, len(chunks)):

@@ -11,6 +11,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import tempfile
 import time
 
 import pytest
@@ -85,7 +86,7 @@ def test_chunk_bounds_cover_every_file_once_in_order():
     assert lint.chunk_bounds(1000, 2)[0] == (0, 32)
 
 
-@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+@pytest.mark.parametrize("start_method", ["fork", "spawn", "forkserver"])
 def test_jobs_n_gives_the_jobs_1_result(tmp_path, monkeypatch, start_method):
     if start_method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"no {start_method} start method here")
@@ -96,10 +97,13 @@ def test_jobs_n_gives_the_jobs_1_result(tmp_path, monkeypatch, start_method):
     assert [p for p, *_ in one] == paths
     assert sum(1 for _, err, *_ in one if err) == 1
     mine = _slow_parent(monkeypatch, 0.02 if start_method == "fork" else 0.1)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "scratch"))
+    (tmp_path / "scratch").mkdir()
     for jobs in (2, 3) if start_method == "fork" else (2,):
         del mine[:]
         assert _doc(lint.run_lint(paths, contract, jobs=jobs)) == one, jobs
         assert 0 < len(mine) < len(paths)  # both this process and the workers linted
+        assert not list((tmp_path / "scratch").glob("animsmith-lint-*"))  # the run's chunk folder is gone
 
 
 def test_cli_json_identical_with_jobs(tmp_path, capsys, monkeypatch):
@@ -343,3 +347,111 @@ def test_workers_of_a_killed_parent_stop_and_clean_up(tmp_path):
     while any(scratch.iterdir()) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(scratch.iterdir())  # folder and chunk files gone: the orphaned worker stopped and cleaned up
+
+
+def test_a_worker_that_exits_holding_the_counter_lock(tmp_path, monkeypatch):
+    """Exit code 0 (a Ctrl-C caught between acquiring and releasing, say) with the lock
+    held: the main process stops claiming and lints the rest; no hang."""
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
+    paths = _pack(tmp_path, copies=2)
+    contract = load_contract(CONFIG)
+    one = _doc(lint.run_lint(paths, contract, jobs=1))
+    parent = os.getpid()
+    _slow_parent(monkeypatch, 0.01)
+    real = lint._claim
+
+    def claim(counter, timeout=None):
+        if _in_worker(parent):
+            counter.get_lock().acquire()
+            os._exit(0)
+        return real(counter, timeout)
+
+    monkeypatch.setattr(lint, "_claim", claim)
+    started = time.monotonic()
+    assert _doc(lint.run_lint(paths, contract, jobs=2)) == one
+    assert time.monotonic() - started < 30
+
+
+@pytest.mark.parametrize("how", ["close_early", "consumer_error", "start_failure"])
+def test_the_chunk_folder_is_removed_on_every_exit(tmp_path, monkeypatch, how):
+    import multiprocessing.process
+
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    paths = _pack(tmp_path, copies=2)
+    plan = lint.make_plan(load_contract(CONFIG), None, False)
+    if how == "start_failure":
+        monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", lambda self: (_ for _ in ()).throw(OSError("no fork")))
+        with pytest.raises(OSError):
+            list(lint._iter_outcomes(paths, plan, 2))
+    else:
+        gen = lint._iter_outcomes(paths, plan, 2)
+        first = next(gen)
+        assert first.result.path == paths[0]
+        assert any(scratch.iterdir())  # the folder exists while the run goes on
+        if how == "close_early":
+            gen.close()
+        else:
+            with pytest.raises(KeyError):
+                gen.throw(KeyError("consumer failed"))
+    assert not any(scratch.iterdir())
+    assert not multiprocessing.active_children()
+
+
+def test_no_temporary_folder_means_one_process(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "does-not-exist"))
+    paths = _pack(tmp_path, copies=2)
+    contract = load_contract(CONFIG)
+    assert _doc(lint.run_lint(paths, contract, jobs=2)) == _doc(lint.run_lint(paths, contract, jobs=1))
+
+
+PARENT_PROBE = """
+import multiprocessing, os, sys, time
+sys.path.insert(0, {root!r})
+from animsmith.lint import _parent_alive
+
+def child(method, parent_pid, out):
+    open(out, "w").write("alive" if _parent_alive(method, parent_pid) else "dead at start")
+    while _parent_alive(method, parent_pid):
+        time.sleep(0.02)
+    open(out, "w").write("orphaned")
+
+if __name__ == "__main__":
+    method, out = sys.argv[1], sys.argv[2]
+    ctx = multiprocessing.get_context(method)
+    p = ctx.Process(target=child, args=(method, os.getpid(), out))
+    p.start()
+    while not os.path.exists(out):
+        time.sleep(0.01)
+    print("started", flush=True)
+    time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+def test_workers_see_their_main_process_die(tmp_path, method):
+    """_parent_alive under every start method: true while the main process runs, false
+    soon after it is killed (forkserver workers' OS parent is the fork server)."""
+    import multiprocessing
+    import signal
+    import subprocess
+    import sys
+
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} here")
+    script = tmp_path / "probe.py"
+    script.write_text(PARENT_PROBE.format(root=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    out = tmp_path / "state"
+    proc = subprocess.Popen([sys.executable, str(script), method, str(out)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "started"
+    time.sleep(0.1)
+    assert out.read_text() == "alive"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 15
+    while out.read_text() != "orphaned" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert out.read_text() == "orphaned"
