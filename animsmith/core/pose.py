@@ -26,6 +26,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from animsmith.core.sampling import _normalize_cm, _segments, normalize_quat, sample_component_major
+from animsmith.memo import memo
 from animsmith.model import PATH_WIDTH, Clip, PoseGrid, Skeleton
 
 # --------------------------------------------------------------------------
@@ -129,16 +130,13 @@ _SEGMENTS_MAX = 512
 
 def _cached_segments(times_f32: np.ndarray, key_bytes: bytes, times_s: np.ndarray, times_bytes: bytes) -> tuple:
     """``segment_index(times_f32, times_s)``, memoised on the two arrays' bytes (K >= 2)."""
-    key = (key_bytes, times_bytes)
-    seg = _SEGMENTS.get(key)
-    if seg is None:
-        seg = _segments(times_f32, times_s)
-        for a in seg:
-            a.setflags(write=False)
-        if len(_SEGMENTS) >= _SEGMENTS_MAX:
-            _SEGMENTS.clear()
-        _SEGMENTS[key] = seg
-    return seg
+    return memo(_SEGMENTS, _SEGMENTS_MAX, (key_bytes, times_bytes), lambda: _read_only_arrays(_segments(times_f32, times_s)))
+
+
+def _read_only_arrays(arrays: tuple) -> tuple:
+    for a in arrays:
+        a.setflags(write=False)
+    return arrays
 
 
 def _sample_group(group: List, times_s: np.ndarray, seg=None) -> np.ndarray:
@@ -498,14 +496,7 @@ _PLANS_MAX = 4096
 
 
 def _subset_plan(parents: np.ndarray, bones: List[int]) -> _SubsetPlan:
-    key = (parents.tobytes(), tuple(bones))
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = _SubsetPlan(parents, bones)
-        if len(_PLANS) >= _PLANS_MAX:
-            _PLANS.clear()
-        _PLANS[key] = plan
-    return plan
+    return memo(_PLANS, _PLANS_MAX, (parents.tobytes(), tuple(bones)), lambda: _SubsetPlan(parents, bones))
 
 
 class _Block:

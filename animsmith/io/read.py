@@ -47,6 +47,7 @@ import numpy as np
 
 from animsmith.errors import LoadError
 from animsmith.io.glb import is_glb, split_glb
+from animsmith.memo import memo
 from animsmith.model import INTERPOLATIONS, PATH_WIDTH, Asset, Channel, Clip, Skeleton, trs_matrices
 
 
@@ -704,16 +705,7 @@ def _read_only(skeleton: Skeleton) -> Skeleton:
 
 def _shared_skeleton(doc: dict) -> Skeleton:
     """:func:`_build_skeleton`, built once per distinct node graph (see ``_SKELETONS``)."""
-    key = _skeleton_key(doc)
-    if key is None:
-        return _read_only(_build_skeleton(doc))
-    skeleton = _SKELETONS.get(key)
-    if skeleton is None:
-        skeleton = _read_only(_build_skeleton(doc))
-        if len(_SKELETONS) >= _SKELETONS_MAX:
-            _SKELETONS.clear()
-        _SKELETONS[key] = skeleton
-    return skeleton
+    return memo(_SKELETONS, _SKELETONS_MAX, _skeleton_key(doc), lambda: _read_only(_build_skeleton(doc)))
 
 
 def _build_skeleton(doc: dict) -> Skeleton:
@@ -1327,15 +1319,9 @@ def _bulk_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) ->
         return None
     n_acc = len(acc.accessors)
     key = _json_key(anims, skeleton.bone_count, n_acc)
-    layout = _LAYOUTS.get(key) if key is not None else None
+    layout = memo(_LAYOUTS, _LAYOUTS_MAX, key, lambda: _channel_layout(anims, skeleton.bone_count, n_acc))
     if layout is None:
-        layout = _channel_layout(anims, skeleton.bone_count, n_acc)
-        if layout is None:
-            return None
-        if key is not None:
-            if len(_LAYOUTS) >= _LAYOUTS_MAX:
-                _LAYOUTS.clear()
-            _LAYOUTS[key] = layout
+        return None
     tables, want, all_inputs = layout
     decoded = _decode_float_accessors(acc, want)
     if decoded is None:
