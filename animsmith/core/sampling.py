@@ -127,25 +127,40 @@ def _slerp_cm(keys: np.ndarray, k0: np.ndarray, k1: np.ndarray, u: np.ndarray) -
     alone. The result is normalised. Caller holds the error state.
     """
     d = _dot4_cm(keys[:, :, :-1], keys[:, :, 1:])  # (n, K-1)
+
+    def segment_trig(_ad):
+        ad = np.abs(d)
+        th = np.arccos(ad)
+        inv = 1.0 / np.sqrt((1.0 - ad) * (1.0 + ad))
+        return np.take(th, k0, axis=1), np.take(inv, k0, axis=1)
+
+    return _blend_cm(np.take(keys, k0, axis=2), np.take(keys, k1, axis=2), np.take(d, k0, axis=1), u, segment_trig)
+
+
+def _sample_trig(ad: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(θ, 1/sin θ) = (acos|d|, 1/√((1−|d|)(1+|d|))) per sample."""
+    return np.arccos(ad), 1.0 / np.sqrt((1.0 - ad) * (1.0 + ad))
+
+
+def _blend_cm(q0: np.ndarray, q1: np.ndarray, d: np.ndarray, u: np.ndarray, trig) -> np.ndarray:
+    """The slerp of :func:`_slerp_cm` for samples whose two unit keys q0, q1 (4, n, T)
+    have dot product d (n, T) and blend u (T,); ``trig(|d|)`` gives (θ, 1/sin θ) per
+    sample (computed per key segment and gathered, or per sample: the same values)."""
     ad = np.abs(d)
-    sg = np.take(np.where(d < 0.0, -1.0, 1.0), k0, axis=1)  # (n, T)
+    sg = np.where(d < 0.0, -1.0, 1.0)
     omu = 1.0 - u
     w0 = omu
     w1 = sg * u
     end = u >= 1.0
-    far_seg = ad <= _NLERP_DOT
-    if far_seg.any():
-        far = np.take(far_seg, k0, axis=1) & ~end
-        th = np.arccos(ad)
-        inv = 1.0 / np.sqrt((1.0 - ad) * (1.0 + ad))
-        th_s = np.take(th, k0, axis=1)
-        inv_s = np.take(inv, k0, axis=1)
-        w0 = np.where(far, np.sin(omu * th_s) * inv_s, omu)
-        w1 = np.where(far, sg * np.sin(u * th_s) * inv_s, w1)
+    far = (ad <= _NLERP_DOT) & ~end
+    if far.any():
+        th, inv = trig(ad)
+        w0 = np.where(far, np.sin(omu * th) * inv, omu)
+        w1 = np.where(far, sg * np.sin(u * th) * inv, w1)
     if end.any():
         w1[:, end] = 1.0  # w0 = 1 − 1 = 0 there already
-    out = w0 * np.take(keys, k0, axis=2)
-    out += w1 * np.take(keys, k1, axis=2)
+    out = w0 * q0
+    out += w1 * q1
     return _normalize_cm(out)
 
 
@@ -246,24 +261,7 @@ def sample_component_major(
 def _slerp_pairs_cm(q0: np.ndarray, q1: np.ndarray, u: np.ndarray) -> np.ndarray:
     """:func:`_slerp_cm` with each sample's two unit keys given, (4, n, T) each: the same
     arithmetic on the same values, per sample instead of per key segment."""
-    d = _dot4_cm(q0, q1)  # (n, T)
-    ad = np.abs(d)
-    sg = np.where(d < 0.0, -1.0, 1.0)
-    omu = 1.0 - u
-    w0 = omu
-    w1 = sg * u
-    end = u >= 1.0
-    far = (ad <= _NLERP_DOT) & ~end
-    if far.any():
-        th = np.arccos(ad)
-        inv = 1.0 / np.sqrt((1.0 - ad) * (1.0 + ad))
-        w0 = np.where(far, np.sin(omu * th) * inv, omu)
-        w1 = np.where(far, sg * np.sin(u * th) * inv, w1)
-    if end.any():
-        w1[:, end] = 1.0  # w0 = 1 − 1 = 0 there already
-    out = w0 * q0
-    out += w1 * q1
-    return _normalize_cm(out)
+    return _blend_cm(q0, q1, _dot4_cm(q0, q1), u, _sample_trig)
 
 
 def _exact_ends(out, values, k0, k1, u, rotation):
