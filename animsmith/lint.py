@@ -479,6 +479,25 @@ def _rebuilt_error(info: Tuple[str, str, Optional[bytes]]) -> BaseException:
     return RuntimeError(f"{name}: {message}")
 
 
+def _lint_chunk(paths: Sequence[str], bounds: Tuple[int, int], plan: Plan) -> Tuple[Optional[List[FileOutcome]], Optional[Exception]]:
+    """(outcomes of ``paths[lo:hi]``, None), or (None, the exception) when linting one of them raised."""
+    lo, hi = bounds
+    try:
+        return [lint_file(p, plan) for p in paths[lo:hi]], None
+    except Exception as exc:  # noqa: BLE001 - the caller raises it in file order
+        return None, exc
+
+
+def _chunk_folder() -> Optional[str]:
+    """A new temporary folder for chunk results, or None when none can be made."""
+    import tempfile
+
+    try:
+        return tempfile.mkdtemp(prefix="animsmith-lint-")
+    except OSError:
+        return None
+
+
 def _chunk_path(folder: str, i: int) -> str:
     return os.path.join(folder, f"chunk-{i}.pickle")
 
@@ -528,11 +547,8 @@ def _worker_main(
                 i = _claim(counter, timeout=1.0)
             if i >= len(chunks):
                 break
-            lo, hi = chunks[i]
-            try:
-                item: tuple = ([lint_file(p, plan) for p in paths[lo:hi]], None)
-            except Exception as exc:  # noqa: BLE001 - raised again by the parent, in file order
-                item = (None, _error_info(exc))
+            outcomes, exc = _lint_chunk(paths, chunks[i], plan)
+            item = (outcomes, None if exc is None else _error_info(exc))  # raised again by the parent, in file order
             written.append(_chunk_path(folder, i))
             with open(written[-1], "wb") as fh:
                 pickle.dump(item, fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -632,7 +648,9 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
     not deliver is linted here.
     """
     paths = list(paths)
-    if jobs <= 1 or len(paths) <= 1:
+    # one process: one job, one file, or no writable temporary folder for the workers' results
+    folder = _chunk_folder() if jobs > 1 and len(paths) > 1 else None
+    if folder is None:
         for p in paths:
             yield lint_file(p, plan)
         return
@@ -641,30 +659,16 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
     import pickle
     import queue
     import shutil
-    import tempfile
 
     method = pool_start_method()
     mp = multiprocessing.get_context(method)
     chunks = chunk_bounds(len(paths), jobs)
     n_workers = min(jobs - 1, len(chunks) - 1)
-    try:
-        folder = tempfile.mkdtemp(prefix="animsmith-lint-")
-    except OSError:  # no writable temporary folder: lint here, one file after another
-        for p in paths:
-            yield lint_file(p, plan)
-        return
     started: List[Any] = []
     queues: List[Any] = []
     # chunk -> (outcomes, None) | (None, exception) | (None, worker error info)
     done: Dict[int, Tuple[Optional[List[FileOutcome]], Any]] = {}
     next_out = 0
-
-    def own_chunk(i: int) -> None:
-        lo, hi = chunks[i]
-        try:
-            done[i] = ([lint_file(p, plan) for p in paths[lo:hi]], None)
-        except Exception as exc:  # noqa: BLE001 - raised in file order
-            done[i] = (None, exc)
 
     def drain(wait: float = 0.0) -> None:
         for q in queues:
@@ -727,7 +731,7 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
                 continue
             if i >= len(chunks):
                 break
-            own_chunk(i)
+            done[i] = _lint_chunk(paths, chunks[i], plan)
             drain()
             yield from ready()
         # every chunk is claimed (or claiming broke down): collect the rest
@@ -738,7 +742,7 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
                 break
         for i in range(next_out, len(chunks)):
             if i not in done:  # lost with a worker: lint it here
-                own_chunk(i)
+                done[i] = _lint_chunk(paths, chunks[i], plan)
         yield from ready()
     finally:
         try:
