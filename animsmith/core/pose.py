@@ -34,11 +34,6 @@ from animsmith.model import PATH_WIDTH, Clip, PoseGrid, Skeleton
 # --------------------------------------------------------------------------
 
 
-def _distinct_times(clip: Clip) -> List[np.ndarray]:
-    """The clip's distinct key-time arrays (channels sharing an accessor share one)."""
-    return clip.distinct_times()
-
-
 def _max_finite_time_s(arrays: List[np.ndarray]) -> float:
     """max(0, largest finite value over ``arrays``); 0.0 when there is none."""
     best = -math.inf
@@ -62,7 +57,7 @@ def clip_duration_s(clip: Clip) -> float:
     Same definition, computed once per distinct key-time array instead of
     once per channel.
     """
-    return _max_finite_time_s(_distinct_times(clip))
+    return _max_finite_time_s(clip.distinct_times())
 
 
 def _uniform_times_s(n: int, duration: float) -> np.ndarray:
@@ -416,7 +411,7 @@ def pose_grid(skeleton: Skeleton, clip: Clip) -> PoseGrid:
     kinematics runs only for the bones a caller asks for (their ancestor
     chains), once per bone; reading a full-skeleton attribute computes it all.
     """
-    times = _distinct_times(clip)
+    times = clip.distinct_times()
     duration = _max_finite_time_s(times)
     n = max(2, max((t.shape[0] for t in times), default=0))
     return LazyPoseGrid(skeleton, clip, _uniform_times_s(n, duration), duration)
