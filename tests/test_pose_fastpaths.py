@@ -187,22 +187,69 @@ def test_pose_at_samples_on_real_files_equals_the_full_grid():
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_pose_at_seam_samples_with_a_non_finite_key_mid_clip(bad):
-    """A non-finite key anywhere makes sampling put exact key values at segment ends in
-    the whole channel group (a whole-grid decision), so the seam rows come from the full grid."""
+    """A non-finite key value does not make samples depend on each other: exact key
+    values at segment ends are put sample by sample, so the seam samples alone give
+    the full grid's rows, and the bone with the bad key is NaN only where it leaks in."""
     sk, clip = _rig_and_clip()
     for ch in clip.channels:
         if ch.bone == 1 and ch.path == "rotation":
             ch.values[3] = bad
+            keys = ch.times.astype(np.float64)
+    assert pose._samples_independent(clip)
     g = pose_grid(sk, clip)
     n = g.frame_count
     frames = [0, 1, n - 2, n - 1]
     pos, rot = pose.model_pose_at(g, frames)
+    assert g._full is None  # answered from the seam samples alone
     full = sample_pose(sk, clip, g.times_s)
     assert pos.tobytes() == full.model_position_m[frames].tobytes()
     assert rot.tobytes() == full.model_rotation[frames].tobytes()
-    # and the few-sample route would not have been exact here: it is really needed
-    few = sample_pose(sk, clip, g.times_s[frames])
-    assert few.model_rotation.tobytes() != full.model_rotation[frames].tobytes()
+    # bone 1's local rotation: NaN strictly inside the two segments around key 3, finite elsewhere
+    t = g.times_s
+    inside = (t > keys[2]) & (t < keys[4]) & (t != keys[3])
+    local = full.local_rotation[:, 1]
+    assert np.isnan(local[inside]).all()
+    assert np.isfinite(local[~inside & (t != keys[3])]).all()
+
+
+@pytest.mark.parametrize("interpolation", ["LINEAR", "CUBICSPLINE"])
+@pytest.mark.parametrize("path", ["rotation", "translation"])
+def test_a_non_finite_channel_does_not_change_its_group_mates(path, interpolation):
+    """Channels sharing key times are sampled as one group; a channel whose keys are
+    NaN/Inf gets exact key values at its segment ends, and its finite group-mates keep
+    exactly the values they have when sampled alone (a bone subset of the lazy grid
+    groups fewer channels than the full grid: both must agree)."""
+    rng = np.random.default_rng(7)
+    width = 4 if path == "rotation" else 3
+    keys = np.arange(9, dtype=np.float32) / np.float32(30)
+    good = rng.normal(size=(9, width)).astype(np.float32)  # as stored in a GLB
+    bad = rng.normal(size=(9, width)).astype(np.float32)
+    bad[4, 1] = np.nan
+    bad[6, 0] = np.inf
+    tangents = {}
+    if interpolation == "CUBICSPLINE":
+        tangents = {k: rng.normal(size=(9, width)).astype(np.float32) for k in ("in_tangents", "out_tangents")}
+    chans = [Channel.make(b, path, keys, v, interpolation=interpolation,
+                          **({k: a.copy() for k, a in tangents.items()})) for b, v in ((0, good), (1, bad))]
+    sk = Skeleton.build(["a", "b"], [-1, -1])
+    clip = Clip("c", chans)
+    times = np.linspace(0.0, float(keys[-1]), 25)
+    alone = sample_channel(chans[0], times)
+    stacked = sample_stacked(keys, np.stack([good, bad], axis=1), interpolation, path == "rotation", times,
+                             *((np.stack([tangents["in_tangents"]] * 2, axis=1), np.stack([tangents["out_tangents"]] * 2, axis=1))
+                               if tangents else ()))
+    assert alone.tobytes() == np.ascontiguousarray(stacked[:, 0]).tobytes()
+    # the bad channel at its own key times away from the bad keys: the stored key (normalised for rotations)
+    at_keys = sample_channel(chans[1], keys.astype(np.float64))
+    for k in (0, 1, 2, 8):
+        key = bad[k].astype(np.float64)
+        expect = key / np.linalg.norm(key) if path == "rotation" else key
+        np.testing.assert_allclose(at_keys[k], expect, rtol=0, atol=1e-15)
+    g = pose_grid(sk, clip)
+    with np.errstate(all="ignore"):
+        full = sample_pose(sk, clip, g.times_s)
+    assert g.model_positions_m([0]).tobytes() == np.ascontiguousarray(full.model_position_m[:, [0]]).tobytes()
+    assert g.model_rotations([0]).tobytes() == np.ascontiguousarray(full.model_rotation[:, [0]]).tobytes()
 
 
 def test_few_sample_slerp_equals_many_sample_slerp_bit_for_bit():
@@ -281,7 +328,6 @@ def test_samples_independent_contract():
     sk, clip = _rig_and_clip()
     assert pose._samples_independent(clip)
     for mutate in (
-        lambda c: c.values.__setitem__((1, 0), np.inf),
         lambda c: setattr(c, "times", np.array([0.0, 1.0, 0.5, 2.0, 3.0, 4.0, 5.0], np.float32)),
         lambda c: setattr(c, "times", np.array([0.0, np.nan, 0.5, 2.0, 3.0, 4.0, 5.0], np.float32)),
     ):
@@ -291,7 +337,8 @@ def test_samples_independent_contract():
     sk, clip = _rig_and_clip()
     clip.channels[0].times = np.array([0.0, 0.5, 0.5, 2.0, 3.0, 4.0, 5.0], np.float32)  # repeated: still sorted
     assert pose._samples_independent(clip)
-    sk, clip = _rig_and_clip()
+    sk, clip = _rig_and_clip()  # non-finite values and tangents: samples stay independent
+    clip.channels[0].values[1, 0] = np.inf
     cubic = next(c for c in clip.channels if c.interpolation == "CUBICSPLINE")
     cubic.out_tangents[0, 0] = np.nan
-    assert not pose._samples_independent(clip)
+    assert pose._samples_independent(clip)

@@ -419,22 +419,17 @@ def pose_grid(skeleton: Skeleton, clip: Clip) -> PoseGrid:
 
 def _samples_independent(clip: Clip) -> bool:
     """Every sample of ``clip`` depends only on its own time: key times finite and
-    non-decreasing, key values and tangents finite.
+    non-decreasing.
 
-    Then every sample of every channel is finite (segment blends u are always
-    finite, zero quaternions become the identity), so ``sampling._exact_ends``
-    never runs; and on sorted key times the segment search has one answer per
-    time (numpy's ``searchsorted`` on unsorted or NaN times can depend on the
-    other query times).
+    On sorted key times the segment search has one answer per query time
+    (numpy's ``searchsorted`` on unsorted or NaN times can depend on the other
+    query times); interpolation, ``sampling._exact_ends`` and the FK chain then
+    work sample by sample, whatever the key values (NaN and Inf included).
     """
     for t in clip.distinct_times():
         if t.shape[0] and not (np.isfinite(t).all() and (t[1:] >= t[:-1]).all()):
             return False
-    arrays = [ch.values for ch in clip.channels]
-    arrays += [a for ch in clip.channels for a in (ch.in_tangents, ch.out_tangents) if a is not None]
-    if not arrays:
-        return True
-    return bool(np.isfinite(np.concatenate([np.asarray(a).reshape(-1) for a in arrays])).all())
+    return True
 
 
 class _SubsetPlan:
@@ -659,9 +654,7 @@ class LazyPoseGrid(PoseGrid):
         if self._full is None and _samples_independent(self._clip):
             some = sample_pose(self._skeleton, self._clip, self.times_s[idx], duration_s=self.duration_s)
             return some.model_position_m, some.model_rotation
-        # a non-finite key value (sampling puts exact key values at segment ends only
-        # when some sample of the group is non-finite, a whole-call decision) or
-        # unsorted key times (a segment search that depends on the other times)
+        # unsorted or NaN key times: a segment search that depends on the other times
         full = self._full_grid()
         return full.model_position_m[idx], full.model_rotation[idx]
 

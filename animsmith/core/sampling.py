@@ -18,7 +18,10 @@ time t:
   normalised too; a zero quaternion becomes the identity).
 
 Non-finite key times or values never raise: indices stay in range, NaN may
-propagate into values.
+propagate into values. A sample that comes out non-finite at u = 0 or u = 1
+(a NaN/Inf neighbour key) takes its own key's value exactly; this is decided
+sample by sample and channel by channel, so a value never depends on the other
+query times or on the channels sampled with it.
 
 The batch entry point :func:`sample_stacked` samples many channels that share
 one key-time array at once (values stacked ``(K, n, C)``);
@@ -265,15 +268,20 @@ def _slerp_pairs_cm(q0: np.ndarray, q1: np.ndarray, u: np.ndarray) -> np.ndarray
 
 
 def _exact_ends(out, values, k0, k1, u, rotation):
-    """Where u is 0 or 1 give the key value itself, so a non-finite neighbour key can't leak in (component-major)."""
-    at0 = u <= 0.0
-    at1 = u >= 1.0
-    if at0.any():
-        v = values[:, :, k0[at0]].astype(np.float64)
-        out[:, :, at0] = _normalize_cm(v) if rotation else v
-    if at1.any():
-        v = values[:, :, k1[at1]].astype(np.float64)
-        out[:, :, at1] = _normalize_cm(v) if rotation else v
+    """Where a sample is non-finite and u is 0 or 1, give the key value itself, so a
+    non-finite neighbour key can't leak in (component-major).
+
+    Decided sample by sample: a sample's value depends only on its own time and
+    its channel's keys, never on the other query times or on which channels
+    share its key times (sampled alone, in a group or at a few times, the bytes
+    are the same).
+    """
+    bad = ~np.isfinite(out).all(axis=0)  # (n, T): a component of the sample is not finite
+    for at, keys in ((u <= 0.0, k0), (u >= 1.0, k1)):
+        ch, col = np.nonzero(bad & at)
+        if ch.size:
+            v = values[:, ch, keys[col]].astype(np.float64)  # (C, m): each bad sample's key
+            out[:, ch, col] = _normalize_cm(v) if rotation else v
     return out
 
 
