@@ -34,6 +34,16 @@ PATH_WIDTH = {"translation": 3, "rotation": 4, "scale": 3}
 # --------------------------------------------------------------------------
 
 
+def bone_depths(parents) -> np.ndarray:
+    """(B,) int64 depth of every bone of a parents-first ``parents`` array: 0 for a root,
+    the parent's depth + 1 otherwise."""
+    depth = np.zeros(len(parents), dtype=np.int64)
+    for b, p in enumerate(parents):
+        if p >= 0:
+            depth[b] = depth[p] + 1
+    return depth
+
+
 @dataclass(eq=False)
 class Skeleton:
     """Every node of the file as a bone, parents first.
@@ -88,11 +98,7 @@ class Skeleton:
     def depth(self) -> np.ndarray:
         """(B,) int — 0 for roots, parent depth + 1 otherwise."""
         if self._depth is None:
-            d = np.zeros(self.bone_count, dtype=np.int64)
-            for b, p in enumerate(self.parents):
-                if p >= 0:
-                    d[b] = d[p] + 1
-            self._depth = d
+            self._depth = bone_depths(self.parents)
         return self._depth
 
     def children(self, bone: int) -> List[int]:

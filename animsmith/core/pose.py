@@ -27,7 +27,7 @@ import numpy as np
 
 from animsmith.core.sampling import _normalize_cm, _segments, normalize_quat, sample_component_major
 from animsmith.memo import memo
-from animsmith.model import PATH_WIDTH, Clip, PoseGrid, Skeleton
+from animsmith.model import PATH_WIDTH, Clip, PoseGrid, Skeleton, bone_depths
 
 # --------------------------------------------------------------------------
 # Times
@@ -214,10 +214,7 @@ def _levels(skeleton: Skeleton) -> List[Tuple[np.ndarray, np.ndarray]]:
     cached = _LEVELS.get(skeleton)
     if cached is not None and np.array_equal(cached[0], parents):
         return cached[1]
-    depth = np.zeros(parents.shape[0], dtype=np.intp)
-    for i, p in enumerate(parents):
-        if p >= 0:
-            depth[i] = depth[p] + 1
+    depth = bone_depths(parents)
     levels = []
     for d in range(1, int(depth.max(initial=0)) + 1):
         idx = np.nonzero(depth == d)[0]
@@ -450,10 +447,7 @@ class _SubsetPlan:
             while b >= 0 and b not in seen:
                 seen.add(b)
                 b = int(parents[b])
-        depth: Dict[int, int] = {}
-        for b in sorted(seen):  # parents first
-            p = int(parents[b])
-            depth[b] = depth[p] + 1 if p >= 0 else 0
+        depth = bone_depths(parents).tolist()
         order = sorted(seen, key=lambda b: (depth[b], b))
         self.bone_list = order
         self.bones = np.array(order, dtype=np.intp)
