@@ -342,3 +342,25 @@ def test_samples_independent_contract():
     cubic = next(c for c in clip.channels if c.interpolation == "CUBICSPLINE")
     cubic.out_tangents[0, 0] = np.nan
     assert pose._samples_independent(clip)
+
+
+def test_full_fk_on_infinite_keys_warns_nothing():
+    """Infinite scale (0·inf in the rotation-scale product) and a rotation key with NaN and
+    Inf components give NaN poses for those bones, never a RuntimeWarning, and leave the
+    other bones' poses as they are without the bad keys."""
+    import warnings
+
+    sk = Skeleton.build(["root", "child", "other"], [-1, 0, -1], rest_translation=[[0, 0, 0], [0, 1, 0], [2, 0, 0]])
+    t = [0.0, 1.0]
+    good = Channel.make(2, "translation", t, [[2, 0, 0], [2, 3, 0]])
+    for bad in (Channel.make(0, "scale", t, [[np.inf, 1, 1], [1, 1, 1]]),
+                Channel.make(0, "rotation", t, [[np.nan, np.inf, 0, 1], [0, 0, 0, 1]])):
+        clip = Clip("c", [bad, good])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            g = sample_pose(sk, clip, [0.0, 0.5, 1.0])
+            lazy = pose_grid(sk, clip)
+            lazy.model_pose_at([0, 1])
+        assert not np.isfinite(g.model_position_m[0, 1]).all()  # the child of the bad bone at t = 0
+        np.testing.assert_array_equal(g.model_position_m[:, 2], [[2, 0, 0], [2, 1.5, 0], [2, 3, 0]])
+        np.testing.assert_array_equal(g.model_position_m[2, 1], [0, 1, 0])  # the bad key is gone at t = 1

@@ -344,8 +344,10 @@ def _fk_arrays(levels, rest_matrix, t, r, s, use_rest_matrix: np.ndarray, *, uni
     rq = rq.transpose(2, 1, 0)  # (4, B, N)
     sb = np.asarray(s, dtype=np.float64).transpose(2, 1, 0)
     tb = np.asarray(t, dtype=np.float64).transpose(2, 1, 0)
-    model = _model_matrices(levels, rq, tb, None if (sb == 1.0).all() else sb, rest_matrix, use_rest_matrix)
-    return model, _model_rotations(levels, rq)
+    # non-finite keys (hostile files) give NaN poses, not RuntimeWarnings (e.g. 0·inf scale)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        model = _model_matrices(levels, rq, tb, None if (sb == 1.0).all() else sb, rest_matrix, use_rest_matrix)
+        return model, _model_rotations(levels, rq)
 
 
 def forward_kinematics(

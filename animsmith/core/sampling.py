@@ -273,8 +273,9 @@ def _exact_ends(out, values, k0, k1, u, rotation):
 
     Decided sample by sample: a sample's value depends only on its own time and
     its channel's keys, never on the other query times or on which channels
-    share its key times (sampled alone, in a group or at a few times, the bytes
-    are the same).
+    share its key times (sampled alone, in a group or at a few times, the values
+    are the same; only the sign bit of a NaN may differ, as numpy's NaN + NaN
+    takes either operand's sign depending on array length).
     """
     bad = ~np.isfinite(out).all(axis=0)  # (n, T): a component of the sample is not finite
     for at, keys in ((u <= 0.0, k0), (u >= 1.0, k1)):
