@@ -102,7 +102,8 @@ def main(argv=None) -> None:
         exc.show()
         sys.exit(2 if exc.exit_code not in (0, 1) else exc.exit_code)
     except AnimsmithError as exc:
-        click.echo(f"animsmith: {exc.message}", err=True)
+        for line in exc.lines:
+            click.echo(f"animsmith: {line}", err=True)
         sys.exit(2)
     except BrokenPipeError:
         # Reader went away (e.g. `| head`); keep the decided exit status quiet.

@@ -5,9 +5,11 @@
 ``./animsmith.toml`` when present, else the built-in defaults
 (:func:`default_contract`).
 
-Every problem raises :class:`~animsmith.errors.ConfigError` whose one-line
-message is ``bad config <path>: <key.path>: <problem>``; an unknown key names
-the closest valid key (``difflib``) when there is one.
+A bad file raises :class:`~animsmith.errors.ConfigError`: one line
+``bad config <path>: <key.path>: <problem>`` per problem, every problem of
+the file at once (``ConfigError.lines``; top-level keys, then rig, clips,
+gait groups, sync groups, checks, each table's unknown keys first); an
+unknown key names the closest valid key (``difflib``) when there is one.
 
 Tables
 ------
@@ -35,6 +37,7 @@ config file's folder (:class:`MemberRef`).
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import fnmatch
 import math
@@ -266,10 +269,15 @@ def parse_contract(raw: bytes, path: str = "<config>", base_dir: Optional[str] =
         raise ConfigError(f"bad config {path}: invalid TOML: {exc}") from None
     if base_dir is None:
         base_dir = os.path.dirname(os.path.abspath(path)) if path != "<config>" else os.getcwd()
+    parser = _Parser(base_dir)
     try:
-        return _Parser(base_dir).contract(doc, path)
-    except _Problem as exc:
-        raise ConfigError(f"bad config {path}: {exc.key}: {exc.problem}") from None
+        contract = parser.contract(doc, path)
+    except _Problem as exc:  # pragma: no cover - every entry is guarded; kept as a last line
+        parser.problems.append(exc)
+    if parser.problems:
+        lines = [f"bad config {path}: {p.key}: {p.problem}" for p in parser.problems]
+        raise ConfigError(lines[-1], more=lines[:-1])
+    return contract
 
 
 class _Problem(Exception):
@@ -318,12 +326,6 @@ def _table(value: Any, key: str) -> dict:
     if not isinstance(value, dict):
         raise _Problem(key, f"must be a table, got {_type_name(value)}")
     return value
-
-
-def _only_keys(table: Mapping[str, Any], allowed, prefix: str) -> None:
-    for k in table:
-        if k not in allowed:
-            raise _Problem(join_key(prefix, k), unknown(k, allowed))
 
 
 def validate_value(value: Any, kind: str, key: str, *, minimum=None, maximum=None, choices=None) -> Any:
@@ -396,12 +398,6 @@ TOP_KEYS = ("rig", "clips", "gait_groups", "sync_groups", "checks")
 RIG_KEYS = ("profile", "roles", "required_bones")
 
 
-def _fill(target: Any, table: Mapping[str, Any], spec: Mapping[str, tuple], prefix: str) -> None:
-    for k, v in table.items():
-        kind, lo, hi, choices = spec[k]
-        setattr(target, k, validate_value(v, kind, join_key(prefix, k), minimum=lo, maximum=hi, choices=choices))
-
-
 def parse_member(label: str, base_dir: str, key: str) -> MemberRef:
     """``clip`` | ``file.glb`` | ``file.glb#clip`` -> MemberRef (file made absolute)."""
     if not label:
@@ -418,52 +414,94 @@ def parse_member(label: str, base_dir: str, key: str) -> MemberRef:
 
 
 class _Parser:
+    """Builds a :class:`Contract`, recording every problem (``problems``) and going on
+    with the next key or entry, so one run reports all of a file's mistakes."""
+
     def __init__(self, base_dir: str):
         self.base_dir = base_dir
+        self.problems: List[_Problem] = []
+
+    @contextlib.contextmanager
+    def each(self):
+        """Record a problem raised inside and carry on after the block."""
+        try:
+            yield
+        except _Problem as exc:
+            self.problems.append(exc)
+
+    def known(self, table: Mapping[str, Any], allowed, prefix: str) -> Dict[str, Any]:
+        """``table`` without its unknown keys, each recorded as a problem."""
+        out = {}
+        for k, v in table.items():
+            if k in allowed:
+                out[k] = v
+            else:
+                self.problems.append(_Problem(join_key(prefix, k), unknown(k, allowed)))
+        return out
+
+    def fill(self, target: Any, table: Mapping[str, Any], spec: Mapping[str, tuple], prefix: str) -> None:
+        """Validate each (known) key of ``table`` by ``spec`` into ``target``'s attributes."""
+        for k, v in table.items():
+            kind, lo, hi, choices = spec[k]
+            with self.each():
+                setattr(target, k, validate_value(v, kind, join_key(prefix, k), minimum=lo, maximum=hi, choices=choices))
+
+    def entries(self, doc: Mapping[str, Any], name: str) -> Dict[str, Any]:
+        """The sub-tables of top-level table ``name`` ({} when absent or not a table)."""
+        with self.each():
+            return dict(_table(doc.get(name, {}), name))
+        return {}
 
     def contract(self, doc: Mapping[str, Any], path: str) -> Contract:
-        _only_keys(doc, TOP_KEYS, "")
+        doc = self.known(doc, TOP_KEYS, "")
         c = Contract(path=path, base_dir=self.base_dir)
         if "rig" in doc:
-            c.rig = self.rig(_table(doc["rig"], "rig"))
-        for pattern, entry in _table(doc.get("clips", {}), "clips").items():
-            c.clips[pattern] = self.clip(pattern, entry)
-        for name, entry in _table(doc.get("gait_groups", {}), "gait_groups").items():
-            c.gait_groups[name] = self.gait_group(name, entry)
-        for name, entry in _table(doc.get("sync_groups", {}), "sync_groups").items():
-            c.sync_groups[name] = self.sync_group(name, entry)
-        c.checks = self.checks(_table(doc.get("checks", {}), "checks"))
+            with self.each():
+                c.rig = self.rig(_table(doc["rig"], "rig"))
+        for table, build, into in (
+            ("clips", self.clip, c.clips),
+            ("gait_groups", self.gait_group, c.gait_groups),
+            ("sync_groups", self.sync_group, c.sync_groups),
+        ):
+            for name, entry in self.entries(doc, table).items():
+                with self.each():
+                    into[name] = build(name, entry)
+        c.checks = self.checks(self.entries(doc, "checks"))
         return c
 
     def rig(self, table: Mapping[str, Any]) -> RigConfig:
         from animsmith.core.roles import PROFILE_ALIASES, ROLES
 
-        _only_keys(table, RIG_KEYS, "rig")
+        table = self.known(table, RIG_KEYS, "rig")
         rig = RigConfig()
         if "profile" in table:
-            profile = validate_value(table["profile"], "string", "rig.profile")
-            if profile.strip().lower() not in PROFILE_ALIASES:
-                raise _Problem("rig.profile", f"unknown rig profile {profile!r}" + _hint(profile, PROFILE_ALIASES))
-            rig.profile = profile
-        roles = _table(table.get("roles", {}), "rig.roles")
+            with self.each():
+                profile = validate_value(table["profile"], "string", "rig.profile")
+                if profile.strip().lower() not in PROFILE_ALIASES:
+                    raise _Problem("rig.profile", f"unknown rig profile {profile!r}" + _hint(profile, PROFILE_ALIASES))
+                rig.profile = profile
+        roles: Mapping[str, Any] = {}
+        with self.each():
+            roles = _table(table.get("roles", {}), "rig.roles")
         for role, bone in roles.items():
             key = join_key("rig.roles", role)
-            if role not in ROLES:
-                raise _Problem(key, unknown(role, ROLES, "role") + f"; roles: {', '.join(ROLES)}")
-            bone = validate_value(bone, "string", key)
-            if not bone:
-                raise _Problem(key, "must be a non-empty bone name")
-            rig.roles[role] = bone
+            with self.each():
+                if role not in ROLES:
+                    raise _Problem(key, unknown(role, ROLES, "role") + f"; roles: {', '.join(ROLES)}")
+                bone = validate_value(bone, "string", key)
+                if not bone:
+                    raise _Problem(key, "must be a non-empty bone name")
+                rig.roles[role] = bone
         if "required_bones" in table:
-            rig.required_bones = list(validate_value(table["required_bones"], "list", "rig.required_bones"))
+            with self.each():
+                rig.required_bones = list(validate_value(table["required_bones"], "list", "rig.required_bones"))
         return rig
 
     def clip(self, pattern: str, entry: Any) -> ClipExpect:
         prefix = join_key("clips", pattern)
-        table = _table(entry, prefix)
-        _only_keys(table, CLIP_KEYS, prefix)
+        table = self.known(_table(entry, prefix), CLIP_KEYS, prefix)
         expect = ClipExpect()
-        _fill(expect, table, CLIP_KEYS, prefix)
+        self.fill(expect, table, CLIP_KEYS, prefix)
         if expect.animates_bones is not None:
             expect.animates_bones = list(expect.animates_bones)
         return expect
@@ -474,34 +512,36 @@ class _Parser:
             raise _Problem(key, "must list at least one member")
         return [parse_member(label, self.base_dir, key) for label in clips]
 
-    def gait_group(self, name: str, entry: Any) -> GaitGroup:
-        prefix = join_key("gait_groups", name)
-        table = _table(entry, prefix)
-        _only_keys(table, GAIT_GROUP_KEYS, prefix)
+    def _group(self, group, name: str, entry: Any, table_name: str, spec: Mapping[str, tuple], extra=()):
+        """Known keys of a group entry filled into ``group``; its members parsed. Returns the table."""
+        prefix = join_key(table_name, name)
+        table = self.known(_table(entry, prefix), tuple(spec) + tuple(extra), prefix)
         if "clips" not in table:
             raise _Problem(join_key(prefix, "clips"), "missing required key")
+        before = len(self.problems)
+        self.fill(group, {k: v for k, v in table.items() if k in spec}, spec, prefix)
+        clips_key = join_key(prefix, "clips")
+        if all(p.key != clips_key for p in self.problems[before:]):  # members of a valid list only
+            with self.each():
+                group.members = self.members(group.clips, prefix)
+        return table
+
+    def gait_group(self, name: str, entry: Any) -> GaitGroup:
         g = GaitGroup(name=name, clips=[], members=[])
-        _fill(g, table, GAIT_GROUP_KEYS, prefix)
-        g.members = self.members(g.clips, prefix)
+        self._group(g, name, entry, "gait_groups", GAIT_GROUP_KEYS)
         return g
 
     def sync_group(self, name: str, entry: Any) -> SyncGroup:
-        prefix = join_key("sync_groups", name)
-        table = dict(_table(entry, prefix))
-        _only_keys(table, tuple(SYNC_GROUP_KEYS) + ("time_complement",), prefix)
-        if "clips" not in table:
-            raise _Problem(join_key(prefix, "clips"), "missing required key")
-        tc_raw = table.pop("time_complement", None)
         g = SyncGroup(name=name, clips=[], members=[])
-        _fill(g, table, SYNC_GROUP_KEYS, prefix)
-        g.members = self.members(g.clips, prefix)
+        table = self._group(g, name, entry, "sync_groups", SYNC_GROUP_KEYS, ("time_complement",))
+        tc_raw = table.get("time_complement")
         if tc_raw is not None:
-            tprefix = join_key(prefix, "time_complement")
-            tc_table = _table(tc_raw, tprefix)
-            _only_keys(tc_table, TIME_COMPLEMENT_KEYS, tprefix)
-            tc = TimeComplement()
-            _fill(tc, tc_table, TIME_COMPLEMENT_KEYS, tprefix)
-            g.time_complement = tc
+            tprefix = join_key(join_key("sync_groups", name), "time_complement")
+            with self.each():
+                tc_table = self.known(_table(tc_raw, tprefix), TIME_COMPLEMENT_KEYS, tprefix)
+                tc = TimeComplement()
+                self.fill(tc, tc_table, TIME_COMPLEMENT_KEYS, tprefix)
+                g.time_complement = tc
         return g
 
     def checks(self, table: Mapping[str, Any]) -> Dict[str, CheckSettings]:
@@ -511,15 +551,18 @@ class _Parser:
         out: Dict[str, CheckSettings] = {}
         for check_id, entry in table.items():
             prefix = join_key("checks", check_id)
-            if check_id not in specs:
-                raise _Problem(prefix, unknown(check_id, specs, "check id"))
-            spec = specs[check_id]
-            settings_table = _table(entry, prefix)
-            allowed = ("enabled", "severity") + tuple(spec.config)
-            _only_keys(settings_table, allowed, prefix)
-            s = CheckSettings()
-            for k, v in settings_table.items():
-                key = join_key(prefix, k)
+            with self.each():
+                if check_id not in specs:
+                    raise _Problem(prefix, unknown(check_id, specs, "check id"))
+                out[check_id] = self.check_settings(specs[check_id], _table(entry, prefix), prefix)
+        return out
+
+    def check_settings(self, spec, table: Mapping[str, Any], prefix: str) -> CheckSettings:
+        table = self.known(table, ("enabled", "severity") + tuple(spec.config), prefix)
+        s = CheckSettings()
+        for k, v in table.items():
+            key = join_key(prefix, k)
+            with self.each():
                 if k == "enabled":
                     s.enabled = validate_value(v, "bool", key)
                 elif k == "severity":
@@ -537,8 +580,7 @@ class _Parser:
                     s.options[k] = validate_value(
                         v, opt.type, key, minimum=opt.minimum, maximum=opt.maximum, choices=opt.choices
                     )
-            out[check_id] = s
-        return out
+        return s
 
 
 def _hint(word: str, choices) -> str:

@@ -1,8 +1,9 @@
 """The two kinds of failure the core may raise.
 
 * :class:`AnimsmithError` — operator error (unreadable or malformed file, bad
-  config, bad flag). Its message is one line; the CLI prints
-  ``animsmith: <message>`` on stderr and exits 2.
+  config, bad flag). Its message is one line (a few lines when one pass found
+  several problems: ``lines``); the CLI prints ``animsmith: <line>`` for each
+  on stderr and exits 2.
 * :class:`Refusal` — a transform that cannot be proven safe. It is a property of
   the asset, not an operator error: the CLI reports it and exits 1.
 
@@ -12,7 +13,7 @@ Nothing below the CLI prints or exits; it raises one of these.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, List, Optional, Sequence
 
 
 def _one_line(text: str) -> str:
@@ -20,16 +21,26 @@ def _one_line(text: str) -> str:
 
 
 class AnimsmithError(Exception):
-    """An operator error with a one-line reason, optionally naming a file."""
+    """An operator error with a one-line reason, optionally naming a file.
 
-    def __init__(self, reason: str, path: Optional[str] = None):
+    ``more``: other problems found in the same pass (e.g. every mistake of a
+    config file), one line each, reported before this one (:attr:`lines`).
+    """
+
+    def __init__(self, reason: str, path: Optional[str] = None, *, more: Sequence[str] = ()):
         self.reason = _one_line(reason)
         self.path = None if path is None else str(path)
+        self.more = [_one_line(m) for m in more]
         super().__init__(self.message)
 
     @property
     def message(self) -> str:
         return f"{self.path}: {self.reason}" if self.path else self.reason
+
+    @property
+    def lines(self) -> List[str]:
+        """Every problem, one line each: :attr:`more`, then :attr:`message`."""
+        return self.more + [self.message]
 
     def with_path(self, path: str) -> "AnimsmithError":
         """Return the same error naming ``path`` (keeps an existing path)."""

@@ -121,10 +121,13 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
 
     Order: arguments in order; a folder's files and a glob's matches sorted;
     duplicates (same real path) kept once. Raises ``AnimsmithError`` for a
-    path that does not exist, or when nothing is found.
+    path that does not exist, and for folders and globs that hold no
+    ``.glb``/``.gltf`` file (all of them named in one line: a typo in a CI glob
+    must not pass silently).
     """
     out: List[str] = []
     seen: Set[str] = set()
+    empty: List[str] = []
 
     def add(p: str) -> None:
         key = _realpath(p)
@@ -133,29 +136,30 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
             out.append(p)
 
     for arg in paths:
+        found: List[str] = []
         if os.path.isdir(arg):
-            found = []
             for root, dirs, files in os.walk(arg):
                 dirs.sort()
                 for name in files:
                     if name.lower().endswith(ASSET_SUFFIXES):
                         found.append(os.path.join(root, name))
-            for p in sorted(found):
-                add(p)
+            found.sort()
         elif os.path.exists(arg):
-            add(arg)
+            found = [arg]
         elif globmod.has_magic(arg):
-            matches = sorted(globmod.glob(arg, recursive=True))
-            for p in matches:
+            for p in sorted(globmod.glob(arg, recursive=True)):
                 if os.path.isdir(p):
-                    for q in expand_paths([p]) if _has_assets(p) else []:
-                        add(q)
+                    found += expand_paths([p]) if _has_assets(p) else []
                 elif p.lower().endswith(ASSET_SUFFIXES):
-                    add(p)
+                    found.append(p)
         else:
             raise AnimsmithError("no such file or directory", arg)
-    if not out:
-        raise AnimsmithError("no .glb/.gltf files found in " + ", ".join(paths))
+        if not found:
+            empty.append(arg)
+        for p in found:
+            add(p)
+    if empty or not out:
+        raise AnimsmithError("no .glb/.gltf files found in " + ", ".join(empty or paths))
     return out
 
 
@@ -908,19 +912,19 @@ def run_group_checks(files: List[FileResult], summaries, plan: Plan, selected: O
 
 
 def validate_check_ids(ids: Sequence[str], flag: str) -> List[str]:
-    """Each id must be a registered check (``AnimsmithError`` naming the closest)."""
+    """Each id must be a registered check (``AnimsmithError``: one line per unknown id, naming the closest)."""
     from animsmith.checks import registry
     from animsmith.config import closest
 
     specs = registry()
-    out = []
+    bad = []
     for cid in ids:
         if cid not in specs:
             hint = closest(cid, specs)
-            extra = f" (did you mean '{hint}'?)" if hint else ""
-            raise AnimsmithError(f"{flag}: unknown check '{cid}'{extra}")
-        out.append(cid)
-    return out
+            bad.append(f"{flag}: unknown check '{cid}'" + (f" (did you mean '{hint}'?)" if hint else ""))
+    if bad:
+        raise AnimsmithError(bad[-1], more=bad[:-1])
+    return list(ids)
 
 
 def run_lint(

@@ -126,6 +126,43 @@ def test_bad_config_is_one_line_exit_2(tmp_path, capsys, text, detail):
     assert err.rstrip("\n").split(f"bad config {cfg}: ", 1)[1].startswith(detail)
 
 
+def test_every_problem_of_a_config_is_reported_in_one_run(tmp_path, capsys):
+    """One line per problem (table by table: unknown keys, then bad values), exit 2; the
+    lines are the same as each problem alone gives (BAD above), and a group whose clips
+    list is itself invalid gets no second, derived 'must list a member' line."""
+    text = (
+        'foo = 1\n'
+        '[rig]\nprofile = "mixamoo"\nroles = { left_fot = "LeftFoot" }\n'
+        '[clips."run_*"]\nloop = "yes"\nspeed_mps = 2.0\n'
+        '[gait_groups.g]\nclips = "a"\n'
+        '[gait_groups.h]\nclips = ["a"]\nmax_gait_phase_spread = 0.9\nmin_lr_amplitude_m = 0.01\n'
+        '[sync_groups.s]\nclips = ["a"]\n[sync_groups.s.time_complement]\nmin_reflected_time_advantage = 1.01\nnope = 1\n'
+        '[checks.gait-grup]\nseverity = "error"\n'
+        '[checks.loop-seam]\nmax_ratio = -2\nmax_ration = 2\n'
+    )
+    cfg = write_config(tmp_path / "bad.toml", text)
+    glb = write_clips(tmp_path / "w.glb", [gait_clip("a")])
+    code, out, err = run_cli(["--config", cfg, "lint", glb], capsys)
+    assert code == 2 and out == ""
+    details = [line.split(f"animsmith: bad config {cfg}: ", 1)[1] for line in err.splitlines()]
+    assert details == [
+        "foo: unknown key",
+        "rig.profile: unknown rig profile 'mixamoo' (did you mean 'mixamo'?)",
+        "rig.roles.left_fot: unknown role (did you mean 'left_foot'?); roles: " + details[2].split("; roles: ")[1],
+        'clips."run_*".loop: must be true or false, got string',
+        "gait_groups.g.clips: must be a list of strings",
+        "gait_groups.h.max_gait_phase_spread: must be ≤ 0.5, got 0.9",
+        "sync_groups.s.time_complement.nope: unknown key",
+        "sync_groups.s.time_complement.min_reflected_time_advantage: must be ≤ 1, got 1.01",
+        "checks.gait-grup: unknown check id (did you mean 'gait-group'?)",
+        "checks.loop-seam.max_ration: unknown key (did you mean 'max_ratio'?)",
+        "checks.loop-seam.max_ratio: must be ≥ 0, got -2",
+    ]
+    with pytest.raises(ConfigError) as info:
+        parse_contract(text.encode(), "c.toml")
+    assert len(info.value.lines) == len(details) and info.value.lines[-1] == info.value.message
+
+
 def test_bad_toml_syntax_and_missing_file(tmp_path, capsys):
     cfg = write_config(tmp_path / "bad.toml", "[gait_groups.g\nclips = [")
     glb = write_clips(tmp_path / "w.glb", [gait_clip("a")])

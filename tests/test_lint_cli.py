@@ -59,6 +59,13 @@ def test_unknown_select_or_allow_id_is_exit_2_with_suggestion(tmp_path, capsys):
     assert err == "animsmith: --select: unknown check 'gait-grop' (did you mean 'gait-group'?)\n"
     code, _, err = run_cli(["lint", "--allow", "nan,bogus-check-xyz", glb], capsys)
     assert code == 2 and err.startswith("animsmith: --allow: unknown check 'bogus-check-xyz'")
+    # every unknown id, one line each, in the order given
+    code, out, err = run_cli(["lint", "--select", "nan,gait-grop", "--select", "quat-flp", glb], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        "animsmith: --select: unknown check 'gait-grop' (did you mean 'gait-group'?)\n"
+        "animsmith: --select: unknown check 'quat-flp' (did you mean 'quat-flip'?)\n"
+    )
 
 
 def test_allow_hides_findings_and_exit(tmp_path, capsys):
@@ -100,6 +107,23 @@ def test_no_files_found_is_exit_2(tmp_path, capsys):
     assert code == 2 and out == "" and err.startswith("animsmith: no .glb/.gltf files found")
     code, out, err = run_cli(["lint", str(tmp_path / "missing.glb")], capsys)
     assert code == 2 and out == "" and "no such file" in err
+
+
+def test_a_glob_or_folder_without_assets_next_to_good_files_is_exit_2(tmp_path, capsys):
+    """A typo in one CI glob must not pass silently because another argument found files."""
+    good = ring(tmp_path)
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "a.toml").write_text("")
+    nomatch = str(tmp_path / "nomatch*.glb")
+    code, out, err = run_cli(["lint", good, nomatch], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"animsmith: no .glb/.gltf files found in {nomatch}\n"
+    code, out, err = run_cli(["lint", good, str(tmp_path / "configs"), nomatch], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"animsmith: no .glb/.gltf files found in {tmp_path / 'configs'}, {nomatch}\n"
+    # a glob whose matches were all named already still matched something
+    code, _, err = run_cli(["lint", good, str(tmp_path / "*.glb")], capsys)
+    assert code in (0, 1) and err == ""
 
 
 def test_unreadable_files_are_exit_2_one_line_each(tmp_path, capsys):
