@@ -126,6 +126,11 @@ def test_clip_filter(tmp_path, capsys):
     assert shown == ["idle"]
     assert "pos" not in data["clips"][0]  # the hidden clip's arrays are dropped
     assert data["summary"]["clips"] == 2  # counts cover the whole document
+    # a clip no file has: exit 2 naming the file and its clips, nothing written (as measure --clip)
+    missing = tmp_path / "missing.html"
+    code, out, err = run_cli(["report", glb, "--clip", "idel", "-o", str(missing)], capsys)
+    assert (code, out) == (2, "") and not missing.exists()
+    assert err == f"animsmith: {glb}: no clip named 'idel' (clips: 'walk', 'idle')\n"
 
 
 def test_bad_input_and_bad_output_exit_2(tmp_path, capsys):

@@ -4,7 +4,8 @@ Lints PATHS exactly like ``lint`` (same contract, same checks, same judged
 pose grids, sampled once) and writes ONE self-contained HTML file atomically.
 Prints ``wrote <path> (<clips> clip(s), <findings> finding(s), <x.x> MB)``.
 Exit 0 whenever the report is written (findings are shown, not judged); 2
-for an unreadable input, a bad config or a failed write.
+for an unreadable input, a bad config, a ``--clip`` no file has, or a failed
+write (nothing is written then).
 """
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ def report_cmd(ctx, paths, config_path, output, clip_name, select):
         for line in errors[:-1]:
             click.echo(f"animsmith: {line}", err=True)
         raise AnimsmithError(errors[-1])
+    if clip_name is not None and not any(c.get("name") == clip_name for c in data.clips):
+        names = list(dict.fromkeys(repr(str(c.get("name"))) for c in data.clips))
+        listed = ", ".join(names[:10]) + (f", +{len(names) - 10} more" if len(names) > 10 else "")
+        reason = f"no clip named {clip_name!r} (clips: {listed})"
+        raise AnimsmithError(reason, files[0]) if len(files) == 1 else AnimsmithError(reason + f" in {len(files)} files")
     page = render_html(data, contract, clip_filter=clip_name)
     raw = page.encode("utf-8")
     _write_output(output, page)
