@@ -14,6 +14,13 @@ attaches to. So the union of the shards' findings equals the unsharded run's.
 ``lint --format json`` documents in normalised-path order (a path present in
 two documents is an error), recomputes the summary and so gives the summary and exit code of
 linting all files together.
+
+**Completeness.** A shard's JSON carries ``"shard": {"index", "count",
+"files", "run"}`` (:func:`shard_record`): its place, the number of files of the
+whole run and a fingerprint of their list. The merge refuses shards of
+different runs, a shard given twice, a missing shard (its findings would be
+lost: a shard that stopped with exit 2 writes no JSON) and sharded beside
+unsharded results.
 """
 
 from __future__ import annotations
@@ -49,6 +56,16 @@ def shard_of(paths: Sequence[str], count: int) -> List[int]:
     for rank, i in enumerate(order):
         shard[i] = rank % count + 1
     return shard
+
+
+def shard_record(paths: Sequence[str], index: int, count: int) -> Dict[str, Any]:
+    """What a shard's JSON says of its run: ``index``/``count``, ``files`` (all files of the
+    run, every shard) and ``run``, the first 16 hex digits of the SHA-256 of their sorted
+    normalised paths joined by newlines (the same in every shard of one run)."""
+    import hashlib
+
+    listing = "\n".join(sorted(shard_key(p) for p in paths)).encode("utf-8", "surrogateescape")
+    return {"index": index, "count": count, "files": len(paths), "run": hashlib.sha256(listing).hexdigest()[:16]}
 
 
 def shard_paths(paths: Sequence[str], index: int, count: int) -> List[str]:
@@ -104,16 +121,58 @@ def run_lint_ci(
         group_members = run_group_checks(files, summaries, plan, select)
     kept = [f for f, k in zip(files, keep) if k]
     # a member file outside the shard that failed to load is that shard's error, not ours
-    return LintResult(files=kept, config_path=contract.path, group_members=group_members)
+    record = None if shard is None else shard_record(paths, *shard)
+    return LintResult(files=kept, config_path=contract.path, group_members=group_members, shard=record)
+
+
+def _shard_fields(source: str, record: Any) -> Tuple[int, int, int, str]:
+    """(index, count, files, run) of a JSON ``shard`` record (``AnimsmithError`` when malformed)."""
+    ok = isinstance(record, dict)
+    vals = [record.get(k) if ok else None for k in ("index", "count", "files")]
+    run = record.get("run") if ok else None
+    if not (all(type(v) is int for v in vals) and isinstance(run, str) and 1 <= vals[0] <= vals[1] and vals[2] >= 0):
+        raise AnimsmithError("malformed \"shard\" record (expected index, count, files, run)", path=source)
+    return vals[0], vals[1], vals[2], run
+
+
+def check_shards(docs: Sequence[Tuple[str, Dict[str, Any]]]) -> Optional[int]:
+    """For shard results (``lint --shard``): that they are every shard of one run, once each.
+
+    Returns the run's file count (None when no document is a shard). Raises
+    ``AnimsmithError`` for shards of different runs (other files or shard
+    count), a shard given twice, a missing shard, or a mix of shard and
+    unsharded results.
+    """
+    sharded = [(source, _shard_fields(source, doc["shard"])) for source, doc in docs if "shard" in doc]
+    if not sharded:
+        return None
+    first_source, (_, count, total, run) = sharded[0]
+    for source, doc in docs:
+        if "shard" not in doc:
+            raise AnimsmithError(f"not a shard result, merged with shards ({first_source} is one)", path=source)
+    by_index: Dict[int, str] = {}
+    for source, (index, n, files, r) in sharded:
+        if (n, files, r) != (count, total, run):
+            raise AnimsmithError(
+                f"shard {index}/{n} of another run than {first_source} (shard count, files or file list differ)", path=source
+            )
+        if index in by_index:
+            raise AnimsmithError(f"shard {index}/{n} given twice (also {by_index[index]})", path=source)
+        by_index[index] = source
+    missing = [f"{i}/{count}" for i in range(1, count + 1) if i not in by_index]
+    if missing:
+        raise AnimsmithError(
+            f"shard {', '.join(missing)} missing: the merged result would leave out its files and findings "
+            "(a shard that stopped with exit 2 writes no result)"
+        )
+    return total
 
 
 def merge_lint_docs(docs: Sequence[Tuple[str, Dict[str, Any]]]) -> Dict[str, Any]:
-    """One lint JSON document from several (``(source name, document)`` pairs)."""
+    """One lint JSON document from several (``(source name, document)`` pairs); shard results
+    must be every shard of one run (:func:`check_shards`)."""
     from animsmith.render.json import SCHEMA_VERSION
 
-    files: List[Dict[str, Any]] = []
-    seen: Dict[str, str] = {}
-    config = None
     for source, doc in docs:
         if not isinstance(doc, dict) or doc.get("command") != "lint" or not isinstance(doc.get("files"), list):
             raise AnimsmithError("not an `animsmith lint --format json` result", path=source)
@@ -121,6 +180,11 @@ def merge_lint_docs(docs: Sequence[Tuple[str, Dict[str, Any]]]) -> Dict[str, Any
             raise AnimsmithError(
                 f"schema_version {doc.get('schema_version')!r} is not supported (expected {SCHEMA_VERSION})", path=source
             )
+    total = check_shards(docs)
+    files: List[Dict[str, Any]] = []
+    seen: Dict[str, str] = {}
+    config = None
+    for source, doc in docs:
         if config is None:
             config = doc.get("config")
         for fr in doc["files"]:
@@ -131,6 +195,8 @@ def merge_lint_docs(docs: Sequence[Tuple[str, Dict[str, Any]]]) -> Dict[str, Any
                 raise AnimsmithError(f"file '{fr['path']}' is also in {seen[key]} (shards must not overlap)", path=source)
             seen[key] = source
             files.append(fr)
+    if total is not None and total != len(files):
+        raise AnimsmithError(f"the shards hold {len(files)} file(s), their run had {total}")
     files.sort(key=lambda fr: shard_key(fr["path"]))
     return {
         "schema_version": SCHEMA_VERSION,

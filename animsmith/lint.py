@@ -74,6 +74,8 @@ class LintResult:
     config_path: Optional[str] = None
     #: {"gait_groups" | "sync_groups": {group name: [Member]}} (the report draws these)
     group_members: Dict[str, Dict[str, List[Any]]] = field(default_factory=dict)
+    #: ``lint --shard I/N``: {"index", "count", "files", "run"} (``ci.shard_record``), else None
+    shard: Optional[Dict[str, Any]] = None
 
     def all_findings(self) -> Iterable[Finding]:
         for f in self.files:
@@ -108,7 +110,7 @@ class LintResult:
                     error=f.error,
                 )
             )
-        return LintResult(files=files, config_path=self.config_path, group_members=self.group_members)
+        return LintResult(files=files, config_path=self.config_path, group_members=self.group_members, shard=self.shard)
 
 
 # ---------------------------------------------------------------------------

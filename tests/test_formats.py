@@ -244,6 +244,64 @@ def test_shards_merged_equal_linting_together(tmp_path, capsys, n):
     assert out_t == out_l and code_t == code_l
 
 
+def test_merge_refuses_an_incomplete_or_mixed_set_of_shards(tmp_path, capsys):
+    """A shard that stopped with exit 2 writes no JSON: merging the others must not pass
+    as the whole run. Each shard records its place and its run (file count and a hash of
+    the sorted file list); the merge wants every shard of one run, once each."""
+    import hashlib
+
+    cfg = _ring_dir(tmp_path)
+    glbs = sorted(str(p) for p in tmp_path.glob("*.glb"))
+    parts = {}
+    for i in (1, 2, 3):
+        dest = tmp_path / f"s{i}.json"
+        run_cli(["--config", cfg, "lint", "--format", "json", "--shard", f"{i}/3", "-o", str(dest), str(tmp_path)], capsys)
+        parts[i] = str(dest)
+    doc = validate_json(open(parts[2]).read())  # the shard record is in the schema
+    listing = "\n".join(sorted(os.path.normpath(p).replace(os.sep, "/") for p in glbs))
+    assert doc["shard"] == {"index": 2, "count": 3, "files": len(glbs),
+                            "run": hashlib.sha256(listing.encode()).hexdigest()[:16]}
+    code, out, err = run_cli(["merge-results", parts[1], parts[3]], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("animsmith: shard 2/3 missing: the merged result would leave out its files")
+    code, _, err = run_cli(["merge-results", parts[1], parts[2], parts[3], parts[2]], capsys)
+    assert code == 2 and err == f"animsmith: {parts[2]}: shard 2/3 given twice (also {parts[2]})\n"
+    # shards of another run: another shard count
+    other = tmp_path / "o1.json"
+    run_cli(["--config", cfg, "lint", "--format", "json", "--shard", "1/2", "-o", str(other), str(tmp_path)], capsys)
+    code, _, err = run_cli(["merge-results", parts[2], str(other)], capsys)
+    assert code == 2 and err == f"animsmith: {other}: shard 1/2 of another run than {parts[2]} (shard count, files or file list differ)\n"
+    # an unsharded result beside shards
+    whole = tmp_path / "whole.json"
+    run_cli(["--config", cfg, "lint", "--format", "json", "-o", str(whole), str(tmp_path)], capsys)
+    assert "shard" not in json.loads(whole.read_text())
+    code, _, err = run_cli(["merge-results", parts[1], str(whole)], capsys)
+    assert code == 2 and err == f"animsmith: {whole}: not a shard result, merged with shards ({parts[1]} is one)\n"
+    # a shard given twice (files removed so only the shard record can tell)
+    twice = json.loads(open(parts[1]).read())
+    twice["files"] = []
+    dup = tmp_path / "dup.json"
+    dup.write_text(json.dumps(twice))
+    code, _, err = run_cli(["merge-results", parts[1], str(dup), parts[2], parts[3]], capsys)
+    assert code == 2 and err == f"animsmith: {dup}: shard 1/3 given twice (also {parts[1]})\n"
+    # a shard that lost a file entry: counts disagree with the run
+    short = json.loads(open(parts[3]).read())
+    short["files"] = short["files"][1:]
+    cut = tmp_path / "cut.json"
+    cut.write_text(json.dumps(short))
+    code, _, err = run_cli(["merge-results", parts[1], parts[2], str(cut)], capsys)
+    assert code == 2 and err == f"animsmith: the shards hold {len(glbs) - 1} file(s), their run had {len(glbs)}\n"
+    bad = json.loads(open(parts[1]).read())
+    bad["shard"]["index"] = 0
+    badp = tmp_path / "bad.json"
+    badp.write_text(json.dumps(bad))
+    code, _, err = run_cli(["merge-results", str(badp)], capsys)
+    assert code == 2 and "malformed" in err
+    # and the complete set merges (the JSON of a merge is no shard)
+    code, out, err = run_cli(["merge-results", parts[3], parts[1], parts[2]], capsys)
+    assert code == 1 and err == "" and "shard" not in validate_json(out)
+
+
 def test_merge_deny_warnings_and_errors(tmp_path, capsys):
     doc = json.loads(render_lint(LintResult(files=[FileResult(path="w.glb", findings=[Finding("fps", "warning", "w")])]), "json"))
     p = tmp_path / "w.json"

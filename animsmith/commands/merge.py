@@ -3,7 +3,7 @@
 Combines ``lint --format json`` results (e.g. the shards of a CI matrix,
 ``lint --shard I/N``) into one result with the summary and exit code of
 linting all the files together (docs/ci.md). Exit 0 / 1 as ``lint``; 2 for
-an unreadable, malformed or overlapping input.
+an unreadable, malformed or overlapping input, or an incomplete set of shards.
 """
 
 from __future__ import annotations
@@ -48,7 +48,9 @@ def merge_cmd(results, fmt, output, deny_warnings):
     """Merge `animsmith lint --format json` RESULT files into one result.
 
     The summary and exit code are those of linting every file together; a
-    file present in two results is an error (shards must not overlap).
+    file present in two results is an error (shards must not overlap), and
+    `lint --shard` results must be every shard of one run, once each (a
+    missing shard is exit 2, not a smaller clean result).
     """
     from animsmith.ci import doc_exit_code, merge_lint_docs
     from animsmith.commands.lint import _stdout_is_tty, _write_output

@@ -50,16 +50,13 @@ def file_json(fr) -> Dict[str, Any]:
 
 
 def lint_json(result) -> Dict[str, Any]:
-    """The JSON document (a dict) of a lint run."""
-    return plain(
-        {
-            "schema_version": SCHEMA_VERSION,
-            "command": "lint",
-            "config": result.config_path,
-            "files": [file_json(fr) for fr in result.files if fr.error is None],
-            "summary": result.summary(),
-        }
-    )
+    """The JSON document (a dict) of a lint run (``shard`` only for ``lint --shard``)."""
+    doc: Dict[str, Any] = {"schema_version": SCHEMA_VERSION, "command": "lint", "config": result.config_path}
+    if getattr(result, "shard", None) is not None:
+        doc["shard"] = result.shard
+    doc["files"] = [file_json(fr) for fr in result.files if fr.error is None]
+    doc["summary"] = result.summary()
+    return plain(doc)
 
 
 def render_json(result, **_: Any) -> str:
