@@ -322,7 +322,14 @@ def test_cross_file_missing_file_and_multi_clip_file(tmp_path, capsys):
     missing = [f for f in doc["files"][0]["findings"] if f["check_id"] == "gait-group"]
     assert code == 1 and [f["clip"] for f in missing] == ["absent.glb", "two.glb"]
     assert "cannot read member file" in missing[0]["message"]
-    assert "two.glb#<clip>" in missing[1]["message"]
+    assert "name one as 'two.glb#<clip>'" in missing[1]["message"]
+    # the hint keeps the member's folder as written in the config
+    (tmp_path / "packs").mkdir()
+    write_clips(tmp_path / "packs" / "two.glb", [gait_clip("x"), gait_clip("y")])
+    cfg = write_config(tmp_path / "ring2.toml", gait_config(["fwd.glb", "bwd.glb", "packs/two.glb"]))
+    code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", files["fwd"]], capsys)
+    msgs = [f["message"] for f in validate_json(out)["files"][0]["findings"] if f["check_id"] == "gait-group"]
+    assert any("name one as 'packs/two.glb#<clip>'" in m for m in msgs), msgs
 
 
 def test_text_and_json_judge_groups_alike(tmp_path, capsys):

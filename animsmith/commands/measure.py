@@ -228,7 +228,7 @@ def render_json(files: List[Dict[str, Any]], speed: bool) -> None:
 @click.argument("args", nargs=-1, required=True, metavar="[speed] FILE...")
 @click.option("--clip", "clip_names", multiple=True, metavar="NAME", help="Only this clip (repeatable).")
 @click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--profile", default=None, help="Rig profile (auto, mixamo, ue-mannequin, humanoid, rigify, biped, generic); overrides [rig] profile.")
+@click.option("--profile", default=None, help="Rig profile (auto, mixamo, ue-mannequin, humanoid, rigify, biped, generic, none = only [rig.roles]); overrides [rig] profile.")
 @config_option
 @click.pass_context
 def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):

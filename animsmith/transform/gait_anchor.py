@@ -276,8 +276,8 @@ def prove_supported_channels(asset, clip) -> None:
     if other:
         raise _refuse(
             "unsupported_channel", clip.name, None, len(other), 0,
-            f"the clip animates {', '.join(other[:3])}{' ...' if len(other) > 3 else ''}, which gait anchoring "
-            "cannot rotate with the bones (measured "
+            f"the clip animates {', '.join(other[:3])}{' ...' if len(other) > 3 else ''}, which this rewrite "
+            "cannot move in time with the bones (measured "
             f"{len(other)}, allowed 0)",
             "move facial/morph or pointer animation to a separate clip, or use runtime phase offsets instead",
         )
