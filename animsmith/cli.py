@@ -78,12 +78,47 @@ def main(argv=None) -> None:
     """Console entry point: one-line errors and exit 2, never a traceback."""
     import warnings
 
-    from animsmith.errors import AnimsmithError
-
     # NaN/Inf arithmetic on hostile clips is reported as findings; numpy's
     # RuntimeWarning lines (raised in our code or numpy's own Python, e.g.
     # linalg.norm) would be extra stderr noise (docs/hardening.md).
     warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"(animsmith|numpy)\.")
+    previous = _exit_on_sigterm()
+    try:
+        _main(argv)
+    finally:
+        _restore_sigterm(previous)
+
+
+def _on_sigterm(signum, frame):  # noqa: ARG001 - signal handler signature
+    # unwinds like Ctrl-C: `finally` blocks run, so a half-written temp file is
+    # removed (io.write.publish_bytes) before the process ends with 128 + 15
+    raise SystemExit(128 + signum)
+
+
+def _exit_on_sigterm():
+    """Make SIGTERM end the command through SystemExit (cleanup runs); the previous handler, or None."""
+    import signal
+
+    try:
+        return signal.signal(signal.SIGTERM, _on_sigterm)
+    except (ValueError, OSError, AttributeError):  # not the main thread, or no SIGTERM here
+        return None
+
+
+def _restore_sigterm(previous) -> None:
+    import signal
+
+    if previous is not None:
+        try:
+            signal.signal(signal.SIGTERM, previous)
+        except (ValueError, OSError):
+            pass
+
+
+def _main(argv) -> None:
+    """:func:`main`'s body: run the command, map every failure to its exit code."""
+    from animsmith.errors import AnimsmithError
+
     try:
         rv = cli.main(args=argv, prog_name="animsmith", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -139,8 +174,8 @@ def config_option(f):
 
 
 def effective_config_path(ctx: click.Context, local_path):
-    """The command's --config, else the group's --config, else None."""
-    if local_path:
+    """The command's --config, else the group's --config, else None (``""`` is a given, bad path)."""
+    if local_path is not None:
         return local_path
     root = ctx.find_root()
     return (root.obj or {}).get("config_path")

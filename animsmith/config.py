@@ -227,8 +227,9 @@ def _toml():
 
 
 def find_config(path: Optional[str]) -> Optional[str]:
-    """The config path to load: ``path``, else ./animsmith.toml when present, else None."""
-    if path:
+    """The config path to load: ``path`` (``""`` too: an explicit, bad path), else
+    ./animsmith.toml when present, else None."""
+    if path is not None:
         return str(path)
     return DEFAULT_CONFIG_NAME if os.path.isfile(DEFAULT_CONFIG_NAME) else None
 
@@ -238,6 +239,8 @@ def load_contract(path: Optional[str] = None) -> Contract:
     chosen = find_config(path)
     if chosen is None:
         return default_contract()
+    if not chosen:
+        raise ConfigError("bad config '': empty path")
     import stat
 
     try:

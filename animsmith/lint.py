@@ -537,10 +537,15 @@ def _worker_main(
     whose parent died (killed without cleaning up) stops and removes its files.
     """
     import pickle
+    import signal
 
     from animsmith.runtime import keep_freed_heap
 
     keep_freed_heap()  # a spawned worker does not inherit the CLI's setting (a forked one does)
+    try:  # a forked worker inherits the CLI's SIGTERM handler; the parent's terminate() means: stop now
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except (ValueError, OSError, AttributeError):
+        pass
     written: List[str] = []
     orphaned = False
     try:
@@ -919,6 +924,8 @@ def validate_check_ids(ids: Sequence[str], flag: str) -> List[str]:
     from animsmith.config import closest
 
     specs = registry()
+    if not ids:
+        raise AnimsmithError(f"{flag}: no check id given")
     bad = []
     for cid in ids:
         if cid not in specs:

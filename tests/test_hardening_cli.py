@@ -408,3 +408,104 @@ def test_merge_results_bad_json_is_one_line(tmp_path, capsys):
     bad = tmp_path / "shard.json"
     bad.write_bytes(b"{\xff")
     one_line_exit_2(["merge-results", bad], capsys, names=str(bad), needle="not valid JSON")
+
+
+# --- outputs that are inputs, links, non-regular files; empty values; SIGTERM -----------------
+
+
+@pytest.mark.parametrize("cmd", ["lint", "report"])
+def test_output_that_is_an_input_is_refused_before_any_work(tmp_path, capsys, cmd):
+    glb = tmp_path / "walk.glb"
+    shutil.copy(FOX, glb)
+    cfg = tmp_path / "c.toml"
+    shutil.copy(CONFIG, cfg)
+    before = glb.read_bytes(), cfg.read_bytes()
+    fmt = ["--format", "json"] if cmd == "lint" else []
+    for target, given in ((glb, glb), (cfg, glb), (tmp_path / "." / "walk.glb", glb)):
+        line = one_line_exit_2([cmd, "--config", cfg, *fmt, "-o", target, given], capsys, names=str(target),
+                               needle="is also an input")
+        assert line.endswith("write the output elsewhere")
+    assert (glb.read_bytes(), cfg.read_bytes()) == before and no_temp_files(tmp_path)
+
+
+@pytest.mark.parametrize("cmd", ["lint", "report"])
+def test_output_through_a_symlink_writes_its_target_and_keeps_the_link(tmp_path, capsys, cmd):
+    target = tmp_path / "real.out"
+    target.write_text("old")
+    os.chmod(target, 0o640)
+    link = tmp_path / "link.out"
+    os.symlink(target, link)
+    fmt = ["--format", "json"] if cmd == "lint" else []
+    code, _, err = run([cmd, *fmt, "-o", link, FOX], capsys)
+    assert code in (0, 1), err
+    assert os.path.islink(link) and os.readlink(link) == str(target)
+    assert target.read_text() != "old" and stat.S_IMODE(os.stat(target).st_mode) == 0o640
+    assert no_temp_files(tmp_path)
+
+
+def test_output_that_exists_and_is_not_a_regular_file_is_refused(tmp_path, capsys):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    one_line_exit_2(["lint", "--format", "json", "-o", fifo, FOX], capsys, names=str(fifo),
+                    needle="exists and is not a regular file")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and no_temp_files(tmp_path)
+    (tmp_path / "dir").mkdir()
+    link = tmp_path / "to-dir"
+    os.symlink(tmp_path / "dir", link)
+    one_line_exit_2(["report", "-o", link, FOX], capsys, needle="is a directory")  # click's own check
+    assert os.path.isdir(tmp_path / "dir") and os.path.islink(link)
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["lint", "--select", "", FOX], "--select: no check id given"),
+    (["lint", "--allow", ",", FOX], "--allow: no check id given"),
+    (["report", "--select", "", "-o", "r.html", FOX], "--select: no check id given"),
+    (["lint", "--shard", "", FOX], "--shard: expected I/N"),
+    (["lint", "--config", "", FOX], "bad config '': empty path"),
+    (["--config", "", "lint", FOX], "bad config '': empty path"),
+    (["lint", "-o", "", FOX], "--output: empty path"),
+])
+def test_empty_values_are_errors_not_defaults(tmp_path, capsys, monkeypatch, argv, needle):
+    """An empty value is a mistake (an unset CI variable), never 'no checks' or 'no config'."""
+    monkeypatch.chdir(tmp_path)
+    one_line_exit_2(argv, capsys, needle=needle)
+    assert os.listdir(tmp_path) == []
+
+
+SLOW_PUBLISH = """
+import os, sys, time
+from animsmith.io import write
+real_fsync = write.os.fsync
+def slow_fsync(fd):
+    real_fsync(fd)
+    time.sleep(60)  # the temp file is complete and waiting to be renamed
+write.os.fsync = slow_fsync
+from animsmith.cli import main
+main(sys.argv[1:])
+"""
+
+
+@pytest.mark.parametrize("cmd", ["lint", "report"])
+def test_sigterm_while_publishing_leaves_no_temp_file(tmp_path, cmd):
+    """SIGTERM (a CI job cancelled) unwinds like Ctrl-C: the temp file beside the
+    output is removed, an existing output keeps its bytes, exit 143."""
+    import signal
+    import subprocess
+    import time
+
+    out = tmp_path / "result.out"
+    out.write_text("previous")
+    fmt = ["--format", "json"] if cmd == "lint" else []
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_PUBLISH, cmd, *fmt, "-o", str(out), FOX],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while no_temp_files(tmp_path) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        assert not no_temp_files(tmp_path), proc.communicate(timeout=5)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143 and "Traceback" not in err, err
+    assert out.read_text() == "previous" and no_temp_files(tmp_path)

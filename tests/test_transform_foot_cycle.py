@@ -215,3 +215,32 @@ def test_members_across_files_publish_together_into_out_dir(capsys, tmp_path):
     for name in offsets:
         ev = events_of(str(out_dir / f"{name}.glb"), name)
         assert max(fc.circular_distance(a, b) for a, b in zip(ev.as_list(), ref.as_list())) * (FRAMES - 1) <= 1.0 + 1e-9
+
+
+def test_output_folder_and_write_failures_are_one_named_line(capsys, tmp_path):
+    """An --out-dir that cannot be created, or an output that cannot be written, is exit 2
+    naming the path (not an internal error), and nothing is left behind."""
+    from animsmith.io.write import write_glb
+
+    offsets = {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}
+    paths = []
+    for name, o in offsets.items():
+        p = str(tmp_path / f"{name}.glb")
+        write_glb(asset_of(stepping_clip(name, o)), p)
+        paths.append(p)
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text(RING_TOML)
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    base = ["--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring", "--reference", "run_forward"]
+    rc, out, err = run_cli(capsys, *base, "--out-dir", str(afile / "sub"), *paths)
+    assert (rc, out) == (2, "")
+    assert err.startswith(f"animsmith: {afile / 'sub'}: cannot create the output folder: ") and err.count("\n") == 1
+    fifo = tmp_path / "out-fifo.glb"  # -o onto something that is not a regular file
+    os.mkfifo(fifo)
+    one = tmp_path / "one.glb"
+    write_glb(asset_of(*[stepping_clip(n, o) for n, o in offsets.items()]), str(one))
+    rc, out, err = run_cli(capsys, *base, "-o", str(fifo), str(one))
+    assert (rc, out) == (2, "")
+    assert err == f"animsmith: {fifo}: cannot write output: exists and is not a regular file\n"
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".animsmith-")]

@@ -28,14 +28,18 @@ def collection_grp():
 
 
 def _publish_all(files: Dict[str, bytes]) -> None:
-    """Write every file to a temp beside its target (fsync), then rename them all; on failure remove the temps."""
+    """Write every file to a temp beside its target (fsync), then rename them all; on failure
+    remove the temps. An ``OSError`` becomes an ``AnimsmithError`` naming the output."""
     import tempfile
 
-    from animsmith.io.write import published_mode
+    from animsmith.errors import AnimsmithError
+    from animsmith.io.write import publish_path, published_mode
 
     staged: List[Tuple[str, str]] = []
+    current = None
     try:
-        for path, data in files.items():
+        for current, data in files.items():
+            path = publish_path(current)
             directory = os.path.dirname(os.path.abspath(path)) or "."
             fd, tmp = tempfile.mkstemp(prefix=".animsmith-", suffix=".tmp", dir=directory)
             staged.append((tmp, path))
@@ -45,13 +49,16 @@ def _publish_all(files: Dict[str, bytes]) -> None:
                 fh.flush()
                 os.fsync(fh.fileno())
         for tmp, path in staged:
+            current = path
             os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         for tmp, _ in staged:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
+        if isinstance(exc, OSError):
+            raise AnimsmithError(f"cannot write output: {exc.strerror or exc}", path=current) from None
         raise
 
 
@@ -229,11 +236,11 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         doc["outcome"] = "dry-run"
     else:
         if out_dir is not None:
-            os.makedirs(out_dir, exist_ok=True)
-        try:
-            _publish_all({targets[f]: built[f] for f in sources})
-        except OSError as exc:
-            raise AnimsmithError(f"cannot write outputs: {exc.strerror or exc}") from None
+            try:
+                os.makedirs(out_dir, exist_ok=True)
+            except OSError as exc:
+                raise AnimsmithError(f"cannot create the output folder: {exc.strerror or exc}", path=out_dir) from None
+        _publish_all({targets[f]: built[f] for f in sources})
         doc["outcome"] = "published"
         doc["outputs"] = [targets[f] for f in sources]
     for p in plans:

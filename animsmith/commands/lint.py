@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 import click
 
@@ -92,12 +92,13 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     selected: Optional[List[str]] = None
     if select:
         selected = validate_check_ids(split_ids(select), "--select")
-    allowed = set(validate_check_ids(split_ids(allow), "--allow"))
+    allowed = set(validate_check_ids(split_ids(allow), "--allow")) if allow else set()
     files = expand_paths(list(paths))
+    check_output_path(output, files + [contract.path or ""])
     # CI additions (docs/ci.md): --shard, --output, progress bar on a TTY
     from animsmith.ci import parse_shard, run_lint_ci
 
-    shard_spec = parse_shard(shard) if shard else None
+    shard_spec = parse_shard(shard) if shard is not None else None
     with _progress(len(files)) as on_file:
         result = run_lint_ci(
             # only the JSON document carries per-clip measurements; the other formats never compute them
@@ -162,16 +163,19 @@ def _ran_checks(contract, selected) -> List[str]:
     ]
 
 
-def _file_mode(path: str) -> int:
-    """The permission bits a written file keeps: the existing file's, else 0o666 minus the umask."""
-    import stat
+def check_output_path(path: Optional[str], inputs: Sequence[str] = ()) -> None:
+    """``AnimsmithError`` (exit 2, before any work) when ``--output`` is empty or names
+    one of the command's input files (its GLBs, its config, the results it merges)."""
+    from animsmith.errors import AnimsmithError
+    from animsmith.io.write import same_file
 
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+    if path is None:
+        return
+    if not path:
+        raise AnimsmithError("--output: empty path")
+    for inp in inputs:
+        if inp and same_file(path, inp):
+            raise AnimsmithError(f"--output is also an input ({inp}); write the output elsewhere", path=path)
 
 
 def _write_output(path: str, text: str) -> None:
@@ -179,8 +183,6 @@ def _write_output(path: str, text: str) -> None:
     from animsmith.io.write import publish_bytes
 
     try:
-        mode = _file_mode(path)
         publish_bytes(path, text.encode("utf-8"))
-        os.chmod(path, mode)
     except OSError as exc:
         raise AnimsmithError(f"cannot write output: {exc.strerror or exc}", path=path) from None

@@ -169,16 +169,49 @@ def published_mode(path: str) -> int:
     return 0o666 & ~_current_umask()
 
 
+def publish_path(path: str) -> str:
+    """Where publishing at ``path`` writes: the file a symlink points to (the link
+    stays a link), else ``path`` itself.
+
+    ``OSError`` when ``path`` is empty, or names (through a link) something that
+    exists and is not a regular file: a folder, a FIFO or a device such as
+    ``/dev/stdout`` is never replaced by a rename.
+    """
+    import errno
+    import stat
+
+    if not path:
+        raise OSError(errno.ENOENT, "empty output path")
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    try:
+        st = os.stat(target)
+    except OSError:
+        return target  # nothing there yet (or unreachable: the write says why)
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(errno.EEXIST, "exists and is not a regular file")
+    return target
+
+
+def same_file(a: str, b: str) -> bool:
+    """``a`` and ``b`` name one existing file (links and relative paths resolved)."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
 def publish_bytes(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically: temp file beside it, fsync, rename.
 
-    A reader never sees a half-written file; on any failure the temp file is
-    removed and an existing ``path`` keeps its bytes. The published file has
-    :func:`published_mode` permissions (an existing file's mode, else
-    ``0o666 & ~umask``), not the temp file's 0600.
+    A reader never sees a half-written file; on any failure (an exception,
+    SIGINT, or SIGTERM under the CLI) the temp file is removed and an existing
+    ``path`` keeps its bytes. The published file has :func:`published_mode`
+    permissions (an existing file's mode, else ``0o666 & ~umask``), not the
+    temp file's 0600. A symlink at ``path`` is followed (:func:`publish_path`).
     """
     import tempfile
 
+    path = publish_path(path)
     directory = os.path.dirname(os.path.abspath(path)) or "."
     mode = published_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=".animsmith-", suffix=".tmp", dir=directory)
