@@ -215,3 +215,26 @@ def test_contacts_follow_authored_markers_like_foot_slide(tmp_path, capsys):
     assert left["stance"] == [int(0.2 - 1e-6 <= x <= 0.5 + 1e-6) for x in t]
     h = 0.1 - 0.05 * np.sin(2 * np.pi * t)  # right foot height: antiphase of the left
     assert right["stance"] == [int(x) for x in (h - h.min() <= 0.03 + 1e-9)]
+
+
+def test_long_clip_view_samples_only_the_shown_frames(tmp_path):
+    """A clip longer than MAX_FRAMES: the view holds exactly the full grid's rows at the
+    shown samples, but the full-skeleton grid is never built (memory follows the page)."""
+    from animsmith.core.analysis import analyze_asset
+    from animsmith.core.pose import sample_pose
+    from animsmith.io.read import load_asset
+    from animsmith.report.collect import MAX_FRAMES, clip_view, frame_indices
+
+    glb = write_clips(tmp_path / "long.glb", [gait_clip("walk", frames=3001, velocity_mps=(0.0, 0.0, 1.0))])
+    asset = load_asset(glb)
+    roles, (analysis,) = analyze_asset(asset)
+    view = clip_view(analysis, roles, 0.03, with_local=True)
+    assert analysis.grid._full is None
+    n = analysis.grid.frame_count
+    idx = frame_indices(n)
+    assert n == 3001 and view["frames"] == len(idx) <= MAX_FRAMES + 1
+    full = sample_pose(asset.skeleton, analysis.clip, analysis.grid.times_s)
+    np.testing.assert_array_equal(view["pos"], np.round(full.model_position_m[idx].reshape(-1), 4))
+    np.testing.assert_array_equal(view["local"]["r"], np.round(full.local_rotation[idx].reshape(-1), 6))
+    left = asset.skeleton.names.index("LeftFoot")
+    np.testing.assert_array_equal(view["feet"]["left"]["height"], np.round(full.model_position_m[idx, left, 1], 4))

@@ -638,21 +638,25 @@ class LazyPoseGrid(PoseGrid):
                 if b not in self._rot:
                     self._rot[b] = rot[i]
 
-    def model_pose_at(self, frames) -> Tuple[np.ndarray, np.ndarray]:
-        """(positions (k, B, 3), rotations (k, B, 4)) of every bone at grid samples ``frames``.
+    def pose_at(self, frames) -> PoseGrid:
+        """The rows ``frames`` of the full grid, as a :class:`PoseGrid` of k samples.
 
-        The same values as ``model_position_m[frames]`` / ``model_rotation[frames]``:
-        each sample's pose depends only on its own time (interpolation and the
-        FK chain run sample by sample), so the skeleton is sampled and chained
-        at those times only, unless the full grid is already there.
+        Each sample's pose depends only on its own time (interpolation and the FK
+        chain run sample by sample), so the skeleton is sampled and chained at
+        those times only — a few hundred rows of a 200,000-frame clip cost what
+        they cost, not the whole grid — unless the full grid is already there.
         """
         idx = np.asarray(frames, dtype=np.intp).reshape(-1)
         if self._full is None and _samples_independent(self._clip):
-            some = sample_pose(self._skeleton, self._clip, self.times_s[idx], duration_s=self.duration_s)
-            return some.model_position_m, some.model_rotation
+            return sample_pose(self._skeleton, self._clip, self.times_s[idx], duration_s=self.duration_s)
         # unsorted or NaN key times: a segment search that depends on the other times
-        full = self._full_grid()
-        return full.model_position_m[idx], full.model_rotation[idx]
+        return _rows(self._full_grid(), idx)
+
+    def model_pose_at(self, frames) -> Tuple[np.ndarray, np.ndarray]:
+        """(positions (k, B, 3), rotations (k, B, 4)) of every bone at grid samples ``frames``:
+        the same values as ``model_position_m[frames]`` / ``model_rotation[frames]`` (:meth:`pose_at`)."""
+        some = self.pose_at(frames)
+        return some.model_position_m, some.model_rotation
 
     def model_positions_m(self, bones) -> np.ndarray:
         """(N, len(bones), 3) model positions of ``bones`` (same values as ``model_position_m[:, bones]``)."""
@@ -685,6 +689,28 @@ def model_positions_m(grid: PoseGrid, bones) -> np.ndarray:
     if callable(fn):
         return fn(bones)
     return np.asarray(grid.model_position_m)[:, np.asarray(bones, dtype=np.intp).reshape(-1)]
+
+
+def _rows(grid: PoseGrid, idx: np.ndarray) -> PoseGrid:
+    """The samples ``idx`` of a pose grid, as a pose grid."""
+    return PoseGrid(
+        times_s=np.asarray(grid.times_s)[idx],
+        local_translation=np.asarray(grid.local_translation)[idx],
+        local_rotation=np.asarray(grid.local_rotation)[idx],
+        local_scale=np.asarray(grid.local_scale)[idx],
+        model_matrix=np.asarray(grid.model_matrix)[idx],
+        model_position_m=np.asarray(grid.model_position_m)[idx],
+        model_rotation=np.asarray(grid.model_rotation)[idx],
+        duration_s=grid.duration_s,
+    )
+
+
+def pose_at(grid: PoseGrid, frames) -> PoseGrid:
+    """Samples ``frames`` of any pose grid as a pose grid (lazy grids sample and chain those times only)."""
+    fn = getattr(grid, "pose_at", None)
+    if callable(fn):
+        return fn(frames)
+    return _rows(grid, np.asarray(frames, dtype=np.intp).reshape(-1))
 
 
 def model_pose_at(grid: PoseGrid, frames) -> Tuple[np.ndarray, np.ndarray]:

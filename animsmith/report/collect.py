@@ -92,14 +92,22 @@ def horizontal_speed_mps(xz: np.ndarray, times_s: np.ndarray) -> np.ndarray:
 
 
 def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dict[str, Any]:
-    """What the page draws for one clip, from ``analysis.grid`` (module docstring)."""
+    """What the page draws for one clip, from ``analysis.grid`` (module docstring).
+
+    Only the shown samples of the whole skeleton are computed (``core.pose.pose_at``:
+    the same values as those rows of the full grid), and the foot heights of
+    every judged sample from the foot bones' chains: memory follows the page,
+    not the clip's length.
+    """
+    from animsmith.core.pose import model_positions_m, pose_at
     from animsmith.core.trajectory import travel_bone
 
     grid = analysis.grid
     n = grid.frame_count
     idx = frame_indices(n)
     times = grid.times_s[idx]
-    pos = grid.model_position_m[idx]
+    shown = pose_at(grid, idx)
+    pos = shown.model_position_m
     view: Dict[str, Any] = {
         "name": analysis.clip.name,
         "duration_s": round(float(grid.duration_s), 6),
@@ -112,16 +120,16 @@ def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dic
     }
     if with_local:
         view["local"] = {
-            "t": rounded(grid.local_translation[idx]),
-            "r": rounded(grid.local_rotation[idx], 6),
-            "s": rounded(grid.local_scale[idx]),
+            "t": rounded(shown.local_translation),
+            "r": rounded(shown.local_rotation, 6),
+            "s": rounded(shown.local_scale),
         }
     feet = {}
     for side in ("left", "right"):
         bone = side_bone(roles, side)
         if bone is None:
             continue
-        height = grid.model_position_m[:, bone, 1]
+        height = model_positions_m(grid, [bone])[:, 0, 1]
         stance, source = foot_stance(analysis, bone, height, grid.times_s, contact_height_m)
         feet[side] = {
             "bone": str(analysis.skeleton.names[bone]),
@@ -133,7 +141,7 @@ def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dic
     view["contact_height_m"] = float(contact_height_m)
     bone, why = travel_bone(roles)
     if bone is not None and n >= 2:
-        xz = grid.model_position_m[idx][:, bone][:, [0, 2]]
+        xz = pos[:, bone][:, [0, 2]]
         view["speed"] = {"bone": str(analysis.skeleton.names[bone]), "mps": rounded(horizontal_speed_mps(xz, times))}
     else:
         view["speed"] = {"bone": None, "mps": [], "unavailable": why if bone is None else "fewer than 2 samples"}
