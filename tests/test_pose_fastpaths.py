@@ -364,3 +364,23 @@ def test_full_fk_on_infinite_keys_warns_nothing():
         assert not np.isfinite(g.model_position_m[0, 1]).all()  # the child of the bad bone at t = 0
         np.testing.assert_array_equal(g.model_position_m[:, 2], [[2, 0, 0], [2, 1.5, 0], [2, 3, 0]])
         np.testing.assert_array_equal(g.model_position_m[2, 1], [0, 1, 0])  # the bad key is gone at t = 1
+
+
+def test_fk_in_frame_chunks_gives_the_same_bytes(monkeypatch):
+    """Long clips run FK in passes of FK_CHUNK_FRAMES frames (bounded temporaries): in
+    passes of 3 frames the full grid (61 samples) and the bone subsets of the judged grid
+    (7 samples) are the same bytes as in one pass."""
+    sk, clip = _rig_and_clip()
+    times = np.linspace(-0.2, 1.4, 61)
+    whole = sample_pose(sk, clip, times)
+    lazy_whole = pose_grid(sk, clip)
+    subsets = [lazy_whole.model_positions_m([7, 5, 6]), lazy_whole.model_rotations([7, 8])]
+    monkeypatch.setattr(pose, "FK_CHUNK_FRAMES", 3)
+    assert pose._frame_chunks(7) == [(0, 3), (3, 6), (6, 7)]
+    parts = sample_pose(sk, clip, times)
+    for name in ("model_matrix", "model_position_m", "model_rotation"):
+        assert getattr(parts, name).tobytes() == getattr(whole, name).tobytes(), name
+    lazy = pose_grid(sk, clip)
+    assert lazy.frame_count == 7
+    assert lazy.model_positions_m([7, 5, 6]).tobytes() == subsets[0].tobytes()
+    assert lazy.model_rotations([7, 8]).tobytes() == subsets[1].tobytes()

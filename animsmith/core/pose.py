@@ -295,11 +295,27 @@ def _rotation_cm(q: np.ndarray) -> np.ndarray:
     return m.reshape((3, 3) + q.shape[1:])
 
 
+#: frames per FK pass: one pass's temporaries (~0.5 KB a bone-frame) stay bounded on
+#: long clips; every sample is chained on its own, so passes give the same bytes
+FK_CHUNK_FRAMES = 8192
+
+
+def _frame_chunks(n: int):
+    """(lo, hi) frame ranges of at most FK_CHUNK_FRAMES covering 0..n."""
+    return [(lo, min(n, lo + FK_CHUNK_FRAMES)) for lo in range(0, n, FK_CHUNK_FRAMES)]
+
+
 def _model_matrices(levels, rq: np.ndarray, t: np.ndarray, s: Optional[np.ndarray], rest_matrix, fixed: np.ndarray) -> np.ndarray:
     """Bone-major model matrices (B, N, 4, 4) = parent model · T·R·S from component-major
     unit rotations rq (4, B, N), translations t (3, B, N) and scales s (3, B, N) (``None``:
     all ones); bones in ``fixed`` use their rest matrix."""
     b, n = rq.shape[1], rq.shape[2]
+    if n > FK_CHUNK_FRAMES:
+        out = np.empty((b, n, 4, 4))
+        for lo, hi in _frame_chunks(n):
+            part = None if s is None else s[:, :, lo:hi]
+            out[:, lo:hi] = _model_matrices(levels, rq[:, :, lo:hi], t[:, :, lo:hi], part, rest_matrix, fixed)
+        return out
     local = np.zeros((16, b, n))  # component-major local matrices, row-major 4x4
     lin = _rotation_rows(rq)
     if s is not None:
@@ -320,6 +336,11 @@ def _model_rotations(levels, rq: np.ndarray) -> np.ndarray:
     level; the last column is the model rotation (a product of unit quaternions),
     sign-flipped to w >= 0."""
     b, n = rq.shape[1], rq.shape[2]
+    if n > FK_CHUNK_FRAMES:
+        out = np.empty((b, n, 4))
+        for lo, hi in _frame_chunks(n):
+            out[:, lo:hi] = _model_rotations(levels, rq[:, :, lo:hi])
+        return out
     lm = _chain(levels, np.matmul(rq.transpose(1, 2, 0), _L_MAP).reshape(b, n, 4, 4))
     q = lm[..., :, 3]
     return q * np.where(q[..., 3:4] < 0, -1.0, 1.0)
@@ -616,8 +637,12 @@ class LazyPoseGrid(PoseGrid):
                 s = np.empty((3, b, n))
                 s[:] = rest_s.T[:, :, None]
         fixed = np.asarray(skel.has_matrix, dtype=bool)[sub] & ~np.array(animated, dtype=bool)
-        model = _model_matrices(plan.levels, rq, t, s, np.asarray(skel.rest_matrix)[sub], fixed)
-        pos = np.ascontiguousarray(model[:, :, :3, 3].transpose(1, 0, 2))
+        rest = np.asarray(skel.rest_matrix)[sub]
+        pos = np.empty((n, b, 3))
+        for lo, hi in _frame_chunks(n):  # only positions are kept: no (S, N, 4, 4) array for a long clip
+            part = None if s is None else s[:, :, lo:hi]
+            model = _model_matrices(plan.levels, rq[:, :, lo:hi], t[:, :, lo:hi], part, rest, fixed)
+            pos[lo:hi] = model[:, :, :3, 3].transpose(1, 0, 2)
         return _Block(plan, pos, rq)
 
     def _ensure_rotations(self, bones: List[int]) -> None:
