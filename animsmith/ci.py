@@ -168,18 +168,26 @@ def check_shards(docs: Sequence[Tuple[str, Dict[str, Any]]]) -> Optional[int]:
     return total
 
 
+def _check_header(source: str, doc: Any) -> None:
+    """A ``lint --format json`` document of the supported schema version, else ``AnimsmithError``."""
+    from animsmith.render.json import SCHEMA_VERSION
+
+    if not isinstance(doc, dict) or doc.get("command") != "lint" or not isinstance(doc.get("files"), list):
+        raise AnimsmithError("not an `animsmith lint --format json` result", path=source)
+    if doc.get("schema_version") != SCHEMA_VERSION:
+        version = doc.get("schema_version")
+        small = version is None or type(version) in (int, float, bool) or (isinstance(version, str) and len(version) <= 20)
+        shown = ascii(version) if small else f"of type {_json_type(version)}"
+        raise AnimsmithError(f"schema_version {shown} is not supported (expected {SCHEMA_VERSION})", path=source)
+
+
 def merge_lint_docs(docs: Sequence[Tuple[str, Dict[str, Any]]]) -> Dict[str, Any]:
     """One lint JSON document from several (``(source name, document)`` pairs); shard results
     must be every shard of one run (:func:`check_shards`)."""
     from animsmith.render.json import SCHEMA_VERSION
 
     for source, doc in docs:
-        if not isinstance(doc, dict) or doc.get("command") != "lint" or not isinstance(doc.get("files"), list):
-            raise AnimsmithError("not an `animsmith lint --format json` result", path=source)
-        if doc.get("schema_version") != SCHEMA_VERSION:
-            raise AnimsmithError(
-                f"schema_version {doc.get('schema_version')!r} is not supported (expected {SCHEMA_VERSION})", path=source
-            )
+        _check_header(source, doc)
     total = check_shards(docs)
     files: List[Dict[str, Any]] = []
     seen: Dict[str, str] = {}
@@ -222,3 +230,242 @@ def doc_exit_code(doc: Dict[str, Any], deny_warnings: bool = False) -> int:
     """1 when the document holds an error (or a warning with ``deny_warnings``), else 0."""
     s = doc["summary"]
     return 1 if s["errors"] or (deny_warnings and s["warnings"]) else 0
+
+
+# --- merge-results input checks -------------------------------------------------------------
+#
+# ``merge-results`` reads documents written by someone else (a CI artifact): before
+# anything renders them, :func:`read_lint_doc` checks that each is JSON of bounded
+# size and depth with finite numbers and valid Unicode, and that every field the
+# renderers read has the type they need (a hand-written subset of
+# docs/schema/lint-output.schema.json; values the renderers only copy - measurements,
+# rig, measured/expected - are checked for depth and numbers only, unknown keys pass).
+
+#: the largest ``merge-results`` input, checked with ``os.stat`` before reading (docs/ci.md)
+MAX_RESULT_BYTES = 128 * 1024 * 1024
+#: the deepest nesting accepted in a ``merge-results`` input (a lint result nests 8 levels)
+MAX_RESULT_DEPTH = 64
+#: integers must fit in 64 bits (a renderer turns numbers into floats)
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+
+_SEVERITIES = ("error", "warning", "note")
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _where(loc: Any) -> str:
+    """``files[3].findings[0].severity`` of a location ``(parent, key)`` chain (None = the top level)."""
+    import json
+    import re
+
+    parts: List[str] = []
+    while loc is not None:
+        loc, key = loc
+        if isinstance(key, int):
+            parts.append(f"[{key}]")
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", key):
+            parts.append(f".{key}")
+        else:  # shown quoted and ASCII-escaped, at most 40 characters of it
+            parts.append(f"[{json.dumps(key[:40] + ('...' if len(key) > 40 else ''))}]")
+    parts.reverse()
+    if parts and parts[0].startswith("."):
+        parts[0] = parts[0][1:]
+    text = ""
+    for part in parts:
+        if len(text) + len(part) > 100:  # e.g. deep nesting: the start says where
+            return text + "..."
+        text += part
+    return text or "top level"
+
+
+def _bad(source: str, loc: Any, problem: str) -> AnimsmithError:
+    return AnimsmithError(f"{_where(loc)}: {problem}", path=source)
+
+
+def _is_id(v: Any) -> bool:
+    import re
+
+    return isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}", v) is not None
+
+
+def _is_number(v: Any) -> bool:
+    return type(v) in (int, float)
+
+
+# (description, test) of the value kinds the renderers read
+_STR = ("a string", lambda v: isinstance(v, str))
+_STR_OR_NULL = ("a string or null", lambda v: v is None or isinstance(v, str))
+_NUM_OR_NULL = ("a number or null", lambda v: v is None or _is_number(v))
+_LIST = ("an array", lambda v: isinstance(v, list))
+_LIST_OR_NULL = ("an array or null", lambda v: v is None or isinstance(v, list))
+_DICT = ("an object", lambda v: isinstance(v, dict))
+_DICT_OR_NULL = ("an object or null", lambda v: v is None or isinstance(v, dict))
+_ID = ("an identifier of letters, digits, '-', '_' and '.' (at most 100)", _is_id)
+_SEVERITY = ("one of " + ", ".join(_SEVERITIES), lambda v: isinstance(v, str) and v in _SEVERITIES)
+
+# (key, kind, required) per object the renderers read
+_DOC_FIELDS = (("config", _STR_OR_NULL, False),)
+_FILE_FIELDS = (
+    ("path", _STR, True),
+    ("rig", _DICT_OR_NULL, False),
+    ("findings", _LIST, True),
+    ("coverage_gaps", _LIST, True),
+    ("measurements", _DICT, False),
+)
+_FINDING_FIELDS = (
+    ("check_id", _ID, True),
+    ("severity", _SEVERITY, True),
+    ("message", _STR, True),
+    ("clip", _STR_OR_NULL, False),
+    ("group", _STR_OR_NULL, False),
+    ("bone", _STR_OR_NULL, False),
+    ("time_s", _NUM_OR_NULL, False),
+    ("members", _LIST_OR_NULL, False),
+)
+_GAP_FIELDS = (
+    ("check_id", _ID, True),
+    ("code", _ID, True),
+    ("scope", _STR_OR_NULL, False),
+    ("subjects", _LIST, True),
+    ("message", _STR, True),
+)
+
+
+def _check_fields(source: str, loc: Any, obj: Any, fields) -> None:
+    if not isinstance(obj, dict):
+        raise _bad(source, loc, f"must be an object, not {_json_type(obj)}")
+    for key, (what, ok), required in fields:
+        if key not in obj:
+            if required:
+                raise _bad(source, (loc, key), f"missing (must be {what})")
+        elif not ok(obj[key]):
+            raise _bad(source, (loc, key), f"must be {what}")
+
+
+def _check_items(source: str, loc: Any, items: List[Any], what: str, ok: Callable[[Any], bool]) -> None:
+    for i, item in enumerate(items):
+        if not ok(item):
+            raise _bad(source, (loc, i), f"must be {what}, not {_json_type(item)}")
+
+
+def check_lint_structure(source: str, doc: Any) -> None:
+    """Every field the renderers read (text, JSON, SARIF, GitHub, JUnit, Markdown) has the
+    type they need; ``AnimsmithError`` naming the first one that does not, with its location."""
+    _check_header(source, doc)
+    _check_fields(source, None, doc, _DOC_FIELDS)
+    for i, fr in enumerate(doc["files"]):
+        floc = ((None, "files"), i)
+        _check_fields(source, floc, fr, _FILE_FIELDS)
+        for j, f in enumerate(fr["findings"]):
+            loc = ((floc, "findings"), j)
+            _check_fields(source, loc, f, _FINDING_FIELDS)
+            if f.get("members") is not None:
+                _check_items(source, (loc, "members"), f["members"], "an object or a string", lambda m: isinstance(m, (dict, str)))
+        for j, g in enumerate(fr["coverage_gaps"]):
+            loc = ((floc, "coverage_gaps"), j)
+            _check_fields(source, loc, g, _GAP_FIELDS)
+            _check_items(source, (loc, "subjects"), g["subjects"], "a string", lambda v: isinstance(v, str))
+
+
+def check_json_values(source: str, doc: Any, strings: bool = True) -> None:
+    """No nesting deeper than :data:`MAX_RESULT_DEPTH`, only finite numbers and 64-bit
+    integers, and (``strings``) no lone surrogate in a string or key (not Unicode: no
+    output could encode it). Iterative: a hostile depth cannot exhaust the stack."""
+    stack = [(doc, 1, None)]
+    while stack:
+        node, depth, loc = stack.pop()
+        if depth > MAX_RESULT_DEPTH:
+            raise _bad(source, loc, f"nested too deeply (more than {MAX_RESULT_DEPTH} levels)")
+        if isinstance(node, dict):
+            if strings:
+                for key in node:
+                    if not _is_unicode(key):
+                        raise _bad(source, (loc, key), "key is not valid Unicode (a lone surrogate escape such as \\ud800)")
+            items = node.items()
+        else:
+            items = enumerate(node)
+        children = []
+        for key, value in items:
+            kind = type(value)
+            if kind is float:
+                if value - value != 0.0:  # NaN or +-Infinity (also an out-of-range literal like 1e400)
+                    label = "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+                    raise _bad(source, (loc, key), f"not a finite number ({label}; JSON numbers must be finite)")
+            elif kind is int:
+                if not _INT_MIN <= value <= _INT_MAX:
+                    raise _bad(source, (loc, key), "integer out of range (more than 64 bits)")
+            elif kind is dict or kind is list:
+                children.append((value, depth + 1, (loc, key)))
+            elif strings and kind is str and not _is_unicode(value):
+                raise _bad(source, (loc, key), "not valid Unicode (a lone surrogate escape such as \\ud800)")
+        stack.extend(reversed(children))  # first child on top: problems found in document order
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def read_lint_doc(path: str) -> Dict[str, Any]:
+    """Read, parse and check one ``merge-results`` input: a regular file of at most
+    :data:`MAX_RESULT_BYTES` (``os.stat`` before reading), UTF-8 JSON with bounded depth,
+    finite numbers and valid Unicode (:func:`check_json_values`) holding a lint result
+    the renderers can use (:func:`check_lint_structure`). ``AnimsmithError`` naming
+    ``path`` otherwise."""
+    import json
+    import re
+    import stat
+
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block, a device never end
+            raise AnimsmithError("not a regular file", path=path)
+        if st.st_size > MAX_RESULT_BYTES:  # refused before reading it
+            raise AnimsmithError(_too_large(st.st_size), path=path)
+        with open(path, "rb") as fh:
+            data = fh.read(st.st_size + 1)  # bounded even if the file grows meanwhile
+    except OSError as exc:
+        raise AnimsmithError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    if len(data) > MAX_RESULT_BYTES:
+        raise AnimsmithError(_too_large(len(data)), path=path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AnimsmithError(f"not valid JSON ({exc})", path=path) from None
+    del data
+    try:
+        doc = json.loads(text)
+    except RecursionError:
+        raise AnimsmithError("not valid JSON (nested too deeply)", path=path) from None
+    except ValueError as exc:
+        raise AnimsmithError(f"not valid JSON ({exc})", path=path) from None
+    # a lone surrogate can only come from a \uD800-\uDFFF escape: check strings only then
+    strings = re.search(r"\\u[dD][89a-fA-F]", text) is not None
+    del text
+    check_lint_structure(path, doc)
+    check_json_values(path, doc, strings=strings)
+    return doc
+
+
+def _too_large(size: int) -> str:
+    return (
+        f"too large to merge ({size} bytes; the limit is {MAX_RESULT_BYTES // 2**20} MiB a file: "
+        "split the run into more shards)"
+    )

@@ -16,23 +16,10 @@ from animsmith.render import FORMATS
 
 
 def _read_doc(path: str):
-    from animsmith.errors import AnimsmithError
+    """The checked lint document of ``path`` (``ci.read_lint_doc``); ``AnimsmithError`` naming it."""
+    from animsmith.ci import read_lint_doc
 
-    import os
-    import stat
-
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):  # a FIFO would block, a device never end
-            raise AnimsmithError("not a regular file", path=path)
-        with open(path, "rb") as fh:
-            data = fh.read(st.st_size + 1)
-    except OSError as exc:
-        raise AnimsmithError(f"cannot read: {exc.strerror or exc}", path=path) from None
-    try:
-        return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise AnimsmithError(f"not valid JSON ({exc})", path=path) from None
+    return read_lint_doc(path)
 
 
 @click.command(
@@ -53,8 +40,9 @@ def merge_cmd(results, fmt, output, deny_warnings):
     missing shard is exit 2, not a smaller clean result).
     """
     from animsmith.ci import doc_exit_code, merge_lint_docs
-    from animsmith.commands.lint import _stdout_is_tty, _write_output
+    from animsmith.commands.lint import _stdout_is_tty, _write_output, check_output_path
 
+    check_output_path(output, list(results))
     doc = merge_lint_docs([(p, _read_doc(p)) for p in results])
     if output is not None:
         _write_output(output, _render(doc, fmt, deny_warnings))
