@@ -509,3 +509,23 @@ def test_sigterm_while_publishing_leaves_no_temp_file(tmp_path, cmd):
         proc.kill()
     assert proc.returncode == 143 and "Traceback" not in err, err
     assert out.read_text() == "previous" and no_temp_files(tmp_path)
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS file systems refuse non-UTF-8 names")
+@pytest.mark.parametrize("cmd", ["lint", "report"])
+def test_file_name_that_is_not_utf8_is_written_escaped(tmp_path, capsys, cmd):
+    """os.fsdecode turns byte 0xff of a name into U+DCFF; a written output holds it as the
+    JSON/JS escape \\udcff (valid UTF-8 text that reads back to the same name)."""
+    import json
+
+    raw = os.path.join(os.fsencode(tmp_path), b"b\xffd.glb")
+    shutil.copy(FOX, raw)
+    name = os.fsdecode(raw)
+    out = tmp_path / "out.txt"
+    fmt = ["--format", "json"] if cmd == "lint" else []
+    code, _, err = run([cmd, *fmt, "-o", out, name], capsys)
+    assert code in (0, 1) and err == "", err
+    text = out.read_bytes().decode("utf-8")  # strict: the file is valid UTF-8
+    assert "\\udcff" in text
+    if cmd == "lint":
+        assert json.loads(text)["files"][0]["path"] == name

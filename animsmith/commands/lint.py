@@ -182,7 +182,10 @@ def _write_output(path: str, text: str) -> None:
     from animsmith.errors import AnimsmithError
     from animsmith.io.write import publish_bytes
 
+    # a file name that is not UTF-8 arrives as lone surrogates (os.fsdecode): written as the
+    # escape \udcXX, which JSON reads back to the same name, instead of failing the write
+    data = text.encode("utf-8", "backslashreplace")
     try:
-        publish_bytes(path, text.encode("utf-8"))
+        publish_bytes(path, data)
     except OSError as exc:
         raise AnimsmithError(f"cannot write output: {exc.strerror or exc}", path=path) from None

@@ -56,7 +56,7 @@ def report_cmd(ctx, paths, config_path, output, clip_name, select):
         reason = f"no clip named {clip_name!r} (clips: {listed})"
         raise AnimsmithError(reason, files[0]) if len(files) == 1 else AnimsmithError(reason + f" in {len(files)} files")
     page = render_html(data, contract, clip_filter=clip_name)
-    raw = page.encode("utf-8")
+    raw = page.encode("utf-8", "backslashreplace")  # as _write_output writes it
     _write_output(output, page)
     findings = sum(len(f.findings) for f in data.result.files)
     from animsmith.render.text import escape
