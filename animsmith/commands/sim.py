@@ -23,7 +23,7 @@ def _positive(name: str, value, *, integer: bool = False):
     if value is None:
         return None
     if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-        raise click.BadParameter(f"must be a finite number > 0, got {value!r}", param_hint=name)
+        raise click.BadParameter(f"must be a finite number > 0, got {value:g}", param_hint=name)
     return value
 
 
@@ -34,7 +34,9 @@ def _write(path: str, data: bytes) -> None:
     try:
         publish_bytes(path, data)
     except OSError as exc:
-        raise AnimsmithError(f"cannot write output: {exc.strerror or exc}", path) from None
+        from animsmith.render.text import escape
+
+        raise AnimsmithError(f"cannot write output: {exc.strerror or exc}", escape(path)) from None
 
 
 @click.group(name="sim")
@@ -78,21 +80,26 @@ def catalog_cmd(fmt: str) -> int:
 @click.option("--in-place/--root-motion", "in_place", default=True, show_default=True, help="Keep the root's travel out of the clip, or bake it in.")
 def bake_cmd(creature: str, output: str, terrain: str, speed, cycles: float, fps: float, in_place: bool) -> int:
     """Bake CREATURE (a catalog name or a .toml/.json file) walking straight ahead into a GLB."""
-    from animsmith.sim.bake import bake, to_glb
+    from animsmith.render.text import escape
+    from animsmith.sim.bake import BakeRequestError, bake, bake_plan, to_glb
     from animsmith.sim.creature import resolve_creature
+
+    from animsmith.commands.lint import check_output_path
 
     _positive("--speed", speed)
     _positive("--cycles", cycles)
     _positive("--fps", fps)
+    check_output_path(output, [creature])  # a creature file given as its own output
     c = resolve_creature(creature)
-    samples = (cycles * c.cycle_m / (speed or c.clip_speed)) * fps
-    if samples > 1_000_000:
-        raise click.BadParameter(f"{samples:.0f} keys per channel is over the 1,000,000 limit", param_hint="--cycles/--fps")
+    try:
+        bake_plan(c, speed, cycles, fps)
+    except BakeRequestError as exc:
+        raise click.BadParameter(exc.reason, param_hint=exc.params) from None
     baked = bake(c, terrain=terrain, speed_mps=speed, cycles=cycles, fps=fps, root_motion=not in_place)
     _write(output, to_glb(baked))
     w = baked.walk
     click.echo(
-        f"{output}: {c.name} {terrain} {baked.speed_mps:g} m/s, {len(w.times_s)} keys over {w.times_s[-1]:.4f} s "
+        f"{escape(output)}: {c.name} {terrain} {baked.speed_mps:g} m/s, {len(w.times_s)} keys over {w.times_s[-1]:.4f} s "
         f"({'in-place' if in_place else 'root-motion'}), {len(baked.events)} contact events, "
         f"worst reach shortfall {w.worst_shortfall_m * 1e3:.3f} mm"
     )

@@ -22,14 +22,17 @@ and :func:`contact_stance_mask` here are thin wrappers over it).
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
 from animsmith.core.contacts import CONTACTS_KEY, CONTACTS_VERSION  # the core owns the marker format
+from animsmith.errors import AnimsmithError
 from animsmith.model import Asset, Channel, Clip, Skeleton
-from animsmith.sim.creature import Creature
+from animsmith.sim.creature import Creature, creature_errors
 from animsmith.sim.terrain import Terrain
 from animsmith.sim.walker import Walk, WalkOptions, contact_events, loop_seam_phase, segment_rotations, simulate
 
@@ -167,18 +170,111 @@ class Baked:
         return self.clip.channels[0].times.astype(np.float64) if self.clip.channels else self.walk.times_s
 
 
-def sample_times_s(creature: Creature, speed_mps: float, cycles: float, fps: Optional[float], samples_per_cycle: Optional[int]) -> np.ndarray:
-    """Uniform key times over exactly ``cycles`` gait cycles (first and last pose equal).
+#: bake limits (docs/sim.md, "Limits and errors")
+MAX_KEYS = 1_000_000  # keys per channel
+MAX_BONE_KEYS = 10_000_000  # keys per channel × bones: bounds the walk's time and memory (≈ 3 GB)
+MAX_CYCLES = 1000.0
+#: the core ignores a marker block with more events (core.contacts), so a bake never writes one
+MAX_EVENTS = 100_000
+
+
+class BakeRequestError(AnimsmithError):
+    """Speed / cycles / rate that give no usable clip; ``params`` names the flags at fault."""
+
+    def __init__(self, reason: str, params: str):
+        super().__init__(reason)
+        self.params = params
+
+
+@dataclass(frozen=True)
+class BakePlan:
+    speed_mps: float
+    cycles: float
+    duration_s: float
+    intervals: int
+    times_s: np.ndarray  # the key times as stored (float32 values, float64 array)
+
+
+def bake_plan(creature: Creature, speed_mps: Optional[float] = None, cycles: float = 1.0, fps: Optional[float] = 30.0, samples_per_cycle: Optional[int] = None) -> BakePlan:
+    """Check a bake request against the limits and compute its key times.
 
     ``duration = cycles·cycle_m / speed``; intervals = ``samples_per_cycle·cycles``
-    when given, else ``max(2, round(duration·fps))``.
+    when given, else ``duration·fps``, rounded, at least 2. Raises
+    :class:`BakeRequestError` for a speed outside [MIN_SPEED_MPS,
+    MAX_SPEED_MPS], cycles outside (0, MAX_CYCLES], a rate that is not a
+    finite number > 0, a clip of fewer than 2 keys at the requested rate
+    (intervals rounding to 0), more than MAX_KEYS keys per channel or
+    MAX_BONE_KEYS keys × bones, more than MAX_EVENTS contact events, or key
+    times that collide once stored as float32.
     """
-    duration = cycles * creature.cycle_m / speed_mps
+    from animsmith.sim.creature import MAX_SPEED_MPS, MIN_SPEED_MPS
+
+    speed = creature.clip_speed if speed_mps is None else speed_mps
+    if not _real(speed) or not MIN_SPEED_MPS <= float(speed) <= MAX_SPEED_MPS:
+        raise BakeRequestError(f"speed {_g(speed)} m/s out of range (needs >= {MIN_SPEED_MPS:g} and <= {MAX_SPEED_MPS:g})", "--speed")
+    speed = float(speed)
+    if not _real(cycles) or not 0.0 < float(cycles) <= MAX_CYCLES:
+        raise BakeRequestError(f"cycles {_g(cycles)} out of range (needs > 0 and <= {MAX_CYCLES:g})", "--cycles")
+    cycles = float(cycles)
+    duration = cycles * creature.cycle_m / speed
     if samples_per_cycle:
-        k = max(2, int(round(samples_per_cycle * cycles)))
+        if not isinstance(samples_per_cycle, numbers.Integral) or isinstance(samples_per_cycle, bool) or samples_per_cycle < 1:
+            raise BakeRequestError(f"samples per cycle {_g(samples_per_cycle)} (needs a whole number >= 1)", "samples_per_cycle")
+        raw, params = samples_per_cycle * cycles, "--cycles"
     else:
-        k = max(2, int(round(duration * (fps or 30.0))))
-    return np.linspace(0.0, duration, k + 1)
+        rate = 30.0 if fps is None else fps
+        if not _real(rate) or not (math.isfinite(rate) and rate > 0):
+            raise BakeRequestError(f"key rate {_g(rate)} (needs a finite number > 0)", "--fps")
+        raw, params = duration * float(rate), "--cycles/--speed/--fps"
+    if not math.isfinite(duration) or not math.isfinite(raw) or raw > MAX_KEYS:
+        raise BakeRequestError(f"{_g(raw)} keys per channel is over the {MAX_KEYS:,} limit", params)
+    if round(raw) < 1:
+        raise BakeRequestError(f"the clip would last {duration:g} s: fewer than 2 keys at this rate", params)
+    intervals = max(2, int(round(raw)))
+    bones = 1 + sum(len(leg.segments) + 1 for leg in creature.legs)
+    if (intervals + 1) * bones > MAX_BONE_KEYS:
+        raise BakeRequestError(f"{intervals + 1:,} keys × {bones} bones is over the {MAX_BONE_KEYS:,} limit", params)
+    events = 2 * len(creature.legs) * (math.ceil(cycles) + 2)
+    if events > MAX_EVENTS:
+        raise BakeRequestError(f"about {events:,} contact events is over the {MAX_EVENTS:,} limit", "--cycles")
+    times = np.linspace(0.0, duration, intervals + 1).astype(np.float32).astype(np.float64)
+    if not (np.all(np.isfinite(times)) and np.all(np.diff(times) > 0)):
+        raise BakeRequestError(f"{intervals + 1:,} keys over {duration:g} s collide at float32 precision", params)
+    return BakePlan(speed_mps=speed, cycles=cycles, duration_s=duration, intervals=intervals, times_s=times)
+
+
+def _real(v) -> bool:
+    """A real number (numpy scalars included), not a bool."""
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _g(v) -> str:
+    """A number for a message: ``:g`` (never hundreds of digits)."""
+    try:
+        return f"{float(v):g}"
+    except (TypeError, ValueError, OverflowError):
+        return type(v).__name__
+
+
+def _all_finite(a) -> bool:
+    """Every value finite once stored as float32 (what the GLB holds)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.all(np.isfinite(np.asarray(a, dtype=np.float32))))
+
+
+def check_finite(asset: Asset, events: List[dict]) -> None:
+    """AnimsmithError unless every key, rest value and event time of a bake is finite in float32."""
+    sk = asset.skeleton
+    if not (_all_finite(sk.rest_translation) and _all_finite(sk.rest_rotation)):
+        raise AnimsmithError("the baked rest pose is not finite; check the creature's numbers")
+    for clip in asset.clips:
+        for ch in clip.channels:
+            if not (_all_finite(ch.times) and _all_finite(ch.values)):
+                raise AnimsmithError(f"the baked {ch.path} keys of bone '{sk.names[ch.bone]}' are not finite; check the creature's numbers")
+            if ch.times.shape[0] < 2 or not np.all(np.diff(ch.times) > 0):
+                raise AnimsmithError("the baked key times are not increasing")
+    if not all(math.isfinite(e["time_s"]) for e in events):
+        raise AnimsmithError("a baked contact event time is not finite")
 
 
 def bake(
@@ -199,43 +295,46 @@ def bake(
 
     The clip starts ``start_cycles`` into the gait (default
     :func:`~animsmith.sim.walker.loop_seam_phase`: a wrap inside stance).
+    The request is checked by :func:`bake_plan` and the result by
+    :func:`check_finite`; any failure is an AnimsmithError naming the
+    creature's file (its name when it has none).
     """
-    speed = creature.clip_speed if speed_mps is None else float(speed_mps)
-    if not speed > 0:
-        raise ValueError("speed must be > 0")
-    times = sample_times_s(creature, speed, cycles, fps, samples_per_cycle)
-    times = times.astype(np.float32).astype(np.float64)
-    start = loop_seam_phase(creature) * creature.cycle_m if start_cycles is None else float(start_cycles) * creature.cycle_m
-    walk = simulate(
-        creature,
-        times,
-        start_distance_m=start,
-        speed_mps=speed,
-        terrain=Terrain(terrain, creature.body_height),
-        options=options,
-        camera_distance_m=camera_distance_m,
-    )
-    rig = creature_skeleton(creature)
-    events = contact_events(creature, float(walk.distance_m[0]), float(walk.distance_m[-1]), speed)
-    _, _, foot_names = bone_names(creature)
-    extras = {
-        CONTACTS_KEY: {
-            "version": CONTACTS_VERSION,
-            "feet": {leg.name: foot_names[i] for i, leg in enumerate(creature.legs)},
-            "events": events,
-        },
-        "animsmith_sim": {
-            "creature": creature.name,
-            "terrain": terrain,
-            "speed_mps": speed,
-            "cycles": cycles,
-            "start_cycles": round(start / creature.cycle_m, 6),
-            "mode": "root-motion" if root_motion else "in-place",
-        },
-    }
-    name = clip_name or ("walk" if terrain == "flat" else f"walk_{terrain}")
-    clip = walk_clip(walk, rig, name, root_motion=root_motion, extras=extras)
-    asset = Asset(skeleton=rig.skeleton, clips=[clip])
+    with creature_errors(creature, "bake"):
+        plan = bake_plan(creature, speed_mps, cycles, fps, samples_per_cycle)
+        speed = plan.speed_mps
+        times = plan.times_s
+        start = loop_seam_phase(creature) * creature.cycle_m if start_cycles is None else float(start_cycles) * creature.cycle_m
+        walk = simulate(
+            creature,
+            times,
+            start_distance_m=start,
+            speed_mps=speed,
+            terrain=Terrain(terrain, creature.body_height),
+            options=options,
+            camera_distance_m=camera_distance_m,
+        )
+        rig = creature_skeleton(creature)
+        events = contact_events(creature, float(walk.distance_m[0]), float(walk.distance_m[-1]), speed)
+        _, _, foot_names = bone_names(creature)
+        extras = {
+            CONTACTS_KEY: {
+                "version": CONTACTS_VERSION,
+                "feet": {leg.name: foot_names[i] for i, leg in enumerate(creature.legs)},
+                "events": events,
+            },
+            "animsmith_sim": {
+                "creature": creature.name,
+                "terrain": terrain,
+                "speed_mps": speed,
+                "cycles": cycles,
+                "start_cycles": round(start / creature.cycle_m, 6),
+                "mode": "root-motion" if root_motion else "in-place",
+            },
+        }
+        name = clip_name or ("walk" if terrain == "flat" else f"walk_{terrain}")
+        clip = walk_clip(walk, rig, name, root_motion=root_motion, extras=extras)
+        asset = Asset(skeleton=rig.skeleton, clips=[clip])
+        check_finite(asset, events)
     return Baked(asset=asset, walk=walk, rig=rig, events=events, terrain=terrain, speed_mps=speed, root_motion=root_motion)
 
 

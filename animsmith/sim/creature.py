@@ -27,10 +27,18 @@ hip = [0.048, 0.19, 0.155] # optional mount point (default [home.x, body_height,
 JSON files use the same keys; Gaitkit's ``"segments": [...]`` list of legs is
 accepted in place of ``"legs"``. Errors are :class:`~animsmith.errors.AnimsmithError`
 naming the file and the key.
+
+Limits (docs/sim.md, "Limits and errors"; the constants below): a regular
+file of at most 1 MiB of UTF-8; at most 64 legs, 64 segments per leg and 256
+bones; lengths and coordinates within 100 m (stride, body_height and segments
+at least 1 mm); duty in [0.01, 0.99]; clip_speed in [0.001, 100] m/s; names of
+at most 128 characters without control characters. Values quoted in errors
+are short and escaped (:func:`_show`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -118,55 +126,155 @@ class Creature:
         }
 
 
-def _num(doc: dict, key: str, where: str, path: str, *, default: Any = None, lo: float = -math.inf, hi: float = math.inf, lo_open: bool = False) -> float:
+# --------------------------------------------------------------------------
+# Limits (docs/sim.md, "Limits and errors"): generous next to the catalog (at most 8
+# legs of 3 segments, body heights 0.035-0.8 m, speeds 0.15-1.4 m/s), tight
+# enough that no creature file can make a walk overflow or run away in time
+# or memory.
+# --------------------------------------------------------------------------
+
+#: largest creature file read (a real one is a few KB)
+MAX_FILE_BYTES = 1 << 20
+MAX_LEGS = 64
+#: segments per leg
+MAX_SEGMENTS = 64
+#: bones of the baked skeleton: the body, plus per leg its segments and a foot
+MAX_BONES = 256
+#: creature and leg names (they become bone names and are printed)
+MAX_NAME_CHARS = 128
+#: stride, body_height and every segment length are at least this (1 mm)
+MIN_LENGTH_M = 1e-3
+#: every length and coordinate (stride, lift, body_height, bob, segments, home, hip)
+MAX_LENGTH_M = 100.0
+MIN_DUTY, MAX_DUTY = 0.01, 0.99
+MIN_SPEED_MPS, MAX_SPEED_MPS = 1e-3, 100.0
+MAX_ROLL_DEG = 45.0
+#: longest excerpt of a string value quoted in an error message
+SHOWN_CHARS = 40
+
+
+def _err(reason: str, path: Optional[str]) -> AnimsmithError:
+    """An error naming ``path`` with its control characters escaped (one line)."""
+    from animsmith.render.text import escape
+
+    return AnimsmithError(reason, None if path is None else escape(path))
+
+
+def creature_label(creature: "Creature") -> str:
+    """What errors about ``creature`` name: its file, else its name."""
+    return creature.source or creature.name
+
+
+def _show(v: Any) -> str:
+    """A short, one-line, escaped rendering of a value from a creature file.
+
+    Numbers with ``:g`` (never hundreds of digits), strings quoted, escaped
+    and cut at :data:`SHOWN_CHARS`, containers by kind and size.
+    """
+    from animsmith.render.text import escape
+
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        if -(10**15) < v < 10**15:
+            return str(v)
+        try:
+            return f"{float(v):g}"
+        except OverflowError:
+            return "an integer beyond the float range"
+    if isinstance(v, float):
+        return f"{v:g}"
+    if isinstance(v, str):
+        cut = escape(v[:SHOWN_CHARS]) + ("..." if len(v) > SHOWN_CHARS else "")
+        return f"'{cut}'"
+    if isinstance(v, (list, tuple)):
+        return f"a list of {len(v)} item{'s' if len(v) != 1 else ''}"
+    if isinstance(v, dict):
+        return "a table"
+    return f"a {type(v).__name__}"
+
+
+def _range_text(lo: float, hi: float, lo_open: bool, hi_open: bool) -> str:
+    parts = []
+    if lo > -math.inf:
+        parts.append(f"{'>' if lo_open else '>='} {lo:g}")
+    if hi < math.inf:
+        parts.append(f"{'<' if hi_open else '<='} {hi:g}")
+    return " and ".join(parts)
+
+
+def _number(v: Any, what: str, path: str, *, lo: float = -math.inf, hi: float = math.inf, lo_open: bool = False, hi_open: bool = False) -> float:
+    """``v`` as a float within the bounds, else an error naming ``what``."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v)):
+        raise _err(f"{what}: expected a finite number, got {_show(v)}", path)
+    try:
+        f = float(v)
+    except OverflowError:  # an integer beyond the float range
+        f = math.inf if v > 0 else -math.inf
+    if not math.isfinite(f) or f < lo or f > hi or (lo_open and f == lo) or (hi_open and f == hi):
+        raise _err(f"{what}: {_show(v)} out of range (needs {_range_text(lo, hi, lo_open, hi_open)})", path)
+    return f
+
+
+def _num(doc: dict, key: str, where: str, path: str, *, default: Any = None, **bounds: Any) -> float:
     if key not in doc:
         if default is None:
-            raise AnimsmithError(f"{where}{key}: missing", path)
+            raise _err(f"{where}{key}: missing", path)
         return float(default)
-    v = doc[key]
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
-        raise AnimsmithError(f"{where}{key}: expected a finite number, got {v!r}", path)
-    v = float(v)
-    if v < lo or v > hi or (lo_open and v == lo):
-        bound = f"> {lo:g}" if lo_open else f">= {lo:g}"
-        raise AnimsmithError(f"{where}{key}: {v:g} out of range (needs {bound}{'' if hi == math.inf else f' and <= {hi:g}'})", path)
+    return _number(doc[key], f"{where}{key}", path, **bounds)
+
+
+def _length(doc: dict, key: str, where: str, path: str, **kw: Any) -> float:
+    """A length in [MIN_LENGTH_M, MAX_LENGTH_M]."""
+    return _num(doc, key, where, path, lo=MIN_LENGTH_M, hi=MAX_LENGTH_M, **kw)
+
+
+def _name(v: Any, what: str, path: str) -> str:
+    """A non-empty printable name of at most MAX_NAME_CHARS characters."""
+    from animsmith.render.text import escape
+
+    if not isinstance(v, str) or not v:
+        raise _err(f"{what}: expected a non-empty string, got {_show(v)}", path)
+    if len(v) > MAX_NAME_CHARS:
+        raise _err(f"{what}: {len(v)} characters; the limit is {MAX_NAME_CHARS}", path)
+    for ch in v:
+        if escape(ch) != ch:
+            raise _err(f"{what}: control character U+{ord(ch):04X} in {_show(v)}", path)
+    return v
+
+
+def _choice(v: Any, choices: Sequence[str], what: str, path: str) -> str:
+    if not isinstance(v, str) or v not in choices:
+        raise _err(f"{what}: expected one of {', '.join(choices)}, got {_show(v)}", path)
     return v
 
 
 def _vec3(v: Any, what: str, path: str) -> Tuple[float, float, float]:
-    if not isinstance(v, (list, tuple)) or len(v) != 3 or not all(
-        isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(float(x)) for x in v
-    ):
-        raise AnimsmithError(f"{what}: expected [x, y, z] of finite numbers, got {v!r}", path)
-    return float(v[0]), float(v[1]), float(v[2])
+    if not isinstance(v, (list, tuple)) or len(v) != 3:
+        raise _err(f"{what}: expected [x, y, z] of finite numbers, got {_show(v)}", path)
+    x, y, z = (_number(c, f"{what}[{k}]", path, lo=-MAX_LENGTH_M, hi=MAX_LENGTH_M) for k, c in enumerate(v))
+    return x, y, z
 
 
 def _leg(doc: Any, i: int, body_height: Optional[float], path: str) -> Leg:
     where = f"legs[{i}]."
     if not isinstance(doc, dict):
-        raise AnimsmithError(f"legs[{i}]: expected a table", path)
-    name = doc.get("name", f"leg_{i}")
-    if not isinstance(name, str) or not name:
-        raise AnimsmithError(f"{where}name: expected a non-empty string", path)
-    side = doc.get("side", "C")
-    if side not in SIDES:
-        raise AnimsmithError(f"{where}side: expected one of {', '.join(SIDES)}, got {side!r}", path)
-    knee = doc.get("knee", "back")
-    if knee not in KNEES:
-        raise AnimsmithError(f"{where}knee: expected one of {', '.join(KNEES)}, got {knee!r}", path)
+        raise _err(f"legs[{i}]: expected a table, got {_show(doc)}", path)
+    name = _name(doc.get("name", f"leg_{i}"), f"{where}name", path)
+    side = _choice(doc.get("side", "C"), SIDES, f"{where}side", path)
+    knee = _choice(doc.get("knee", "back"), KNEES, f"{where}knee", path)
     phase = _num(doc, "phase", where, path, lo=0.0, hi=1.0)
     if "segments" in doc:
         seg = doc["segments"]
         if not isinstance(seg, (list, tuple)) or len(seg) < 2:
-            raise AnimsmithError(f"{where}segments: expected a list of two or more lengths", path)
-        segments = tuple(_num({"s": s}, "s", f"{where}segments[{j}]", path, lo=0.0, lo_open=True) for j, s in enumerate(seg))
+            raise _err(f"{where}segments: expected a list of two or more lengths, got {_show(seg)}", path)
+        if len(seg) > MAX_SEGMENTS:
+            raise _err(f"{where}segments: {len(seg)} segments; the limit is {MAX_SEGMENTS} per leg", path)
+        segments = tuple(_number(s, f"{where}segments[{j}]", path, lo=MIN_LENGTH_M, hi=MAX_LENGTH_M) for j, s in enumerate(seg))
     else:
-        segments = (
-            _num(doc, "upper", where, path, lo=0.0, lo_open=True),
-            _num(doc, "lower", where, path, lo=0.0, lo_open=True),
-        )
+        segments = (_length(doc, "upper", where, path), _length(doc, "lower", where, path))
     if "home" not in doc:
-        raise AnimsmithError(f"{where}home: missing", path)
+        raise _err(f"{where}home: missing", path)
     home = _vec3(doc["home"], f"{where}home", path)
     if "hip" in doc:
         hip = _vec3(doc["hip"], f"{where}hip", path)
@@ -177,40 +285,52 @@ def _leg(doc: Any, i: int, body_height: Optional[float], path: str) -> Leg:
 
 
 def creature_from_dict(doc: Any, path: str = "<creature>") -> Creature:
-    """Validate a parsed creature document (module docstring schema)."""
+    """Validate a parsed creature document (module docstring schema; limits above)."""
     if not isinstance(doc, dict):
-        raise AnimsmithError("creature file must hold a table/object", path)
+        raise _err("creature file must hold a table/object", path)
     known = {"name", "description", "stride", "duty", "lift", "clip_speed", "body_height", "bob", "roll_deg", "naming", "legs", "segments"}
-    unknown = sorted(set(doc) - known)
+    unknown = sorted(str(k) for k in set(doc) - known)
     if unknown:
-        raise AnimsmithError(f"unknown key {unknown[0]!r} (expected one of {', '.join(sorted(known))})", path)
-    name = doc.get("name") or os.path.splitext(os.path.basename(path))[0]
-    if not isinstance(name, str):
-        raise AnimsmithError("name: expected a string", path)
-    stride = _num(doc, "stride", "", path, lo=0.0, lo_open=True)
-    duty = _num(doc, "duty", "", path, lo=0.0, hi=1.0, lo_open=True)
-    if duty >= 1.0:
-        raise AnimsmithError(f"duty: {duty:g} out of range (needs > 0 and < 1)", path)
-    lift = _num(doc, "lift", "", path, lo=0.0)
-    clip_speed = _num(doc, "clip_speed", "", path, lo=0.0, lo_open=True)
-    body_height = _num(doc, "body_height", "", path, default=-1.0) if "body_height" in doc else None
-    if body_height is not None and body_height <= 0:
-        raise AnimsmithError(f"body_height: {body_height:g} out of range (needs > 0)", path)
+        raise _err(f"unknown key {_show(unknown[0])} (expected one of {', '.join(sorted(known))})", path)
+    raw_name = doc.get("name")
+    if raw_name is None or raw_name == "":
+        name = _name(os.path.splitext(os.path.basename(path))[0], "name (from the file name)", path)
+    else:
+        name = _name(raw_name, "name", path)
+    description = doc.get("description", "")
+    if not isinstance(description, str):
+        raise _err(f"description: expected a string, got {_show(description)}", path)
+    stride = _length(doc, "stride", "", path)
+    duty = _num(doc, "duty", "", path, lo=MIN_DUTY, hi=MAX_DUTY)
+    lift = _num(doc, "lift", "", path, lo=0.0, hi=MAX_LENGTH_M)
+    clip_speed = _num(doc, "clip_speed", "", path, lo=MIN_SPEED_MPS, hi=MAX_SPEED_MPS)
+    body_height = _length(doc, "body_height", "", path) if "body_height" in doc else None
+    bob = _num(doc, "bob", "", path, default=0.0, lo=0.0, hi=MAX_LENGTH_M)
+    roll_deg = _num(doc, "roll_deg", "", path, default=0.0, lo=-MAX_ROLL_DEG, hi=MAX_ROLL_DEG)
     legs_doc = doc.get("legs", doc.get("segments"))
     if not isinstance(legs_doc, list) or not legs_doc:
-        raise AnimsmithError("legs: expected a non-empty list of legs", path)
+        raise _err(f"legs: expected a non-empty list of legs, got {_show(legs_doc)}", path)
+    if len(legs_doc) > MAX_LEGS:
+        raise _err(f"legs: {len(legs_doc)} legs; the limit is {MAX_LEGS}", path)
     legs = [_leg(d, i, body_height, path) for i, d in enumerate(legs_doc)]
+    bones = 1 + sum(len(leg.segments) + 1 for leg in legs)
+    if bones > MAX_BONES:
+        raise _err(f"legs: {bones} bones (the body, plus per leg its segments and a foot); the limit is {MAX_BONES}", path)
     names = [leg.name for leg in legs]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise AnimsmithError(f"legs: duplicate leg name {dup[0]!r}", path)
-    naming = doc.get("naming", "generic")
-    if naming not in NAMINGS:
-        raise AnimsmithError(f"naming: expected one of {', '.join(NAMINGS)}, got {naming!r}", path)
+        raise _err(f"legs: duplicate leg name {_show(dup[0])}", path)
+    naming = _choice(doc.get("naming", "generic"), NAMINGS, "naming", path)
     if naming == "mixamo" and sorted(leg.side for leg in legs) != ["L", "R"]:
-        raise AnimsmithError("naming: 'mixamo' needs exactly one L and one R leg", path)
+        raise _err("naming: 'mixamo' needs exactly one L and one R leg", path)
     if body_height is None:
         body_height = legs[0].hip[1] - legs[0].home[1]
+        if not MIN_LENGTH_M <= body_height <= MAX_LENGTH_M:
+            raise _err(
+                f"body_height: not set, and legs[0] hip - home gives {body_height + 0.0:g} "
+                f"(needs {_range_text(MIN_LENGTH_M, MAX_LENGTH_M, False, False)}); set body_height",
+                path,
+            )
     return Creature(
         name=name,
         stride=stride,
@@ -219,38 +339,78 @@ def creature_from_dict(doc: Any, path: str = "<creature>") -> Creature:
         clip_speed=clip_speed,
         legs=legs,
         body_height=body_height,
-        bob=_num(doc, "bob", "", path, default=0.0, lo=0.0),
-        roll_deg=_num(doc, "roll_deg", "", path, default=0.0, lo=-45.0, hi=45.0),
+        bob=bob,
+        roll_deg=roll_deg,
         naming=naming,
-        description=str(doc.get("description", "")),
+        description=description,
         source=path,
     )
 
 
-def load_creature(path: str) -> Creature:
-    """Read a ``.toml`` or ``.json`` creature file."""
+def parse_creature(raw: bytes, path: str = "<creature>") -> Creature:
+    """Validate the bytes of a ``.json`` (by ``path``'s suffix) or ``.toml`` creature file."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read((1 << 20) + 1)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _err("not UTF-8 text", path) from None
+    is_json = path.lower().endswith(".json")
+    kind = "JSON" if is_json else "TOML"
+    try:
+        if is_json:
+            doc = json.loads(text)
+        else:
+            try:
+                import tomllib  # type: ignore[import-not-found]
+            except ImportError:  # pragma: no cover
+                import tomli as tomllib  # type: ignore[no-redef]
+            doc = tomllib.loads(text)
+    except RecursionError:
+        raise _err(f"invalid {kind}: nested too deeply", path) from None
+    except ValueError as exc:  # JSONDecodeError, TOMLDecodeError, an over-long integer
+        raise _err(f"invalid {kind}: {exc}", path) from None
+    try:
+        return creature_from_dict(doc, path)
+    except RecursionError:  # pragma: no cover - nothing recurses into values; kept as a last line
+        raise _err("nested too deeply", path) from None
+
+
+def load_creature(path: str) -> Creature:
+    """Read a ``.toml`` or ``.json`` creature file (a regular file of at most MAX_FILE_BYTES)."""
+    import stat
+
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block, /dev/zero never end
+            raise _err("not a regular file", path)
+        if st.st_size > MAX_FILE_BYTES:
+            raise _err(f"{st.st_size} bytes; the limit for a creature file is {MAX_FILE_BYTES}", path)
+        # O_NONBLOCK: should the path turn into a FIFO after the stat, opening it cannot block
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise _err("not a regular file", path)
+            raw = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise AnimsmithError(f"cannot read creature file: {exc.strerror or exc}", path) from None
-    if len(raw) > 1 << 20:
-        raise AnimsmithError("creature file larger than 1 MiB", path)
-    if path.lower().endswith(".json"):
-        try:
-            doc = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise AnimsmithError(f"invalid JSON: {exc}", path) from None
-    else:
-        try:
-            import tomllib  # type: ignore[import-not-found]
-        except ImportError:  # pragma: no cover
-            import tomli as tomllib  # type: ignore[no-redef]
-        try:
-            doc = tomllib.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise AnimsmithError(f"invalid TOML: {exc}", path) from None
-    return creature_from_dict(doc, path)
+        raise _err(f"cannot read creature file: {exc.strerror or exc}", path) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise _err(f"over {MAX_FILE_BYTES} bytes; the limit for a creature file", path)
+    return parse_creature(raw, path)
+
+
+@contextlib.contextmanager
+def creature_errors(creature: "Creature", doing: str = "simulate"):
+    """Turn arithmetic failures while working on ``creature`` into a named one-line error."""
+    try:
+        yield
+    except AnimsmithError as exc:
+        if exc.path is None:
+            from animsmith.render.text import escape
+
+            exc.with_path(escape(creature_label(creature)))
+        raise
+    except (ArithmeticError, ValueError) as exc:  # OverflowError, ZeroDivisionError, LinAlgError...
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise _err(f"cannot {doing} creature {_show(creature.name)}: {type(exc).__name__}: {reason}", creature_label(creature)) from None
 
 
 def catalog_names() -> List[str]:
@@ -260,7 +420,7 @@ def catalog_names() -> List[str]:
 def catalog_creature(name: str) -> Creature:
     """A built-in creature by name (AnimsmithError naming the choices when unknown)."""
     if name not in CATALOG_ORDER:
-        raise AnimsmithError(f"unknown creature {name!r} (built-in: {', '.join(CATALOG_ORDER)}; or give a .toml/.json path)")
+        raise AnimsmithError(f"unknown creature {_show(name)} (built-in: {', '.join(CATALOG_ORDER)}; or give a .toml/.json path)")
     return load_creature(os.path.join(CATALOG_DIR, f"{name}.toml"))
 
 

@@ -20,8 +20,9 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from animsmith.errors import AnimsmithError
 from animsmith.sim.bake import Baked, bake
-from animsmith.sim.creature import Creature
+from animsmith.sim.creature import Creature, creature_errors
 from animsmith.sim.terrain import TERRAINS, Terrain
 
 SLIDE_LIMIT_MM = 1.0
@@ -77,7 +78,18 @@ def measure_baked(baked: Baked, terrain: Optional[Terrain] = None, *, through_gl
 
     ``through_glb``: serialise with the project's writer and read the bytes back
     with its loader first, so what is judged is exactly what a file would hold.
+    A measurement that is not finite is an AnimsmithError naming the creature
+    (never a NaN that compares as "within the limit").
     """
+    with creature_errors(baked.walk.creature, "measure"):
+        m = _measure_baked(baked, terrain, through_glb=through_glb)
+        values = (m.foot_slide_mm, m.ground_error_mm, m.analytic_foot_slide_mm, m.shortfall_mm)
+        if not all(np.isfinite(v) for v in values):
+            raise AnimsmithError("the baked walk measures a non-finite slide, ground error or shortfall; check the creature's numbers")
+    return m
+
+
+def _measure_baked(baked: Baked, terrain: Optional[Terrain], *, through_glb: bool) -> BakedMeasure:
     from animsmith.core.contacts import foot_slide
     from animsmith.core.pose import sample_pose
 
@@ -94,6 +106,8 @@ def measure_baked(baked: Baked, terrain: Optional[Terrain] = None, *, through_gl
     feet = grid.model_position_m[:, baked.rig.foot_bones, :]
     if not baked.root_motion:
         feet = feet + baked.walk.travel_m[:, None, :]
+    if not (np.all(np.isfinite(feet)) and np.all(np.isfinite(baked.walk.foot_m))):
+        raise AnimsmithError("the baked feet are not finite; check the creature's numbers")
     stance = baked.walk.stance
     fs = foot_slide(feet, times, stance=stance, horizontal=False)
     legs = [leg.name for leg in baked.walk.creature.legs]
@@ -192,6 +206,11 @@ def terrain_test(creature: Creature, kind: str, baked: Optional[Baked] = None) -
 
 def validate_creature(creature: Creature, terrains: Sequence[str] = TERRAINS) -> CreatureReport:
     """Walk test plus one terrain test per terrain (the flat bake is shared)."""
+    with creature_errors(creature, "validate"):
+        return _validate_creature(creature, terrains)
+
+
+def _validate_creature(creature: Creature, terrains: Sequence[str]) -> CreatureReport:
     flat = bake(creature, cycles=CYCLES, samples_per_cycle=SAMPLES_PER_CYCLE, root_motion=True)
     wt, fail = walk_test(creature, flat)
     rep = CreatureReport(name=creature.name, walk_test=wt)
