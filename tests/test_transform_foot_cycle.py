@@ -195,15 +195,24 @@ def test_retimed_output_reloads_in_threejs_to_our_poses(capsys, tmp_path, oracle
             np.testing.assert_allclose(sample["nodes"][name]["position"], grid.model_position_m[k, asset.skeleton.find(name)], atol=2e-6)
 
 
-def test_members_across_files_publish_together_into_out_dir(capsys, tmp_path):
+OFFSETS = {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}
+
+
+def write_member_files(tmp_path):
+    """One file per ring member (stepping clips with the OFFSETS contact phases)."""
     from animsmith.io.write import write_glb
 
-    offsets = {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}
     paths = []
-    for name, o in offsets.items():
+    for name, o in OFFSETS.items():
         p = str(tmp_path / f"{name}.glb")
         write_glb(asset_of(stepping_clip(name, o)), p)
         paths.append(p)
+    return paths
+
+
+def test_members_across_files_publish_together_into_out_dir(capsys, tmp_path):
+    offsets = OFFSETS
+    paths = write_member_files(tmp_path)
     cfg = tmp_path / "ring.toml"
     cfg.write_text(RING_TOML.replace('"run_right"]', '"run_right.glb"]'))  # a file member too
     out_dir = tmp_path / "out"
@@ -222,12 +231,8 @@ def test_output_folder_and_write_failures_are_one_named_line(capsys, tmp_path):
     naming the path (not an internal error), and nothing is left behind."""
     from animsmith.io.write import write_glb
 
-    offsets = {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}
-    paths = []
-    for name, o in offsets.items():
-        p = str(tmp_path / f"{name}.glb")
-        write_glb(asset_of(stepping_clip(name, o)), p)
-        paths.append(p)
+    offsets = OFFSETS
+    paths = write_member_files(tmp_path)
     cfg = tmp_path / "ring.toml"
     cfg.write_text(RING_TOML)
     afile = tmp_path / "afile"
