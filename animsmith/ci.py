@@ -242,7 +242,7 @@ def doc_exit_code(doc: Dict[str, Any], deny_warnings: bool = False) -> int:
 # rig, measured/expected - are checked for depth and numbers only, unknown keys pass).
 
 #: the largest ``merge-results`` input, checked with ``os.stat`` before reading (docs/ci.md)
-MAX_RESULT_BYTES = 128 * 1024 * 1024
+MAX_RESULT_BYTES = 512 * 1024 * 1024
 #: the deepest nesting accepted in a ``merge-results`` input (a lint result nests 8 levels)
 MAX_RESULT_DEPTH = 64
 #: integers must fit in 64 bits (a renderer turns numbers into floats)
@@ -384,7 +384,7 @@ def check_lint_structure(source: str, doc: Any) -> None:
 def check_json_values(source: str, doc: Any, strings: bool = True) -> None:
     """No nesting deeper than :data:`MAX_RESULT_DEPTH`, only finite numbers and 64-bit
     integers, and (``strings``) no lone surrogate in a string or key (not Unicode: no
-    output could encode it). Iterative: a hostile depth cannot exhaust the stack."""
+    output could encode it) except the file-name escapes U+DC80..U+DCFF. Iterative: a hostile depth cannot exhaust the stack."""
     stack = [(doc, 1, None)]
     while stack:
         node, depth, loc = stack.pop()
@@ -416,8 +416,10 @@ def check_json_values(source: str, doc: Any, strings: bool = True) -> None:
 
 
 def _is_unicode(text: str) -> bool:
+    """Encodable: valid Unicode, or U+DC80..U+DCFF, which is how a file name that is not
+    UTF-8 reaches a lint result (``os.fsdecode``; ``lint -o`` writes them as ``\\udcXX``)."""
     try:
-        text.encode("utf-8")
+        text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         return False
     return True

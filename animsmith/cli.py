@@ -91,7 +91,11 @@ def main(argv=None) -> None:
 
 def _on_sigterm(signum, frame):  # noqa: ARG001 - signal handler signature
     # unwinds like Ctrl-C: `finally` blocks run, so a half-written temp file is
-    # removed (io.write.publish_bytes) before the process ends with 128 + 15
+    # removed (io.write.publish_bytes) before the process ends with 128 + 15; a
+    # second SIGTERM (a supervisor repeating itself) must not cut that cleanup short
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise SystemExit(128 + signum)
 
 

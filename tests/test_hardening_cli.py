@@ -529,3 +529,27 @@ def test_file_name_that_is_not_utf8_is_written_escaped(tmp_path, capsys, cmd):
     assert "\\udcff" in text
     if cmd == "lint":
         assert json.loads(text)["files"][0]["path"] == name
+
+
+def test_a_second_sigterm_does_not_cut_the_cleanup_short():
+    """The first SIGTERM raises SystemExit(143) to unwind; from then on SIGTERM is ignored,
+    so `finally` blocks (temp file, worker pool, temp folder) finish; main() restores the
+    previous handler afterwards."""
+    import signal
+
+    from animsmith import cli
+
+    previous = cli._exit_on_sigterm()
+    try:
+        with pytest.raises(SystemExit) as info:
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(1000):  # the handler runs between bytecodes
+                pass
+        assert info.value.code == 143
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+        os.kill(os.getpid(), signal.SIGTERM)  # ignored: this test goes on
+        for _ in range(1000):
+            pass
+    finally:
+        cli._restore_sigterm(previous)
+    assert signal.getsignal(signal.SIGTERM) is previous

@@ -249,3 +249,24 @@ def test_output_folder_and_write_failures_are_one_named_line(capsys, tmp_path):
     assert (rc, out) == (2, "")
     assert err == f"animsmith: {fifo}: cannot write output: exists and is not a regular file\n"
     assert not [n for n in os.listdir(tmp_path) if n.startswith(".animsmith-")]
+
+
+def test_out_dir_link_onto_another_input_is_refused(capsys, tmp_path):
+    """Outputs follow symlinks (io.write.publish_path), so a stale link in --out-dir that
+    points at another member file must not let one member's output replace that input."""
+    indir = tmp_path / "in"
+    indir.mkdir()
+    paths = write_member_files(indir)
+    cfg = indir / "ring.toml"
+    cfg.write_text(RING_TOML)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    os.symlink(os.path.join("..", "in", "run_left.glb"), out_dir / "run_forward.glb")
+    before = {p: open(p, "rb").read() for p in paths}
+    rc, out, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                           "--reference", "run_forward", "--out-dir", str(out_dir), *paths)
+    assert (rc, out) == (2, "")
+    target = str(out_dir / "run_forward.glb")
+    assert err == f"animsmith: output {target!r} is an input file ({paths[2]}); choose another --out-dir or -o\n"
+    assert {p: open(p, "rb").read() for p in paths} == before
+    assert sorted(os.listdir(out_dir)) == ["run_forward.glb"]  # only the link, nothing written

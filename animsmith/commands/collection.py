@@ -164,11 +164,20 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
                 targets[f] = os.path.join(out_dir, os.path.basename(f))
             if len(set(targets.values())) != len(targets):
                 raise AnimsmithError("two member files share a file name; --out-dir would overwrite one with the other")
-        from animsmith.commands.transform import external_buffers, same_dir, same_file
+        from animsmith.commands.transform import external_buffers, same_dir
+        from animsmith.io.write import same_file
 
+        # any input (a member file or the config), also through a symlink the output would follow
+        inputs = list(sources) + ([contract.path] if contract.path else [])
+        written: Dict[str, str] = {}
         for f, t in targets.items():
-            if same_file(f, t):
-                raise AnimsmithError(f"output {t!r} is an input file; choose another --out-dir or -o")
+            for inp in inputs:
+                if same_file(inp, t):
+                    raise AnimsmithError(f"output {t!r} is an input file ({inp}); choose another --out-dir or -o")
+            real = os.path.realpath(t)
+            if real in written:
+                raise AnimsmithError(f"outputs {written[real]!r} and {t!r} are the same file; choose another --out-dir")
+            written[real] = t
             if external_buffers(assets[f]) and not same_dir(f, t):
                 raise AnimsmithError("the GLB references external buffer files; write the output in the same folder", f)
 

@@ -23,16 +23,6 @@ SCHEMA_VERSION = 1
 DEFAULT_FPS = 30.0
 
 
-def same_file(a: str, b: str) -> bool:
-    """True when ``a`` and ``b`` name the same file (after resolving links)."""
-    try:
-        if os.path.exists(a) and os.path.exists(b):
-            return os.path.samefile(a, b)
-    except OSError:
-        pass
-    return os.path.realpath(a) == os.path.realpath(b)
-
-
 def same_dir(a: str, b: str) -> bool:
     return os.path.dirname(os.path.realpath(a)) == os.path.dirname(os.path.realpath(b))
 
@@ -90,6 +80,7 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     docs/transform.md for the refusal codes.
     """
     from animsmith.errors import AnimsmithError, ConfigError, Refusal
+    from animsmith.io.write import same_file
 
     if not gait_anchor:
         raise click.UsageError("choose an operation: --gait-anchor")

@@ -193,9 +193,15 @@ def publish_path(path: str) -> str:
 
 
 def same_file(a: str, b: str) -> bool:
-    """``a`` and ``b`` name one existing file (links and relative paths resolved)."""
+    """``a`` and ``b`` name the same file: one inode when both exist (links, hard links and
+    relative spellings resolved), else the same resolved path."""
     try:
-        return os.path.samefile(a, b)
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        pass
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
     except (OSError, ValueError):
         return False
 
