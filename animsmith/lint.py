@@ -621,15 +621,21 @@ def usable_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def jobs_cap() -> int:
+    """The most lint processes ``--jobs N`` starts: 4 per usable CPU, at least AUTO_MAX_WORKERS."""
+    return max(AUTO_MAX_WORKERS, 4 * usable_cpus())
+
+
 def effective_jobs(jobs: Any, n_files: int) -> int:
     """Lint processes (this one included) for ``jobs`` (an int >= 1, or ``"auto"``) over ``n_files``.
 
     ``auto`` = min(usable CPUs, AUTO_MAX_WORKERS, n_files // files-per-worker),
     at least 1: small runs stay in one process, where starting workers would
-    cost more than it saves.
+    cost more than it saves. An explicit N is capped at :func:`jobs_cap` (a typo
+    such as ``-j 1000`` must not start a thousand processes on a small machine).
     """
     if jobs != "auto":
-        return max(1, int(jobs))
+        return max(1, min(int(jobs), jobs_cap()))
     if n_files < 2 * min(AUTO_FILES_PER_WORKER.values()):
         return 1  # decided without importing multiprocessing (~5 ms)
     per_worker = AUTO_FILES_PER_WORKER.get(pool_start_method(), 256)

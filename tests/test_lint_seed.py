@@ -132,6 +132,11 @@ def test_jobs_auto_worker_count(monkeypatch):
     assert lint.effective_jobs("auto", 511) == 1  # spawned workers re-import: 256 files each
     assert lint.effective_jobs("auto", 512) == 2
     assert lint.effective_jobs(3, 1) == 3 and lint.effective_jobs("2", 5) == 2
+    # an explicit N is capped at 4 per usable CPU (at least 8): `-j 1000` is a typo, not a plan
+    monkeypatch.setattr(lint, "usable_cpus", lambda: 2)
+    assert lint.effective_jobs(1000, 5000) == 8 and lint.effective_jobs(8, 5000) == 8
+    monkeypatch.setattr(lint, "usable_cpus", lambda: 64)
+    assert lint.effective_jobs(1000, 5000) == 256 and lint.effective_jobs(100, 5000) == 100
 
 
 def test_jobs_flag_accepts_auto_and_refuses_junk(capsys, monkeypatch):

@@ -65,8 +65,9 @@ def _stdout_is_tty() -> bool:
 @click.option("--deny-warnings", is_flag=True, help="Exit 1 on warnings too.")
 @click.option(
     "--jobs", "-j", type=JobsParam(), default="auto", show_default=True, metavar="N|auto",
-    help="Lint files in N processes: this one and N-1 workers (same output order). auto: one per "
-    "usable CPU (at most 8), only when there are >= 64 files per process (256 where workers are spawned, not forked).",
+    help="Lint files in N processes: this one and N-1 workers (same output order; N is capped at 4 per "
+    "usable CPU, at least 8). auto: one per usable CPU (at most 8), only when there are >= 64 files per "
+    "process (256 where workers are spawned, not forked).",
 )
 @click.option("--output", "-o", "output", type=click.Path(dir_okay=False), default=None, help="Write the --format output to FILE; the text report still goes to the terminal (docs/ci.md).")
 @click.option("--shard", "shard", default=None, metavar="I/N", help="Lint only shard I of N of the files (deterministic; combine with merge-results, docs/ci.md).")
