@@ -316,6 +316,12 @@ def _model_matrices(levels, rq: np.ndarray, t: np.ndarray, s: Optional[np.ndarra
             part = None if s is None else s[:, :, lo:hi]
             out[:, lo:hi] = _model_matrices(levels, rq[:, :, lo:hi], t[:, :, lo:hi], part, rest_matrix, fixed)
         return out
+    return _chain(levels, _local_matrices(rq, t, s, rest_matrix, fixed))
+
+
+def _local_matrices(rq: np.ndarray, t: np.ndarray, s: Optional[np.ndarray], rest_matrix, fixed: np.ndarray) -> np.ndarray:
+    """Bone-major local matrices (B, N, 4, 4) T·R·S (the rest matrix for bones in ``fixed``)."""
+    b, n = rq.shape[1], rq.shape[2]
     local = np.zeros((16, b, n))  # component-major local matrices, row-major 4x4
     lin = _rotation_rows(rq)
     if s is not None:
@@ -327,7 +333,19 @@ def _model_matrices(levels, rq: np.ndarray, t: np.ndarray, s: Optional[np.ndarra
     idx = np.nonzero(fixed)[0]
     if idx.size:
         model[idx] = np.asarray(rest_matrix, dtype=np.float64)[idx][:, None]
-    return _chain(levels, model)
+    return model
+
+
+def _left_matrices(rq: np.ndarray) -> np.ndarray:
+    """Bone-major quaternion left-multiplication matrices L(rq) (B, N, 4, 4) of rq (4, B, N)."""
+    b, n = rq.shape[1], rq.shape[2]
+    return np.matmul(rq.transpose(1, 2, 0), _L_MAP).reshape(b, n, 4, 4)
+
+
+def _rotation_column(lm: np.ndarray) -> np.ndarray:
+    """The model rotations (last columns of chained L matrices), sign-flipped to w >= 0."""
+    q = lm[..., :, 3]
+    return q * np.where(q[..., 3:4] < 0, -1.0, 1.0)
 
 
 def _model_rotations(levels, rq: np.ndarray) -> np.ndarray:
@@ -341,9 +359,26 @@ def _model_rotations(levels, rq: np.ndarray) -> np.ndarray:
         for lo, hi in _frame_chunks(n):
             out[:, lo:hi] = _model_rotations(levels, rq[:, :, lo:hi])
         return out
-    lm = _chain(levels, np.matmul(rq.transpose(1, 2, 0), _L_MAP).reshape(b, n, 4, 4))
-    q = lm[..., :, 3]
-    return q * np.where(q[..., 3:4] < 0, -1.0, 1.0)
+    return _rotation_column(_chain(levels, _left_matrices(rq)))
+
+
+def _model_matrices_and_rotations(levels, rq, t, s, rest_matrix, fixed) -> Tuple[np.ndarray, np.ndarray]:
+    """:func:`_model_matrices` and :func:`_model_rotations` in one chain: both kinds of
+    4x4 matrix stacked along the frame axis, so each depth level is one batched matmul
+    (the same products, the same bytes)."""
+    b, n = rq.shape[1], rq.shape[2]
+    model = np.empty((b, n, 4, 4))
+    rot = np.empty((b, n, 4))
+    for lo, hi in _frame_chunks(n):
+        k = hi - lo
+        part = None if s is None else s[:, :, lo:hi]
+        both = np.concatenate(
+            [_local_matrices(rq[:, :, lo:hi], t[:, :, lo:hi], part, rest_matrix, fixed), _left_matrices(rq[:, :, lo:hi])], axis=1
+        )
+        _chain(levels, both)
+        model[:, lo:hi] = both[:, :k]
+        rot[:, lo:hi] = _rotation_column(both[:, k:])
+    return model, rot
 
 
 def _fk_bone_major(skeleton: Skeleton, t, r, s, use_rest_matrix: np.ndarray, *, unit: bool = False):
@@ -367,8 +402,7 @@ def _fk_arrays(levels, rest_matrix, t, r, s, use_rest_matrix: np.ndarray, *, uni
     tb = np.asarray(t, dtype=np.float64).transpose(2, 1, 0)
     # non-finite keys (hostile files) give NaN poses, not RuntimeWarnings (e.g. 0·inf scale)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        model = _model_matrices(levels, rq, tb, None if (sb == 1.0).all() else sb, rest_matrix, use_rest_matrix)
-        return model, _model_rotations(levels, rq)
+        return _model_matrices_and_rotations(levels, rq, tb, None if (sb == 1.0).all() else sb, rest_matrix, use_rest_matrix)
 
 
 def forward_kinematics(
