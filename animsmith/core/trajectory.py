@@ -242,12 +242,12 @@ def loop_continuity(grid) -> LoopContinuity:
     q = q / qn[..., None]
     pos_delta = np.linalg.norm(p[3] - p[0], axis=-1)
     rot_delta = np.degrees(quat.angle_between_rad(q[0], q[3]))
-    v_out = (p[1] - p[0]) / dt0
-    v_in = (p[3] - p[2]) / dt1
-    vel_delta = np.linalg.norm(v_out - v_in, axis=-1)
-    w_out = _rotation_vector(quat.multiply(q[1], quat.conjugate(q[0]))) / dt0
-    w_in = _rotation_vector(quat.multiply(q[3], quat.conjugate(q[2]))) / dt1
-    ang_delta = np.degrees(np.linalg.norm(w_out - w_in, axis=-1))
+    dt = np.array([dt0, dt1])[:, None, None]
+    v = (p[[1, 3]] - p[[0, 2]]) / dt  # (out, in) velocities, (2, B, 3)
+    vel_delta = np.linalg.norm(v[0] - v[1], axis=-1)
+    # (out, in) model-space steps q_b·q_a⁻¹ as rotation vectors per second, in one pass
+    w = _rotation_vector(quat.multiply(q[[1, 3]], quat.conjugate(q[[0, 2]]))) / dt
+    ang_delta = np.degrees(np.linalg.norm(w[0] - w[1], axis=-1))
     return LoopContinuity(
         position_delta_m=pos_delta,
         rotation_delta_deg=rot_delta,
