@@ -82,11 +82,79 @@ def main(argv=None) -> None:
     # RuntimeWarning lines (raised in our code or numpy's own Python, e.g.
     # linalg.norm) would be extra stderr noise (docs/hardening.md).
     warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"(animsmith|numpy)\.")
+    if sys.stdout is None:  # started with stdout closed (`>&-`): every result would vanish
+        if sys.stderr is not None:
+            sys.stderr.write("animsmith: stdout is closed; nothing could be reported\n")
+        sys.exit(2)
+    _escape_unencodable_output()
     previous = _exit_on_sigterm()
     try:
         _main(argv)
     finally:
         _restore_sigterm(previous)
+
+
+OUTPUT_ESCAPE = "animsmith.escape"
+
+
+def _escape_char(err):
+    """Codec error handler: each character the stream cannot encode becomes ``\\uXXXX``
+    (a surrogate pair above U+FFFF): valid inside JSON strings, readable in text."""
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    out = []
+    for ch in err.object[err.start : err.end]:
+        cp = ord(ch)
+        if cp > 0xFFFF:
+            cp -= 0x10000
+            out.append("\\u%04x\\u%04x" % (0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF)))
+        else:
+            out.append("\\u%04x" % cp)
+    return "".join(out), err.end
+
+
+def _escape_unencodable_output() -> None:
+    """Let stdout/stderr write what their encoding cannot hold as ``\\uXXXX`` escapes
+    (an ASCII or Latin-1 terminal, a non-UTF-8 file name under strict UTF-8) instead of
+    failing with UnicodeEncodeError; streams with a lenient handler keep it."""
+    import codecs
+
+    try:
+        codecs.lookup_error(OUTPUT_ESCAPE)
+    except LookupError:
+        codecs.register_error(OUTPUT_ESCAPE, _escape_char)
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors=OUTPUT_ESCAPE)
+            except (ValueError, OSError, AttributeError):  # pragma: no cover - a stream that refuses
+                pass
+
+
+def _is_stdout(obj) -> bool:
+    """``obj`` is the process's stdout stream (or a console writing to it)."""
+    for candidate in (obj, getattr(obj, "file", None)):
+        if candidate is None:
+            continue
+        if candidate is sys.stdout or candidate is sys.__stdout__:
+            return True
+        try:
+            if callable(getattr(candidate, "fileno", None)) and candidate.fileno() == 1:
+                return True
+        except (OSError, ValueError, AttributeError):
+            pass
+    return False
+
+
+def _stdout_failed(exc: OSError) -> bool:
+    """True when ``exc`` was raised writing to stdout (a full disk, an I/O error): some
+    frame of its traceback was writing through the stdout stream."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if any(_is_stdout(v) for v in list(tb.tb_frame.f_locals.values())):
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def _on_sigterm(signum, frame):  # noqa: ARG001 - signal handler signature
@@ -157,13 +225,27 @@ def _main(argv) -> None:
     except MemoryError:
         click.echo("animsmith: out of memory", err=True)
         sys.exit(2)
-    except Exception as exc:  # noqa: BLE001 - last line of defence
-        if os.environ.get("ANIMSMITH_DEBUG"):
-            raise
-        reason = " ".join(str(exc).split()) or type(exc).__name__
-        click.echo(f"animsmith: internal error: {type(exc).__name__}: {reason}", err=True)
+    except OSError as exc:
+        if not _stdout_failed(exc):
+            _internal_error(exc)
+        click.echo(f"animsmith: cannot write to stdout: {exc.strerror or exc}", err=True)
+        try:  # the interpreter's last flush would fail again and print a traceback-like note
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
         sys.exit(2)
+    except Exception as exc:  # noqa: BLE001 - last line of defence
+        _internal_error(exc)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _internal_error(exc: BaseException) -> None:
+    """One ``internal error`` line and exit 2 (the traceback with ``ANIMSMITH_DEBUG``)."""
+    if os.environ.get("ANIMSMITH_DEBUG"):
+        raise exc
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    click.echo(f"animsmith: internal error: {type(exc).__name__}: {reason}", err=True)
+    sys.exit(2)
 
 
 def config_option(f):

@@ -429,6 +429,20 @@ def test_output_that_is_an_input_is_refused_before_any_work(tmp_path, capsys, cm
 
 
 @pytest.mark.parametrize("cmd", ["lint", "report"])
+def test_output_that_is_a_group_member_file_is_refused(tmp_path, capsys, cmd):
+    """A member file read only for a group (not in PATHS) is an input too."""
+    member = tmp_path / "mem.glb"
+    shutil.copy(FOX, member)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[gait_groups.g]\nclips = ["walk", "mem.glb"]\n')
+    before = member.read_bytes()
+    fmt = ["--format", "json"] if cmd == "lint" else []
+    line = one_line_exit_2(["--config", cfg, cmd, *fmt, "-o", member, FOX],
+                           capsys, names=str(member), needle="is also an input")
+    assert str(member) in line and member.read_bytes() == before
+
+
+@pytest.mark.parametrize("cmd", ["lint", "report"])
 def test_output_through_a_symlink_writes_its_target_and_keeps_the_link(tmp_path, capsys, cmd):
     target = tmp_path / "real.out"
     target.write_text("old")
@@ -553,3 +567,74 @@ def test_a_second_sigterm_does_not_cut_the_cleanup_short():
     finally:
         cli._restore_sigterm(previous)
     assert signal.getsignal(signal.SIGTERM) is previous
+
+
+CORPUS_FOX = os.path.join(ROOT, "tests", "data", "khr_Fox.glb")  # has findings
+
+
+def _cli_process(args, encoding="utf-8", **kw):
+    import subprocess
+
+    return subprocess.run([sys.executable, "-m", "animsmith", *map(str, args)], capture_output=True,
+                          encoding=encoding, timeout=120, **kw)
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1", "utf-8:strict"])
+@pytest.mark.parametrize("argv", [["lint", "--format", "json"], ["lint", "--format", "sarif"], ["lint"], ["measure"],
+                                  ["inspect"], ["measure", "--format", "json"]])
+def test_any_output_encoding_escapes_what_it_cannot_hold(tmp_path, argv, encoding):
+    """A non-ASCII file name under an ASCII/Latin-1 (or strict UTF-8) stdout: written as
+    \\uXXXX (valid JSON), never an internal UnicodeEncodeError."""
+    import json
+
+    name = tmp_path / "läufer☃.glb"
+    shutil.copy(CORPUS_FOX, name)
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "animsmith", *argv, str(name)], capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONIOENCODING": encoding})
+    assert proc.returncode in (0, 1), proc.stderr
+    assert proc.stderr == b""
+    try:  # click writes UTF-8 to a stream that declares ASCII; otherwise the declared encoding
+        stdout = proc.stdout.decode("utf-8")
+    except UnicodeDecodeError:
+        stdout = proc.stdout.decode(encoding.split(":")[0])
+    if "json" in argv or "sarif" in argv:
+        json.loads(stdout)  # still valid JSON
+    if argv[-1] == "json":
+        assert json.loads(stdout)["files"][0]["path"] == str(name)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("argv", [["lint", FOX], ["measure", FOX], ["checks"], ["--help"]])
+def test_a_full_stdout_is_one_line_exit_2(argv):
+    with open("/dev/full", "w") as full:
+        import subprocess
+
+        proc = subprocess.run([sys.executable, "-m", "animsmith", *argv], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr == "animsmith: cannot write to stdout: No space left on device\n"
+
+
+def test_a_closed_stdout_is_exit_2_not_silent_success():
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "animsmith", "measure", FOX], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 2
+    assert proc.stderr == "animsmith: stdout is closed; nothing could be reported\n"
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS file systems refuse non-UTF-8 names")
+def test_sarif_names_a_non_utf8_file_by_its_bytes(tmp_path, capsys):
+    import json
+
+    raw = os.path.join(os.fsencode(tmp_path), b"f\xe9x.glb")
+    shutil.copy(CORPUS_FOX, raw)
+    out = tmp_path / "r.sarif"
+    code, _, err = run(["lint", "--format", "sarif", "-o", out, os.path.relpath(os.fsdecode(raw))], capsys)
+    assert code in (0, 1) and err == "", err
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
+            for r in json.loads(out.read_text())["runs"][0]["results"] for loc in r.get("locations", [])}
+    assert uris and all(u.endswith("f%E9x.glb") for u in uris), uris

@@ -95,7 +95,7 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
         selected = validate_check_ids(split_ids(select), "--select")
     allowed = set(validate_check_ids(split_ids(allow), "--allow")) if allow else set()
     files = expand_paths(list(paths))
-    check_output_path(output, files + [contract.path or ""])
+    check_output_path(output, files + contract_inputs(contract))
     # CI additions (docs/ci.md): --shard, --output, progress bar on a TTY
     from animsmith.ci import parse_shard, run_lint_ci
 
@@ -162,6 +162,15 @@ def _ran_checks(contract, selected) -> List[str]:
         and contract.check_enabled(spec.id)
         and (spec.group_table is None or getattr(contract, spec.group_table, None))
     ]
+
+
+def contract_inputs(contract) -> List[str]:
+    """The files a run reads because of its contract: the config and every group member file."""
+    out = [contract.path] if contract.path else []
+    for table in ("gait_groups", "sync_groups"):
+        for group in (getattr(contract, table, None) or {}).values():
+            out += [ref.file for ref in group.members if ref.file]
+    return out
 
 
 def check_output_path(path: Optional[str], inputs: Sequence[str] = ()) -> None:

@@ -33,7 +33,7 @@ def report_cmd(ctx, paths, config_path, output, clip_name, select):
     pair player, and per clip a skeleton view with foot/root trails and charts.
     The file needs no network and opens from disk.
     """
-    from animsmith.commands.lint import _write_output, check_output_path, split_ids
+    from animsmith.commands.lint import _write_output, check_output_path, contract_inputs, split_ids
     from animsmith.config import load_contract
     from animsmith.errors import AnimsmithError
     from animsmith.lint import expand_paths, validate_check_ids
@@ -43,7 +43,7 @@ def report_cmd(ctx, paths, config_path, output, clip_name, select):
     contract = load_contract(effective_config_path(ctx, config_path))
     selected = validate_check_ids(split_ids(select), "--select") if select else None
     files = expand_paths(list(paths))
-    check_output_path(output, files + [contract.path or ""])
+    check_output_path(output, files + contract_inputs(contract))
     data = collect(files, contract, select=selected)
     errors = [f.error for f in data.result.files if f.error]
     if errors:

@@ -35,10 +35,10 @@ def artifact_uri(path: str) -> str:
     """A URI reference for ``path``: relative with ``/`` separators, or ``file://`` when absolute."""
     p = path.replace(os.sep, "/")
     if os.path.isabs(path):
-        return "file://" + quote(p if p.startswith("/") else "/" + p)
+        return "file://" + quote(p if p.startswith("/") else "/" + p, errors="surrogateescape")
     while p.startswith("./"):
         p = p[2:]
-    return quote(p)
+    return quote(p, errors="surrogateescape")  # a non-UTF-8 name: its own bytes, percent-encoded
 
 
 def artifact_location(path: str) -> Dict[str, Any]:
@@ -68,7 +68,7 @@ def rule_of(spec) -> Dict[str, Any]:
 def fingerprint(path: str, f: Dict[str, Any]) -> str:
     """Stable identity of a finding across runs: sha256 of (path, check, group, clip, bone)."""
     key = "\x1f".join(str(x) for x in (path, f.get("check_id"), f.get("group"), f.get("clip"), f.get("bone")))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 def _location(path: str, clip=None, group=None) -> Dict[str, Any]:
