@@ -638,3 +638,19 @@ def test_sarif_names_a_non_utf8_file_by_its_bytes(tmp_path, capsys):
     uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
             for r in json.loads(out.read_text())["runs"][0]["results"] for loc in r.get("locations", [])}
     assert uris and all(u.endswith("f%E9x.glb") for u in uris), uris
+
+
+@pytest.mark.parametrize("argv", [["measure"], ["measure", "speed"], ["inspect"], ["lint", "--format", "markdown"],
+                                  ["lint"]])
+def test_control_and_bidi_characters_in_names_are_shown_escaped(tmp_path, capsys, argv):
+    """A clip named with a right-to-left override and an ANSI escape must not reorder or
+    recolour the terminal or a rendered PR comment: both are printed as \\uXXXX."""
+    from lint_support import write_clips
+
+    name = "walk\u202e\x1b[31mred"
+    glb = write_clips(tmp_path / "w.glb", [gait_clip(name, velocity_mps=(0.0, 0.0, 1.0))])
+    code, out, err = run([*argv, glb], capsys)
+    assert code in (0, 1), err
+    assert "\u202e" not in out and "\x1b" not in out
+    if argv != ["lint"]:  # lint's text output names a clip only in findings
+        assert "u202e" in out and "u001b" in out  # shown as escapes (markdown also escapes '\\' and '[')

@@ -56,6 +56,8 @@ def clip_json(clip) -> Dict[str, Any]:
 
 
 def _tree_lines(skeleton, roles) -> List[str]:
+    from animsmith.render.text import escape
+
     role_of: Dict[int, List[str]] = {}
     for role, b in roles.bones.items():
         role_of.setdefault(int(b), []).append(role)
@@ -63,7 +65,7 @@ def _tree_lines(skeleton, roles) -> List[str]:
     for b in range(skeleton.bone_count):
         tag = "" if bool(skeleton.is_joint[b]) else " (node)"
         r = f"  [{', '.join(role_of[b])}]" if b in role_of else ""
-        lines.append("  " * int(skeleton.depth[b]) + f"{skeleton.names[b]}{tag}{r}")
+        lines.append("  " * int(skeleton.depth[b]) + f"{escape(skeleton.names[b])}{tag}{r}")
     return lines
 
 
@@ -112,15 +114,17 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
     from rich.table import Table
     from rich.text import Text
 
+    from animsmith.render.text import escape
+
     console = _console()
-    console.print(Text(file, style="bold"), soft_wrap=True)
+    console.print(Text(escape(file), style="bold"), soft_wrap=True)
     console.print(f"rig profile: {roles.profile}", markup=False)
     t = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
     for col in ("role", "bone", "convention / reason"):
         t.add_column(col, no_wrap=col != "convention / reason")
     for row in doc["rig"]["roles"]:
         if row["bone"] is not None:
-            t.add_row(Text(row["role"]), Text(row["bone"]), Text(row["convention"] or ""))
+            t.add_row(Text(row["role"]), Text(escape(row["bone"])), Text(row["convention"] or ""))
         else:
             t.add_row(Text(row["role"]), Text("-"), Text("unresolved: " + row["unresolved"]))
     console.print(t)
@@ -143,7 +147,7 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
         ct.add_column(col, justify=just, no_wrap=True)
     for c in doc["clips"]:
         ct.add_row(
-            Text(c["name"]),
+            Text(escape(c["name"])),
             f"{c['duration_s']:.3f}",
             f"{c['start_s']:.4f}",
             str(c["channel_count"]),

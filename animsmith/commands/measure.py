@@ -125,7 +125,9 @@ def fmt(value: Any, digits: int = 3) -> str:
         return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.{digits}f}"
-    return str(value)
+    from animsmith.render.text import escape
+
+    return escape(value)  # names from the file: control and bidi characters shown as \uXXXX
 
 
 def speed_measurements(ca) -> Dict[str, Any]:
@@ -173,14 +175,16 @@ def render_text(files: List[Dict[str, Any]], speed: bool) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from animsmith.render.text import escape
+
     console = _console()
     columns = SPEED_COLUMNS if speed else TEXT_COLUMNS
     for i, f in enumerate(files):
         if i:
             console.print()
         rig = f["rig"]
-        roles = ", ".join(f"{r}={b}" for r, b in rig["roles"].items()) or "none"
-        console.print(Text(f"{f['path']}", style="bold") + Text(f"  rig: {rig['profile']} ({roles})"), soft_wrap=True)
+        roles = ", ".join(f"{r}={escape(b)}" for r, b in rig["roles"].items()) or "none"
+        console.print(Text(escape(f["path"]), style="bold") + Text(f"  rig: {rig['profile']} ({roles})"), soft_wrap=True)
         table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
         for title, key, _ in columns:
             table.add_column(title, justify="left" if key in ("name", "travel_bone", "travel_source_role", "loop_endpoint_mode") else "right", no_wrap=True)
@@ -190,9 +194,9 @@ def render_text(files: List[Dict[str, Any]], speed: bool) -> None:
             for _, key, _ in columns:
                 why = m.get(key + "_unavailable")
                 if why:
-                    notes.append(f"{m['name']}: {key} unavailable: {why}")
+                    notes.append(f"{escape(m['name'])}: {key} unavailable: {escape(why)}")
             if m.get("cycles_note"):
-                notes.append(f"{m['name']}: {m['cycles_note']}")
+                notes.append(f"{escape(m['name'])}: {escape(m['cycles_note'])}")
         console.print(table)
         # one line per distinct reason keeps the notes short
         seen = set()

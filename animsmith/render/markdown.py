@@ -32,9 +32,12 @@ _MD_SPECIAL = {
 
 
 def cell(text: Any) -> str:
-    """One table cell: whitespace collapsed, markdown/HTML specials escaped."""
+    """One table cell: whitespace collapsed, markdown/HTML specials escaped, control and
+    bidi characters shown as ``\\uXXXX`` (text.escape)."""
+    from animsmith.render.text import escape
+
     flat = " ".join(str(text).split())
-    return "".join(_MD_SPECIAL.get(ch, ch) for ch in flat)
+    return "".join(_MD_SPECIAL.get(ch, ch) for ch in escape(flat))
 
 
 def render_markdown(result: Any, **_: Any) -> str:
