@@ -203,14 +203,14 @@ def _main(argv) -> None:
             exc.show()
             sys.exit(2)
         where = exc.ctx.command_path if exc.ctx is not None else "animsmith"
-        click.echo(f"animsmith: {' '.join(exc.format_message().split())} (see '{where} --help')", err=True)
+        click.echo(f"animsmith: {error_line(' '.join(exc.format_message().split()))} (see '{where} --help')", err=True)
         sys.exit(2)
     except click.ClickException as exc:
         exc.show()
         sys.exit(2 if exc.exit_code not in (0, 1) else exc.exit_code)
     except AnimsmithError as exc:
         for line in exc.lines:
-            click.echo(f"animsmith: {line}", err=True)
+            click.echo(f"animsmith: {error_line(line)}", err=True)
         sys.exit(2)
     except BrokenPipeError:
         # Reader went away (e.g. `| head`); keep the decided exit status quiet.
@@ -239,12 +239,27 @@ def _main(argv) -> None:
     sys.exit(rv if isinstance(rv, int) else 0)
 
 
+#: the longest error line printed (a config listing 10,000 groups, a 100 KB check id)
+ERROR_LINE_MAX_CHARS = 1000
+
+
+def error_line(text: str) -> str:
+    """An error message as printed: control and bidi characters from file names, paths or
+    flags shown as ``\\uXXXX`` (no terminal escapes), cut at ERROR_LINE_MAX_CHARS."""
+    from animsmith.render.text import escape
+
+    shown = escape(text)
+    if len(shown) > ERROR_LINE_MAX_CHARS:
+        shown = shown[:ERROR_LINE_MAX_CHARS] + f"... ({len(shown) - ERROR_LINE_MAX_CHARS} more characters)"
+    return shown
+
+
 def _internal_error(exc: BaseException) -> None:
     """One ``internal error`` line and exit 2 (the traceback with ``ANIMSMITH_DEBUG``)."""
     if os.environ.get("ANIMSMITH_DEBUG"):
         raise exc
     reason = " ".join(str(exc).split()) or type(exc).__name__
-    click.echo(f"animsmith: internal error: {type(exc).__name__}: {reason}", err=True)
+    click.echo(f"animsmith: internal error: {type(exc).__name__}: {error_line(reason)}", err=True)
     sys.exit(2)
 
 

@@ -654,3 +654,15 @@ def test_control_and_bidi_characters_in_names_are_shown_escaped(tmp_path, capsys
     assert "\u202e" not in out and "\x1b" not in out
     if argv != ["lint"]:  # lint's text output names a clip only in findings
         assert "u202e" in out and "u001b" in out  # shown as escapes (markdown also escapes '\\' and '[')
+
+
+def test_error_lines_escape_control_characters_and_stay_short(tmp_path, capsys):
+    line = one_line_exit_2(["checks", "nan\x1b[31m"], capsys)
+    assert "\x1b" not in line and "nan\\u001b[31m" in line
+    code, out, err = run(["checks", "x" * 100_000], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert len(err) < 1200 and err.rstrip().endswith("more characters)")
+    bell = tmp_path / "a\x07.toml"
+    bell.write_text("[rigg]\n")
+    line = one_line_exit_2(["--config", bell, "lint", FOX], capsys)
+    assert "\x07" not in line and "a\\u0007.toml" in line

@@ -270,3 +270,15 @@ def test_out_dir_link_onto_another_input_is_refused(capsys, tmp_path):
     assert err == f"animsmith: output {target!r} is an input file ({paths[2]}); choose another --out-dir or -o\n"
     assert {p: open(p, "rb").read() for p in paths} == before
     assert sorted(os.listdir(out_dir)) == ["run_forward.glb"]  # only the link, nothing written
+
+
+def test_a_reference_naming_two_members_is_called_ambiguous(capsys, tmp_path):
+    indir = tmp_path / "in"
+    indir.mkdir()
+    paths = write_member_files(indir)
+    cfg = indir / "ring.toml"
+    cfg.write_text(RING_TOML.replace('"run_right"]', '"run_right", "run_right.glb"]'))
+    rc, out, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                           "--reference", "run_right", "--dry-run", *paths)
+    assert (rc, out) == (2, "")
+    assert "--reference 'run_right' is ambiguous in gait group 'run-ring': it names 2 members" in err

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from animsmith.cli import config_option, effective_config_path
+from animsmith.cli import config_option, effective_config_path, error_line
 
 SCHEMA_VERSION = 1
 
@@ -132,7 +132,8 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     contract = load_contract(effective_config_path(ctx, config_path))
     group = contract.gait_groups.get(group_name)
     if group is None:
-        declared = ", ".join(sorted(contract.gait_groups)) or "none"
+        names = sorted(contract.gait_groups)
+        declared = ", ".join(names[:10]) + (f", +{len(names) - 10} more" if len(names) > 10 else "") or "none"
         raise ConfigError(f"no [gait_groups.{group_name}] in the contract (declared: {declared})", contract.path)
     if contact_height_m is None:
         contact_height_m = float(contract.check_options("foot-slide", {"contact_height_m": fc.DEFAULT_CONTACT_HEIGHT_M})["contact_height_m"])
@@ -149,9 +150,12 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         if f not in raw:
             raw[f] = read_file_bytes(f)
     ref = [m for m in members if reference in (m[0], m[2].name)]
-    if len(ref) != 1:
+    if not ref:
         raise AnimsmithError(f"--reference {reference!r} is not a member of gait group {group_name!r} "
                              f"(members: {', '.join(m[0] for m in members)})")
+    if len(ref) > 1:
+        raise AnimsmithError(f"--reference {reference!r} is ambiguous in gait group {group_name!r}: it names "
+                             f"{len(ref)} members ({', '.join(f'{m[0]} in {m[1]}' for m in ref)}); name one by its member label")
     sources = sorted({f for _, f, _ in members})
     targets: Dict[str, str] = {}
     if not dry_run:
@@ -236,7 +240,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     except Refusal as exc:
         doc["outcome"] = "refused"
         doc["refusal"] = exc.to_json()
-        click.echo(f"animsmith: refused [{exc.code}]: {exc.message}", err=True)
+        click.echo(f"animsmith: refused [{exc.code}]: {error_line(exc.message)}", err=True)
         if fmt_name == "json":
             click.echo(json.dumps(doc, indent=2))
         return 1

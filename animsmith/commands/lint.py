@@ -14,7 +14,7 @@ from typing import List, Optional, Sequence
 
 import click
 
-from animsmith.cli import config_option, effective_config_path
+from animsmith.cli import config_option, effective_config_path, error_line
 from animsmith.render import FORMATS
 
 
@@ -109,7 +109,7 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     errors = [f.error for f in result.files if f.error]
     if errors:
         for line in errors[:-1]:
-            click.echo(f"animsmith: {line}", err=True)
+            click.echo(f"animsmith: {error_line(line)}", err=True)
         raise AnimsmithError(errors[-1])
     if allowed:
         result = result.without_checks(allowed)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import click
 
-from animsmith.cli import config_option, effective_config_path
+from animsmith.cli import config_option, effective_config_path, error_line
 
 
 @click.command(
@@ -48,7 +48,7 @@ def report_cmd(ctx, paths, config_path, output, clip_name, select):
     errors = [f.error for f in data.result.files if f.error]
     if errors:
         for line in errors[:-1]:
-            click.echo(f"animsmith: {line}", err=True)
+            click.echo(f"animsmith: {error_line(line)}", err=True)
         raise AnimsmithError(errors[-1])
     if clip_name is not None and not any(c.get("name") == clip_name for c in data.clips):
         names = list(dict.fromkeys(repr(str(c.get("name"))) for c in data.clips))

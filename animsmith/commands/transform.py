@@ -58,7 +58,9 @@ def _emit_json(doc: Dict[str, Any]) -> None:
 
 
 def _refusal_line(exc) -> str:
-    return f"animsmith: refused [{exc.code}]: {exc.message}"
+    from animsmith.cli import error_line
+
+    return f"animsmith: refused [{exc.code}]: {error_line(exc.message)}"
 
 
 @click.command("transform")
