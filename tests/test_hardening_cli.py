@@ -666,3 +666,14 @@ def test_error_lines_escape_control_characters_and_stay_short(tmp_path, capsys):
     bell.write_text("[rigg]\n")
     line = one_line_exit_2(["--config", bell, "lint", FOX], capsys)
     assert "\x07" not in line and "a\\u0007.toml" in line
+
+
+def test_extreme_fps_and_repeated_clip_flags(capsys):
+    ring = os.path.join(ROOT, "examples", "assets", "run-ring.glb")
+    code, _, err = run(["--config", CONFIG, "transform", "--gait-anchor", "--dry-run", "--fps", "1e300", ring], capsys)
+    assert code == 1 and err.startswith("animsmith: refused [budget_exceeded]: ")
+    assert "1e+300 frames x " in err and len(err) < 400  # not a 300-digit frame count
+    code, out, _ = run(["measure", "--format", "json", "--clip", "run_left", "--clip", "run_left", ring], capsys)
+    import json
+
+    assert code == 0 and [c["name"] for c in json.loads(out)["files"][0]["clips"]] == ["run_left"]

@@ -89,7 +89,7 @@ def select_clips(analyses, clip_names: Tuple[str, ...], path: str):
         return list(analyses)
     by_name = {ca.clip.name: ca for ca in analyses}
     out = []
-    for name in clip_names:
+    for name in dict.fromkeys(clip_names):  # each clip once, in the order first named
         if name not in by_name:
             known = ", ".join(repr(n) for n in by_name) or "none"
             raise AnimsmithError(f"no clip named {name!r} (clips: {known})", path)

@@ -324,19 +324,24 @@ def declared_frames(clip, fps: float, bone_label: str) -> Tuple[int, float]:
     return n + 1, d
 
 
+def _count(n: int) -> str:
+    """An integer for a message: exact up to 10^12, else 3 significant digits (``--fps 1e300``)."""
+    return str(n) if abs(n) < 10**12 else f"{float(n):.3g}"
+
+
 def prove_budget(skeleton, clip, frames: int, bone_label: str) -> None:
     """``budget_exceeded``: E×bones, E×channels, max(2, keys)×bones each <= 1,000,000."""
     bones = skeleton.bone_count
     tracks = len(clip.channels)
     keys = max(2, clip.max_key_count)
     for product, what in (
-        (frames * bones, f"{frames} frames x {bones} bones = {frames * bones} pose samples"),
-        (frames * tracks, f"{frames} frames x {tracks} channels = {frames * tracks} channel samples"),
+        (frames * bones, f"{_count(frames)} frames x {bones} bones = {_count(frames * bones)} pose samples"),
+        (frames * tracks, f"{_count(frames)} frames x {tracks} channels = {_count(frames * tracks)} channel samples"),
         (keys * bones, f"{keys} maximum keys x {bones} bones = {keys * bones} pose samples"),
     ):
         if product > WORK_BUDGET_SAMPLES:
             raise _refuse(
-                "budget_exceeded", clip.name, None, product, WORK_BUDGET_SAMPLES,
+                "budget_exceeded", clip.name, None, product if product < 2**53 else float(product), WORK_BUDGET_SAMPLES,
                 f"{what} exceeds the {WORK_BUDGET_SAMPLES} sample safety budget",
                 "split or shorten the clip, or bake it at a lower frame rate, or use runtime phase offsets instead",
             )
