@@ -405,3 +405,28 @@ def test_realpath_memo_follows_the_working_directory(tmp_path, monkeypatch):
     second = _realpath("x.glb")
     assert first == os.path.realpath(tmp_path / "a" / "x.glb")
     assert second == os.path.realpath(tmp_path / "b" / "x.glb")
+
+
+def test_member_with_a_nan_key_time_is_unmeasurable_not_silently_measured(tmp_path, capsys):
+    """A member file not in PATHS gets no clip checks, so its broken key times must show
+    in the group verdict: the member is unmeasurable (as grid-based checks treat such a
+    clip), in the same way as when the file is linted directly."""
+    import struct
+
+    files = mixamo_pack(tmp_path)
+    path = write_clips(tmp_path / "nantime.glb", [gait_clip("mixamo.com")])
+    data = bytearray(open(path, "rb").read())
+    (json_len,) = struct.unpack_from("<I", data, 12)
+    doc = json.loads(bytes(data[20 : 20 + json_len]))
+    acc = doc["accessors"][doc["animations"][0]["samplers"][0]["input"]]
+    view = doc["bufferViews"][acc["bufferView"]]
+    bin_start = 20 + json_len + 8  # BIN chunk data
+    struct.pack_into("<f", data, bin_start + view.get("byteOffset", 0) + acc.get("byteOffset", 0) + 5 * 4, float("nan"))
+    open(path, "wb").write(bytes(data))
+    cfg = write_config(tmp_path / "ring.toml", gait_config(["fwd.glb", "bwd.glb", "nantime.glb"]))
+    for paths in ([files["fwd"]], [files["fwd"], str(tmp_path / "nantime.glb")]):
+        code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", *paths], capsys)
+        doc = validate_json(out)
+        msgs = [f["message"] for fr in doc["files"] for f in fr["findings"] if f["check_id"] == "gait-group"]
+        assert code == 1, err
+        assert any("nantime.glb" in m and "key times are not finite" in m for m in msgs), msgs

@@ -136,6 +136,19 @@ def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
     return True, None
 
 
+def key_times_problem(clip) -> Optional[str]:
+    """Why ``clip``'s key times cannot be sampled reliably (a non-finite time, or times
+    not strictly increasing, which glTF requires), or None. ``lint`` loads such files
+    leniently; its ``nan`` and ``time-monotonic`` checks report the defect itself."""
+    for t in clip.distinct_times():
+        if t.shape[0] and not np.isfinite(t).all():
+            return "key times are not finite (see nan)"
+    for t in clip.distinct_times():
+        if t.shape[0] > 1 and not (t[1:] > t[:-1]).all():
+            return "key times are not strictly increasing (see time-monotonic)"
+    return None
+
+
 class ClipAnalysis:
     """One clip's pose grid and metrics, each computed once on first access."""
 
@@ -157,6 +170,11 @@ class ClipAnalysis:
 
     @cached_property
     def gait(self) -> GaitMetrics:
+        """Stride anchor, amplitude and cycles; none of them when the key times cannot be
+        sampled reliably (:func:`key_times_problem`), as the grid-based checks decide."""
+        why = key_times_problem(self.clip)
+        if why is not None:
+            return GaitMetrics(gait_phase_unavailable=why, lr_amplitude_m_unavailable=why, cycles_unavailable=why)
         return gait_metrics(self.grid, self.roles)
 
     @cached_property
