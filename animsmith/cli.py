@@ -9,8 +9,10 @@ them prints or exits.
 from __future__ import annotations
 
 import importlib
+import io
 import os
 import sys
+from typing import Any
 
 import click
 
@@ -82,16 +84,45 @@ def main(argv=None) -> None:
     # RuntimeWarning lines (raised in our code or numpy's own Python, e.g.
     # linalg.norm) would be extra stderr noise (docs/hardening.md).
     warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"(animsmith|numpy)\.")
-    if sys.stdout is None:  # started with stdout closed (`>&-`): every result would vanish
-        if sys.stderr is not None:
-            sys.stderr.write("animsmith: stdout is closed; nothing could be reported\n")
-        sys.exit(2)
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        sys.stdout = _closed_stdout(argv if argv is not None else sys.argv[1:])
     _escape_unencodable_output()
     previous = _exit_on_sigterm()
     try:
         _main(argv)
     finally:
         _restore_sigterm(previous)
+
+
+#: flags that name the file a command's result goes to: with one of them, stdout only
+#: carries a summary, so a closed stdout is a legitimate "file only" run
+OUTPUT_FLAGS = ("-o", "--output", "--out-dir")
+
+
+class _ClosedStdout(io.TextIOBase):
+    """Stands in for a closed stdout: writing raises ``OSError`` (reported as ``cannot write
+    to stdout: stdout is closed``, exit 2), so no result vanishes with exit status 0."""
+
+    encoding = "utf-8"
+    errors = "backslashreplace"
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        import errno
+
+        raise OSError(errno.EBADF, "stdout is closed")
+
+
+def _closed_stdout(argv) -> Any:
+    """What stdout becomes when the process started without one: nothing written goes
+    missing silently, unless the command was told to write its result to a file."""
+    given = [str(a) for a in argv or ()]
+    if any(a in OUTPUT_FLAGS or a.startswith(("--output=", "--out-dir=")) or (a.startswith("-o") and len(a) > 2)
+           for a in given):
+        return open(os.devnull, "w")
+    return _ClosedStdout()
 
 
 OUTPUT_ESCAPE = "animsmith.escape"
@@ -196,21 +227,21 @@ def _main(argv) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.Abort:
-        click.echo("animsmith: aborted", err=True)
+        _say("animsmith: aborted")
         sys.exit(2)
     except click.UsageError as exc:  # bad flag, value or command: one line, no usage block
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `animsmith`: the help text
-            exc.show()
+            _quietly(exc.show)
             sys.exit(2)
         where = exc.ctx.command_path if exc.ctx is not None else "animsmith"
-        click.echo(f"animsmith: {error_line(' '.join(exc.format_message().split()))} (see '{where} --help')", err=True)
+        _say(f"animsmith: {error_line(' '.join(exc.format_message().split()))} (see '{where} --help')")
         sys.exit(2)
     except click.ClickException as exc:
-        exc.show()
+        _quietly(exc.show)
         sys.exit(2 if exc.exit_code not in (0, 1) else exc.exit_code)
     except AnimsmithError as exc:
         for line in exc.lines:
-            click.echo(f"animsmith: {error_line(line)}", err=True)
+            _say(f"animsmith: {error_line(line)}")
         sys.exit(2)
     except BrokenPipeError:
         # Reader went away (e.g. `| head`); keep the decided exit status quiet.
@@ -220,15 +251,15 @@ def _main(argv) -> None:
             pass
         sys.exit(0)
     except KeyboardInterrupt:
-        click.echo("animsmith: interrupted", err=True)
+        _say("animsmith: interrupted")
         sys.exit(2)
     except MemoryError:
-        click.echo("animsmith: out of memory", err=True)
+        _say("animsmith: out of memory")
         sys.exit(2)
     except OSError as exc:
         if not _stdout_failed(exc):
             _internal_error(exc)
-        click.echo(f"animsmith: cannot write to stdout: {exc.strerror or exc}", err=True)
+        _say(f"animsmith: cannot write to stdout: {exc.strerror or exc}")
         try:  # the interpreter's last flush would fail again and print a traceback-like note
             sys.stdout = open(os.devnull, "w")
         except OSError:
@@ -245,12 +276,15 @@ ERROR_LINE_MAX_CHARS = 1000
 
 def error_line(text: str) -> str:
     """An error message as printed: control and bidi characters from file names, paths or
-    flags shown as ``\\uXXXX`` (no terminal escapes), cut at ERROR_LINE_MAX_CHARS."""
+    flags shown as ``\\uXXXX`` (no terminal escapes); over ERROR_LINE_MAX_CHARS, the
+    middle is cut so the start (what) and the end (the reason) stay."""
     from animsmith.render.text import escape
 
     shown = escape(text)
-    if len(shown) > ERROR_LINE_MAX_CHARS:
-        shown = shown[:ERROR_LINE_MAX_CHARS] + f"... ({len(shown) - ERROR_LINE_MAX_CHARS} more characters)"
+    if len(shown) > ERROR_LINE_MAX_CHARS:  # keep both ends: a long path first, the reason last
+        head, tail = ERROR_LINE_MAX_CHARS // 2, ERROR_LINE_MAX_CHARS * 2 // 5
+        cut = len(shown) - head - tail
+        shown = f"{shown[:head]}...({cut} characters)...{shown[-tail:]}"
     return shown
 
 
@@ -259,8 +293,31 @@ def _internal_error(exc: BaseException) -> None:
     if os.environ.get("ANIMSMITH_DEBUG"):
         raise exc
     reason = " ".join(str(exc).split()) or type(exc).__name__
-    click.echo(f"animsmith: internal error: {type(exc).__name__}: {error_line(reason)}", err=True)
+    _say(f"animsmith: internal error: {type(exc).__name__}: {error_line(reason)}")
     sys.exit(2)
+
+
+def _quietly(show) -> None:
+    """Run a stderr writer; a stderr that cannot take it does not change the exit status."""
+    try:
+        show()
+    except (OSError, ValueError):
+        try:
+            sys.stderr = open(os.devnull, "w")
+        except OSError:
+            pass
+
+
+def _say(line: str) -> None:
+    """One error line on stderr; a stderr that cannot take it (``2>/dev/full``) does not
+    change the exit status the error decided (the line is lost, not turned into exit 1)."""
+    try:
+        click.echo(line, err=True)
+    except (OSError, ValueError):
+        try:  # and the interpreter's final flush must not complain either
+            sys.stderr = open(os.devnull, "w")
+        except OSError:
+            pass
 
 
 def config_option(f):

@@ -617,13 +617,39 @@ def test_a_full_stdout_is_one_line_exit_2(argv):
     assert proc.stderr == "animsmith: cannot write to stdout: No space left on device\n"
 
 
-def test_a_closed_stdout_is_exit_2_not_silent_success():
+def test_a_closed_stdout_is_exit_2_not_silent_success(tmp_path):
+    """Results written to a closed stdout would vanish: exit 2. With -o the file is the
+    result and stdout only a summary, so a closed stdout is a legitimate file-only run."""
     import subprocess
 
-    proc = subprocess.run([sys.executable, "-m", "animsmith", "measure", FOX], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1))
-    assert proc.returncode == 2
-    assert proc.stderr == "animsmith: stdout is closed; nothing could be reported\n"
+    def closed(args):
+        return subprocess.run([sys.executable, "-m", "animsmith", *map(str, args)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1))
+
+    for args in (["measure", FOX], ["lint", "--format", "json", FOX]):
+        proc = closed(args)
+        assert proc.returncode == 2
+        assert proc.stderr == "animsmith: cannot write to stdout: stdout is closed\n"
+    out = tmp_path / "r.json"
+    proc = closed(["lint", "--format", "json", "-o", out, FOX])
+    assert proc.returncode in (0, 1) and proc.stderr == "" and out.stat().st_size > 0
+    proc = closed(["report", f"--output={tmp_path / 'r.html'}", FOX])
+    assert proc.returncode == 0 and proc.stderr == "" and (tmp_path / "r.html").exists()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_stderr_keeps_the_decided_exit_status():
+    """`2>/dev/full`: the error line is lost, but an operator error stays exit 2 (not 1,
+    which CI would read as findings)."""
+    import subprocess
+
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "animsmith", "lint", "does-not-exist.glb"],
+                              stdout=subprocess.PIPE, stderr=full, timeout=120)
+        assert proc.returncode == 2 and proc.stdout == b""
+        proc = subprocess.run([sys.executable, "-m", "animsmith", "lint", "--jobs", "0", FOX],
+                              stdout=subprocess.PIPE, stderr=full, timeout=120)
+        assert proc.returncode == 2
 
 
 @pytest.mark.skipif(sys.platform == "darwin", reason="macOS file systems refuse non-UTF-8 names")
@@ -661,7 +687,10 @@ def test_error_lines_escape_control_characters_and_stay_short(tmp_path, capsys):
     assert "\x1b" not in line and "nan\\u001b[31m" in line
     code, out, err = run(["checks", "x" * 100_000], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert len(err) < 1200 and err.rstrip().endswith("more characters)")
+    assert len(err) < 1200 and "characters)..." in err
+    long_path = "/".join(["/tmp", "d" * 400, "e" * 400, "f" * 400, "x.glb"])
+    line = one_line_exit_2(["lint", long_path], capsys)
+    assert len(line) < 1200 and line.endswith("x.glb: no such file or directory")  # the reason survives the cut
     bell = tmp_path / "a\x07.toml"
     bell.write_text("[rigg]\n")
     line = one_line_exit_2(["--config", bell, "lint", FOX], capsys)

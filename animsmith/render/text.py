@@ -28,12 +28,17 @@ MAX_LISTED = 5
 SEVERITY_STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
 
 
+_JOINERS = ("\u200c", "\u200d")
+
+
 def escape(text: Any) -> str:
-    """Control/format/separator characters shown as ``\\uXXXX`` (one line, no bidi tricks)."""
+    """Control/format/separator characters shown as ``\\uXXXX`` (one line, no bidi tricks);
+    the zero-width (non-)joiners U+200C/U+200D stay, as names in Persian, Indic scripts
+    and emoji sequences need them and they never reorder text."""
     out = []
     for ch in str(text):
         cat = unicodedata.category(ch)
-        if cat in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn") and ch != " ":
+        if cat in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn") and ch not in _JOINERS:
             code = ord(ch)
             out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
         else:
