@@ -406,6 +406,8 @@ def parse_member(label: str, base_dir: str, key: str) -> MemberRef:
     if not label:
         raise _Problem(key, "member names must not be empty")
     file_part, sep, clip = label.partition("#")
+    if sep and not file_part.lower().endswith(MEMBER_FILE_SUFFIXES) and not any(c in file_part for c in "./\\"):
+        return MemberRef(label=label, clip=label)  # a bare clip name with '#' (the loader's "walk#1" for a duplicate)
     if sep or file_part.lower().endswith(MEMBER_FILE_SUFFIXES):
         if not file_part.lower().endswith(MEMBER_FILE_SUFFIXES):
             raise _Problem(key, f"member '{label}': the part before '#' must be a .glb or .gltf file")
@@ -563,6 +565,8 @@ class _Parser:
     def check_settings(self, spec, table: Mapping[str, Any], prefix: str) -> CheckSettings:
         table = self.known(table, ("enabled", "severity") + tuple(spec.config), prefix)
         s = CheckSettings()
+        if table.get("severity") == "off" and table.get("enabled") is True:  # whichever came last must not win
+            self.problems.append(_Problem(join_key(prefix, "enabled"), "true contradicts severity = \"off\" (which means enabled = false)"))
         for k, v in table.items():
             key = join_key(prefix, k)
             with self.each():

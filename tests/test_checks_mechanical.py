@@ -342,3 +342,17 @@ def test_constant_rotation_default_epsilon_within_1e5_relative(rel, constant):
     assert (angle <= 1e-3) == constant  # the stored keys really are on that side
     findings = run_check("constant-track", make_asset(rot_values=q))[0]
     assert [f.bone for f in findings] == (["spine"] if constant else [])
+
+
+
+def test_negative_time_tolerance_is_compared_as_float32():
+    """Key times are float32: -0.001 is stored as -0.0010000000475 (below -0.001 in float64);
+    a key written as exactly -negative_tolerance_s passes, the next float32 below does not."""
+    tol = 0.001
+    at = float(np.float32(-tol))
+    assert at < -tol  # the case the float64 comparison got wrong
+    ok, _ = run_check("time-monotonic", make_asset(tr_times=(at, 0.5, 1)), options={"negative_tolerance_s": tol})
+    assert ok == []
+    below = float(np.nextafter(np.float32(at), np.float32(-1)))
+    bad, _ = run_check("time-monotonic", make_asset(tr_times=(below, 0.5, 1)), options={"negative_tolerance_s": tol})
+    assert len(bad) == 1 and bad[0].measured == below

@@ -192,3 +192,22 @@ def test_documented_example_config_is_valid():
     assert (e.loop, e.fps, e.movement_owner_xz, e.speed_mps) == (True, 30.0, "gameplay", 3.5)
     assert c.expect_for("idle").duration_s == 2.0 and c.expect_for("idle").fps == 30.0
     assert not c.check_enabled("constant-track")
+
+
+def test_severity_off_with_enabled_true_is_a_conflict_whatever_the_order():
+    for text in ('[checks.in-place]\nseverity = "off"\nenabled = true\n', '[checks.in-place]\nenabled = true\nseverity = "off"\n'):
+        with pytest.raises(ConfigError) as info:
+            parse_contract(text.encode(), "c.toml")
+        assert info.value.message == 'bad config c.toml: checks.in-place.enabled: true contradicts severity = "off" (which means enabled = false)'
+    c = parse_contract(b'[checks.in-place]\nseverity = "off"\nenabled = false\n', "c.toml")
+    assert not c.check_enabled("in-place")
+
+
+def test_bare_member_names_may_contain_a_hash(tmp_path):
+    c = parse_contract(b'[gait_groups.g]\nclips = ["walk#1", "packs/two.glb#run", "a#b#c"]\n', "c.toml", str(tmp_path))
+    refs = c.gait_groups["g"].members
+    assert [(r.file, r.clip) for r in refs] == [
+        (None, "walk#1"), (os.path.normpath(str(tmp_path / "packs" / "two.glb")), "run"), (None, "a#b#c")]
+    with pytest.raises(ConfigError) as info:  # looks like a file: still a mistake worth a line
+        parse_contract(b'[gait_groups.g]\nclips = ["ring.glv#walk"]\n', "c.toml")
+    assert "the part before '#' must be a .glb or .gltf file" in info.value.message

@@ -6,8 +6,9 @@ grid and loop endpoint convention. Per present member:
 
 * ``duration_s`` — the clip duration;
 * ``frame_count`` — the largest authored key count of any channel;
-* ``fps`` — the declared ``[clips.*] fps`` when there is one, else the
-  authored rate (frame_count − 1) / duration_s;
+* ``fps`` — the declared ``[clips.*] fps`` when it is a positive number, else
+  the authored rate (frame_count − 1) / duration_s (a declared 0 is no frame
+  rate: the ``fps`` check reports it);
 * ``loop_endpoint_mode`` — ``duplicated_endpoint`` (the last key repeats the
   first pose), ``unique_cycle`` (open cycle whose wrap is a normal step) or
   ``non_closing`` (see ``measure``).
@@ -43,6 +44,8 @@ def member_timing(summary):
     frames = summary.get("key_count_max")
     frames = int(frames) if isinstance(frames, int) else None
     fps = finite(summary.get("declared_fps"))
+    if fps is not None and fps <= 0:  # not a frame rate (the fps check reports invalid_declared_fps)
+        fps = None
     if fps is None and duration is not None and duration > 0 and frames is not None and frames >= 2:
         fps = (frames - 1) / duration
     return duration, frames, fps

@@ -4,8 +4,10 @@ glTF requires every sampler input to be strictly increasing and the clip
 timeline starts at 0; engines either reject such a channel or play it with
 a pop. Per channel, at most one finding for the first key time below
 ``-negative_tolerance_s`` (time and measured = that key time) and one for the
-first pair with ``t[k] <= t[k-1]`` (time = ``t[k]``). Non-finite times are
-left to the ``nan`` check (pairs involving them are skipped).
+first pair with ``t[k] <= t[k-1]`` (time = ``t[k]``). Key times are float32, so
+the bound is the tolerance as float32 stores it: a key written as exactly
+``-negative_tolerance_s`` passes. Non-finite times are left to the ``nan``
+check (pairs involving them are skipped).
 
 Always on; needs nothing.
 """
@@ -32,10 +34,15 @@ CONFIG = {
 }
 
 
+def lowest_time_s(tolerance_s: float) -> float:
+    """The lowest key time that passes: −tolerance_s as float32 stores it (float64 value)."""
+    return -float(np.float32(tolerance_s))
+
+
 def first_negative_key(times: np.ndarray, tolerance_s: float):
-    """Index of the first finite key time < −tolerance_s, or None."""
+    """Index of the first finite key time below :func:`lowest_time_s`, or None."""
     t = np.asarray(times, dtype=np.float64)
-    bad = np.flatnonzero(np.isfinite(t) & (t < -tolerance_s))
+    bad = np.flatnonzero(np.isfinite(t) & (t < lowest_time_s(tolerance_s)))
     return int(bad[0]) if bad.size else None
 
 
@@ -55,7 +62,7 @@ def suspicious_channels(clip, tolerance_s: float) -> list:
     t = flat.times
     finite = np.isfinite(t)
     with np.errstate(invalid="ignore"):
-        negative = finite & (t < -tolerance_s)
+        negative = finite & (t < lowest_time_s(tolerance_s))
         bad_pair = flat.pair_mask() & finite[1:] & finite[:-1] & (t[1:] <= t[:-1])
     rows = negative.copy()
     rows[1:] |= bad_pair
@@ -66,7 +73,7 @@ def check(ctx):
     clip = ctx.clip.name
     tol = float(ctx.options["negative_tolerance_s"])
     kt = clip_facts(ctx.clip).key_times
-    if _clip.FAST_PATHS and kt.increasing and kt.first_min_s >= -tol:
+    if _clip.FAST_PATHS and kt.increasing and kt.first_min_s >= lowest_time_s(tol):
         return  # finite, strictly increasing, nothing below −tol
     for i in suspicious_channels(ctx.clip, tol):
         ch = ctx.clip.channels[i]
