@@ -245,3 +245,18 @@ def test_corpus_cesium_man_needs_inline_map():
 def test_corpus_rigged_figure_has_no_named_roles():
     rm = resolve_roles(corpus("khr_RiggedFigure.glb").skeleton)
     assert "hips" not in rm.bones and "left_foot" not in rm.bones
+
+
+def test_override_naming_two_bones_is_unresolved_not_the_first():
+    """`[rig.roles] hips = "Hips"` on a rig with two joints called Hips: which one is meant
+    is unknowable, so the role is unresolved with the reason (auto refuses the same way);
+    a mesh node sharing a joint's name does not make it ambiguous (joints are preferred)."""
+    from animsmith.core.roles import resolve_roles
+    from animsmith.model import Skeleton
+
+    sk = Skeleton.build(["root", "Hips", "Hips", "LeftFoot"], [-1, 0, 0, 1])
+    roles = resolve_roles(sk, "none", {"hips": "Hips", "left_foot": "LeftFoot"})
+    assert not roles.has("hips") and roles.get("left_foot") == 3
+    assert roles.unresolved["hips"] == "[rig.roles] hips = 'Hips': 2 bones have that exact name (rename one in the source)"
+    mesh = Skeleton.build(["root", "Hips", "Hips"], [-1, 0, 0], is_joint=[True, True, False])
+    assert resolve_roles(mesh, "none", {"hips": "Hips"}).get("hips") == 1

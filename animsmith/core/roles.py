@@ -59,7 +59,8 @@ Resolution
   ``ValueError``.
 * ``overrides`` ``{role: exact bone name}`` win role by role (convention
   ``"override"``); an unknown role -> ``ValueError``; a bone name that does
-  not exist -> that role unresolved with the reason.
+  not exist, or that several bones share, -> that role unresolved with the
+  reason (as ``auto`` refuses to pick between equal candidates).
 
 Profile label: the winning convention (``mixamo``...), ``custom`` when only
 overrides resolved roles, ``<profile>+custom`` when both contributed,
@@ -405,6 +406,14 @@ def _bone_by_exact_name(skeleton, name: str) -> Optional[int]:
     return (joints or hits)[0]
 
 
+def _exact_name_count(skeleton, name: str) -> int:
+    """How many bones :func:`_bone_by_exact_name` chooses among: the skin joints named
+    ``name`` when there are any, else every node of that name."""
+    hits = [b for b, n in enumerate(skeleton.names) if n == name]
+    joints = [b for b in hits if bool(skeleton.is_joint[b])]
+    return len(joints or hits)
+
+
 def validate_overrides(overrides: Optional[Mapping[str, str]]) -> Dict[str, str]:
     """Check override keys are roles and values strings; ValueError otherwise."""
     if not overrides:
@@ -511,10 +520,14 @@ def _resolve(skeleton, prof: str, ovr: Dict[str, str]) -> RoleMap:
     custom = False
     for role, name in ovr.items():
         b = _bone_by_exact_name(skeleton, name)
-        if b is None:
+        same = _exact_name_count(skeleton, name)
+        if b is None or same > 1:
             bones.pop(role, None)
             conv.pop(role, None)
-            unresolved[role] = f"[rig.roles] {role} = {name!r}: no bone with that exact name"
+            unresolved[role] = (
+                f"[rig.roles] {role} = {name!r}: no bone with that exact name" if b is None
+                else f"[rig.roles] {role} = {name!r}: {same} bones have that exact name (rename one in the source)"
+            )
             continue
         bones[role], conv[role] = b, "override"
         unresolved.pop(role, None)
