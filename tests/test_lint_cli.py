@@ -244,3 +244,11 @@ def test_colour_only_on_a_tty(tmp_path, capsys, monkeypatch):
     import re
 
     assert re.sub(r"\x1b\[[0-9;]*m", "", tty) == piped
+
+
+def test_a_mistyped_role_override_is_named_where_the_role_is_missed(tmp_path, capsys):
+    glb = ring(tmp_path, offsets=(0.0, 0.25))
+    cfg = write_config(tmp_path / "c.toml", '[rig]\nroles = { hips = "Hipz" }\n[gait_groups.r]\nclips = ["c0", "c1"]\n')
+    code, out, _ = run_cli(["--config", cfg, "lint", glb], capsys)
+    assert code == 1
+    assert "hips role not resolved ([rig.roles] hips = 'Hipz': no bone with that exact name)" in out

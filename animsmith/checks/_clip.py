@@ -65,7 +65,14 @@ def root_domain_reason(ctx) -> Optional[str]:
     """None when Root or Hips is resolved, else the roles_unresolved message."""
     if has_role(ctx, "root") or has_role(ctx, "hips"):
         return None
-    return f"root/hips role not resolved (rig profile '{profile_label(ctx)}')"
+    return f"root/hips role not resolved (rig profile '{profile_label(ctx)}')" + _override_note(ctx, ("root", "hips"))
+
+
+def _override_note(ctx, roles) -> str:
+    """``"; <why a [rig.roles] override of these roles did not resolve>"`` or ``""``."""
+    fn = getattr(ctx.roles, "override_problems", None)
+    why = fn(roles) if fn is not None else ""
+    return f"; {why}" if why else ""
 
 
 def gait_domain_reason(ctx) -> Optional[str]:
@@ -75,7 +82,7 @@ def gait_domain_reason(ctx) -> Optional[str]:
         return None
     return (
         f"hips/foot roles not resolved (rig profile '{profile_label(ctx)}') — "
-        "needs hips and at least one foot role"
+        "needs hips and at least one foot role" + _override_note(ctx, ("hips",) + feet)
     )
 
 

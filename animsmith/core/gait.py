@@ -56,7 +56,8 @@ def _side_bones(roles, side_roles: Sequence[str]) -> List[int]:
 
 def _hips_reason(roles) -> Optional[str]:
     if not roles.has("hips"):
-        return "hips role not resolved"
+        why = roles.override_problems(["hips"]) if hasattr(roles, "override_problems") else ""
+        return "hips role not resolved" + (f" ({why})" if why else "")
     return None
 
 

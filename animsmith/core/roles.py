@@ -136,6 +136,13 @@ class RoleMap:
     def has(self, role: str) -> bool:
         return role in self.bones
 
+    def override_problems(self, roles) -> str:
+        """``"; "``-joined reasons why ``[rig.roles]`` overrides of ``roles`` did not
+        resolve (a typo in a bone name must be named where the role is missed), or ``""``."""
+        return "; ".join(
+            self.unresolved[r] for r in roles if self.unresolved.get(r, "").startswith("[rig.roles]")
+        )
+
     def to_json(self) -> dict:
         return {
             "profile": self.profile,
