@@ -238,3 +238,38 @@ def test_long_clip_view_samples_only_the_shown_frames(tmp_path):
     np.testing.assert_array_equal(view["local"]["r"], np.round(full.local_rotation[idx].reshape(-1), 6))
     left = asset.skeleton.names.index("LeftFoot")
     np.testing.assert_array_equal(view["feet"]["left"]["height"], np.round(full.model_position_m[idx, left, 1], 4))
+
+
+def test_placeholder_text_in_a_file_name_is_not_replaced(tmp_path, capsys):
+    """Template placeholders are filled in one pass: a file named with "@@DATA@@" shows
+    that text in the title, and the data block appears once."""
+    folder = tmp_path / "x@@DATA@@y"
+    folder.mkdir()
+    glb = write_clips(folder / "w.glb", [gait_clip("walk")])
+    out = tmp_path / "r.html"
+    assert run_cli(["report", glb, "-o", str(out)], capsys)[0] == 0
+    text = out.read_text(encoding="utf-8")
+    assert text.count('id="report-data"') == 1 and text.count('"generator"') == 1 and "x@@DATA@@y" in text
+    assert page_data(text)["files"][0]["path"] == glb
+
+
+def test_local_poses_only_for_the_member_lint_resolves(tmp_path, capsys):
+    """A bare member name is the first linted file's clip of that name: only that clip
+    carries local poses for the pair player."""
+    paths = [write_clips(tmp_path / f"{n}.glb", [gait_clip("walk")]) for n in ("a", "b", "c")]
+    cfg = write_config(tmp_path / "g.toml", '[gait_groups.g]\nclips = ["walk", "b.glb"]\n')
+    out = tmp_path / "r.html"
+    assert run_cli(["--config", cfg, "report", *paths, "-o", str(out)], capsys)[0] == 0
+    clips = page_data(out.read_text(encoding="utf-8"))["clips"]
+    assert ["local" in c for c in clips] == [True, True, False]  # a: bare "walk"; b: "b.glb"; c: none
+
+
+def test_sync_group_findings_do_not_jump_to_a_gait_figure(tmp_path, capsys):
+    glb = write_clips(tmp_path / "s.glb", [gait_clip("walk", frames=31), gait_clip("run", frames=31, duration_s=1.5)])
+    cfg = write_config(tmp_path / "s.toml", '[gait_groups.ring]\nclips = ["walk", "run"]\n'
+                       '[sync_groups.ring]\nclips = ["walk", "run"]\n')
+    out = tmp_path / "r.html"
+    assert run_cli(["--config", cfg, "report", glb, "-o", str(out)], capsys)[0] == 0
+    data = page_data(out.read_text(encoding="utf-8"))
+    sync = [f for f in data["findings"] if f["check_id"] == "sync-group"]
+    assert sync and all(not f["target"].startswith("group") for f in sync)

@@ -194,7 +194,11 @@ def _report_file(path: str, plan, data: ReportData, contract, gait_members, cont
     def on_clip(clip, analysis, measured):
         entry, real, count = state["entry"], state["real"], state["count"]
         wanted = gait_files.get(real, set())
-        in_gait = clip.name in bare or clip.name in wanted or ("" in wanted and count == 1)
+        # a bare member name is the first file's (argument order) clip of that name, as lint
+        # resolves it: later files' clips of the same name are no member
+        claimed = clip.name in bare
+        bare.discard(clip.name)
+        in_gait = claimed or clip.name in wanted or ("" in wanted and count == 1)
         view = _safe_view(analysis, state["roles"], contact_height_m, in_gait)
         view["file"] = state["file_index"]
         view["skeleton"] = entry["skeleton"]

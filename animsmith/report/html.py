@@ -24,6 +24,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 from importlib import resources
 from typing import Any, Dict, List, Optional
 
@@ -126,7 +127,7 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
 
 
 def _target(f, fi: int, data, groups: List[Dict[str, Any]], path: str) -> Optional[str]:
-    if f.group is not None:
+    if f.group is not None and f.check_id == "gait-group":  # the figures are the gait groups'
         for g in groups:
             if g["name"] == f.group:
                 return g["anchor"]
@@ -216,10 +217,12 @@ def render_html(data, contract, clip_filter: Optional[str] = None) -> str:
     profiles = sorted({f["profile"] for f in page["files"]})
     if profiles:
         subtitle += " · rig profile " + ", ".join(profiles)
-    out = asset_text("report.html")
-    # replace placeholders in a fixed order; user text goes in last and escaped
-    out = out.replace("@@CSS@@", asset_text("report.css"))
-    out = out.replace("@@JS@@", asset_text("report.js").replace("</", "<\\/"))
-    out = out.replace("@@TITLE@@", html.escape(f"{title} — animsmith report"))
-    out = out.replace("@@SUBTITLE@@", html.escape(subtitle))
-    return out.replace("@@DATA@@", script_json(page))
+    values = {
+        "CSS": asset_text("report.css"),
+        "JS": asset_text("report.js").replace("</", "<\\/"),
+        "TITLE": html.escape(f"{title} — animsmith report"),
+        "SUBTITLE": html.escape(subtitle),
+        "DATA": script_json(page),
+    }
+    # one pass: inserted text (a file or clip name holding "@@DATA@@") is never scanned again
+    return re.sub(r"@@(CSS|JS|TITLE|SUBTITLE|DATA)@@", lambda m: values[m.group(1)], asset_text("report.html"))

@@ -187,6 +187,12 @@
     var head = s("line", { x1: pl, x2: pl, y1: pt, y2: H - pb, stroke: "#444", "stroke-dasharray": "3 2" }, svg);
     return { svg: svg, at: function (x) { head.setAttribute("x1", X(x)); head.setAttribute("x2", X(x)); } };
   }
+  // judged-grid frame of shown sample i: every stride-th, plus the last judged frame
+  // (collect.frame_indices), which need not be a multiple of the stride
+  function judgedFrame(clip, i) {
+    return i === clip.frames - 1 ? clip.judged_frames - 1 : i * clip.stride;
+  }
+
   function spansOf(times, mask, stride) {
     var out = [], start = null;
     for (var i = 0; i < mask.length; i++) {
@@ -388,8 +394,8 @@
       phaseTxt.textContent = p.toFixed(3);
       drawPose(pa.g, cam, DATA.skeletons[ca.skeleton], framePositions(ca, fa), m[0].color);
       drawPose(pb.g, cam, DATA.skeletons[cb.skeleton], framePositions(cb, fb), m[1].color);
-      pa.cap.textContent = m[0].label + ": t = " + ca.times[fa].toFixed(3) + " s (judged frame " + fa * ca.stride + ")";
-      pb.cap.textContent = m[1].label + ": t = " + cb.times[fb].toFixed(3) + " s (judged frame " + fb * cb.stride + ")";
+      pa.cap.textContent = m[0].label + ": t = " + ca.times[fa].toFixed(3) + " s (judged frame " + judgedFrame(ca, fa) + ")";
+      pb.cap.textContent = m[1].label + ": t = " + cb.times[fb].toFixed(3) + " s (judged frame " + judgedFrame(cb, fb) + ")";
       pa.el.setAttribute("data-time", ca.times[fa]); pb.el.setAttribute("data-time", cb.times[fb]);
       var same = ca.skeleton === cb.skeleton || JSON.stringify(DATA.skeletons[ca.skeleton]) === JSON.stringify(DATA.skeletons[cb.skeleton]);
       var can = same && ca.local && cb.local;
@@ -473,7 +479,7 @@
       drawTrails();
       drawPose(poseG, cam, skel, framePositions(clip, frame), "#37474f");
       var t = clip.times[frame];
-      label.textContent = "t " + t.toFixed(3) + " s / " + clip.duration_s.toFixed(3) + " s (judged frame " + frame * clip.stride + ")";
+      label.textContent = "t " + t.toFixed(3) + " s / " + clip.duration_s.toFixed(3) + " s (judged frame " + judgedFrame(clip, frame) + ")";
       scrub.value = frame;
       if (c1) c1.at(t); if (c2) c2.at(t);
     }
