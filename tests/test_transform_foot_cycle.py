@@ -282,3 +282,18 @@ def test_a_reference_naming_two_members_is_called_ambiguous(capsys, tmp_path):
                            "--reference", "run_right", "--dry-run", *paths)
     assert (rc, out) == (2, "")
     assert "--reference 'run_right' is ambiguous in gait group 'run-ring': it names 2 members" in err
+
+
+def test_outputs_may_not_replace_an_input_that_holds_no_member(capsys, tmp_path):
+    """Every file named in PATHS is an input, not only the member files."""
+    from animsmith.io.write import write_glb
+
+    path, cfg = write_ring(tmp_path, [stepping_clip(n, o) for n, o in OFFSETS.items()])
+    extra = str(tmp_path / "extra.glb")
+    write_glb(asset_of(stepping_clip("unrelated", 0.0)), extra)
+    before = open(extra, "rb").read()
+    rc, out, err = run_cli(capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
+                           "--reference", "run_forward", "-o", extra, path, extra)
+    assert (rc, out) == (2, "")
+    assert f"output {extra!r} is an input file ({extra})" in err
+    assert open(extra, "rb").read() == before

@@ -367,6 +367,9 @@ def test_json_refusal_object(capsys, tmp_path):
     assert rc == 1 and not out.exists()
     doc = json.loads(stdout)
     assert doc["outcome"] == "refused" and doc["output"] is None
+    # the documented shape, every key present: nothing was patched
+    assert set(doc) == {"schema_version", "command", "operation", "input", "outcome", "output", "clips",
+                        "refusal", "patch"} and doc["patch"] is None
     r = doc["refusal"]
     assert r["code"] == "horizontal_drift" and r["clip"] == "walk" and r["bone"] == "root"
     assert r["measured"] == pytest.approx(0.02, abs=1e-6) and r["limit"] == 0.01

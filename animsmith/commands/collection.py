@@ -172,7 +172,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         from animsmith.io.write import same_file
 
         # any input (a member file or the config), also through a symlink the output would follow
-        inputs = list(sources) + ([contract.path] if contract.path else [])
+        inputs = list(dict.fromkeys(list(paths) + sources)) + ([contract.path] if contract.path else [])
         written: Dict[str, str] = {}
         for f, t in targets.items():
             for inp in inputs:

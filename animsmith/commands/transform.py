@@ -127,6 +127,7 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
         "output": None if dry_run else output,
         "clips": [],
         "refusal": None,
+        "patch": None,  # what the rewrite changed; null when refused
     }
     try:
         plans = plan_gait_anchor(asset, roles, [c.name for c in clips], fps_of=lambda n: fps_by_clip[n])
