@@ -246,7 +246,9 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
     """
     args = list(args)
     speed = False
-    if args and args[0] == "speed" and not os.path.exists("speed"):
+    # `speed` first is the metric when files follow it; alone, it is the metric unless a
+    # file or folder of that name exists here (name such a file as ./speed otherwise)
+    if args and args[0] == "speed" and (len(args) > 1 or not os.path.exists("speed")):
         speed = True
         args = args[1:]
     if not args:

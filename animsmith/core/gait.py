@@ -120,9 +120,15 @@ def stride_anchor_cycles(signal, harmonic: int = 1) -> float:
 
 
 def harmonic_power(signal) -> np.ndarray:
-    """|DFT bin k|² for k = 0..C//2 (index = harmonic)."""
+    """Power of harmonic k = 0..C//2 (index = harmonic): |X_k|² + |X_{C−k}|² = 2|X_k|² of the
+    full DFT, counted once at k = 0 and at the Nyquist bin k = C/2 (C even), so the AC
+    entries sum to the signal's varying power (Parseval) and compare fairly."""
     s = np.asarray(signal, dtype=np.float64)
-    return np.abs(np.fft.rfft(s)) ** 2
+    power = np.abs(np.fft.rfft(s)) ** 2
+    if power.shape[0] > 1:
+        nyquist = s.shape[0] % 2 == 0
+        power[1 : power.shape[0] - 1 if nyquist else power.shape[0]] *= 2.0
+    return power
 
 
 @dataclass

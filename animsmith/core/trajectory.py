@@ -61,8 +61,9 @@ class RootSpeed:
 
 
 def heading_deg_of(dx: float, dz: float) -> float:
-    """atan2(dx, dz) in degrees: +Z = 0, +X = 90."""
-    return math.degrees(math.atan2(dx, dz))
+    """atan2(dx, dz) in degrees: +Z = 0, +X = 90, −Z = 180 (never −180: a −0.0 step in x,
+    e.g. from keys 0.0 then −0.0, is no direction)."""
+    return math.degrees(math.atan2(dx + 0.0, dz))
 
 
 def root_speed(grid, roles) -> RootSpeed:
