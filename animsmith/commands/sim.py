@@ -76,7 +76,7 @@ def catalog_cmd(fmt: str) -> int:
 @click.option("--terrain", type=click.Choice(TERRAIN_CHOICES), default="flat", show_default=True)
 @click.option("--speed", "speed", type=float, default=None, help="Travel speed in m/s (default: the creature's clip_speed).")
 @click.option("--cycles", type=float, default=1.0, show_default=True, help="Gait cycles to bake.")
-@click.option("--fps", type=float, default=30.0, show_default=True, help="Key rate (rounded so the clip holds whole cycles).")
+@click.option("--fps", type=float, default=30.0, show_default=True, help="Key rate (rounded to a whole number of key intervals over the clip).")
 @click.option("--in-place/--root-motion", "in_place", default=True, show_default=True, help="Keep the root's travel out of the clip, or bake it in.")
 def bake_cmd(creature: str, output: str, terrain: str, speed, cycles: float, fps: float, in_place: bool) -> int:
     """Bake CREATURE (a catalog name or a .toml/.json file) walking straight ahead into a GLB."""
