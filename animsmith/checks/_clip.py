@@ -534,13 +534,9 @@ def malformed_key_times(clip) -> Optional[str]:
     kt = clip_facts(clip).key_times
     if FAST_PATHS and kt.increasing:
         return None
-    flat = flat_channels(clip)
-    t = flat.times
-    if not np.all(np.isfinite(t)):
-        return "key times are not finite (see nan)"
-    if np.any(flat.pair_mask() & (t[1:] <= t[:-1])):
-        return "key times are not strictly increasing (see time-monotonic)"
-    return None
+    from animsmith.core.analysis import key_times_problem  # the one definition (gait uses it too)
+
+    return key_times_problem(clip)
 
 
 def malformed_key_values(clip) -> Optional[str]:
