@@ -305,20 +305,6 @@ def _frame_chunks(n: int):
     return [(lo, min(n, lo + FK_CHUNK_FRAMES)) for lo in range(0, n, FK_CHUNK_FRAMES)]
 
 
-def _model_matrices(levels, rq: np.ndarray, t: np.ndarray, s: Optional[np.ndarray], rest_matrix, fixed: np.ndarray) -> np.ndarray:
-    """Bone-major model matrices (B, N, 4, 4) = parent model · T·R·S from component-major
-    unit rotations rq (4, B, N), translations t (3, B, N) and scales s (3, B, N) (``None``:
-    all ones); bones in ``fixed`` use their rest matrix."""
-    b, n = rq.shape[1], rq.shape[2]
-    if n > FK_CHUNK_FRAMES:
-        out = np.empty((b, n, 4, 4))
-        for lo, hi in _frame_chunks(n):
-            part = None if s is None else s[:, :, lo:hi]
-            out[:, lo:hi] = _model_matrices(levels, rq[:, :, lo:hi], t[:, :, lo:hi], part, rest_matrix, fixed)
-        return out
-    return _chain(levels, _local_matrices(rq, t, s, rest_matrix, fixed))
-
-
 def _local_matrices(rq: np.ndarray, t: np.ndarray, s: Optional[np.ndarray], rest_matrix, fixed: np.ndarray) -> np.ndarray:
     """Bone-major local matrices (B, N, 4, 4) T·R·S (the rest matrix for bones in ``fixed``)."""
     b, n = rq.shape[1], rq.shape[2]
@@ -363,9 +349,10 @@ def _model_rotations(levels, rq: np.ndarray) -> np.ndarray:
 
 
 def _model_matrices_and_rotations(levels, rq, t, s, rest_matrix, fixed) -> Tuple[np.ndarray, np.ndarray]:
-    """:func:`_model_matrices` and :func:`_model_rotations` in one chain: both kinds of
+    """Bone-major model matrices (B, N, 4, 4) = parent model · T·R·S (:func:`_local_matrices`)
+    and model rotations (B, N, 4) (:func:`_model_rotations`) in one chain: both kinds of
     4x4 matrix stacked along the frame axis, so each depth level is one batched matmul
-    (the same products, the same bytes)."""
+    (the same products, the same bytes), in passes of FK_CHUNK_FRAMES frames."""
     b, n = rq.shape[1], rq.shape[2]
     model = np.empty((b, n, 4, 4))
     rot = np.empty((b, n, 4))
@@ -390,8 +377,8 @@ def _fk_arrays(levels, rest_matrix, t, r, s, use_rest_matrix: np.ndarray, *, uni
     """(model matrices (B, N, 4, 4), model rotations (B, N, 4)) from (N, B, ·) local TRS.
 
     Each bone's model matrix is parent · T·R·S and its model rotation the
-    product of local rotations along the chain (:func:`_model_matrices`,
-    :func:`_model_rotations`), one batched matmul per depth level each.
+    product of local rotations along the chain, one batched matmul per depth
+    level for both (:func:`_model_matrices_and_rotations`).
     ``unit`` says r is already normalised.
     """
     rq = np.asarray(r, dtype=np.float64)
@@ -675,7 +662,7 @@ class LazyPoseGrid(PoseGrid):
         pos = np.empty((n, b, 3))
         for lo, hi in _frame_chunks(n):  # only positions are kept: no (S, N, 4, 4) array for a long clip
             part = None if s is None else s[:, :, lo:hi]
-            model = _model_matrices(plan.levels, rq[:, :, lo:hi], t[:, :, lo:hi], part, rest, fixed)
+            model = _chain(plan.levels, _local_matrices(rq[:, :, lo:hi], t[:, :, lo:hi], part, rest, fixed))
             pos[lo:hi] = model[:, :, :3, 3].transpose(1, 0, 2)
         return _Block(plan, pos, rq)
 
