@@ -245,10 +245,7 @@ def _main(argv) -> None:
         sys.exit(2)
     except BrokenPipeError:
         # Reader went away (e.g. `| head`); keep the decided exit status quiet.
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
+        _to_devnull("stdout")
         sys.exit(0)
     except KeyboardInterrupt:
         _say("animsmith: interrupted")
@@ -260,10 +257,7 @@ def _main(argv) -> None:
         if not _stdout_failed(exc):
             _internal_error(exc)
         _say(f"animsmith: cannot write to stdout: {exc.strerror or exc}")
-        try:  # the interpreter's last flush would fail again and print a traceback-like note
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
+        _to_devnull("stdout")
         sys.exit(2)
     except Exception as exc:  # noqa: BLE001 - last line of defence
         _internal_error(exc)
@@ -297,27 +291,27 @@ def _internal_error(exc: BaseException) -> None:
     sys.exit(2)
 
 
+def _to_devnull(name: str) -> None:
+    """Replace ``sys.stdout``/``sys.stderr`` (``name``) by /dev/null, so the interpreter's
+    final flush of a stream that failed does not print a note or change the exit status."""
+    try:
+        setattr(sys, name, open(os.devnull, "w"))
+    except OSError:
+        pass
+
+
 def _quietly(show) -> None:
-    """Run a stderr writer; a stderr that cannot take it does not change the exit status."""
+    """Run a stderr writer; a stderr that cannot take it (``2>/dev/full``) does not change
+    the exit status the error decided (the text is lost, not turned into exit 1)."""
     try:
         show()
     except (OSError, ValueError):
-        try:
-            sys.stderr = open(os.devnull, "w")
-        except OSError:
-            pass
+        _to_devnull("stderr")
 
 
 def _say(line: str) -> None:
-    """One error line on stderr; a stderr that cannot take it (``2>/dev/full``) does not
-    change the exit status the error decided (the line is lost, not turned into exit 1)."""
-    try:
-        click.echo(line, err=True)
-    except (OSError, ValueError):
-        try:  # and the interpreter's final flush must not complain either
-            sys.stderr = open(os.devnull, "w")
-        except OSError:
-            pass
+    """One error line on stderr (:func:`_quietly`)."""
+    _quietly(lambda: click.echo(line, err=True))
 
 
 def config_option(f):
