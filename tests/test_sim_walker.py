@@ -179,6 +179,36 @@ def test_contact_events_match_stance_edges():
     assert lifts == pytest.approx([0.95 * cyc_s, 1.95 * cyc_s], abs=1e-6)
 
 
+@pytest.mark.parametrize("name", ["biped", "fox", "spider"])
+@pytest.mark.parametrize("cycles", [0.03, 0.1, 0.3, 1.0, 2.5])
+def test_contact_events_give_the_walkers_stance(name, cycles):
+    """The events, read back by the core's interval rule, are the walker's stance at
+    every sample, including legs planted all through a bake shorter than a swing."""
+    from animsmith.core.contacts import _leg_intervals
+
+    c = catalog_creature(name)
+    rng = np.random.default_rng(int(cycles * 100) + len(name))
+    for start_cycles in rng.uniform(0.0, 1.0, 6):
+        d0 = start_cycles * c.cycle_m
+        d1 = d0 + cycles * c.cycle_m
+        dur_s = (d1 - d0) / c.clip_speed
+        ev = contact_events(c, d0, d1, c.clip_speed)
+        d = np.linspace(d0, d1, 101)
+        t_s = (d - d0) / c.clip_speed
+        stance = foot_targets(c, d).stance
+        for i, leg in enumerate(c.legs):
+            evs = [(e["kind"], e["time_s"]) for e in ev if e["leg"] == leg.name]
+            spans = _leg_intervals(evs, 0.0, dur_s)
+            marked = np.zeros(t_s.shape, dtype=bool)
+            for a, b in spans:
+                marked |= (t_s >= a - 1e-6) & (t_s <= b + 1e-6)
+            # samples within 1 µs of an event are on its edge either way
+            edge = np.zeros(t_s.shape, dtype=bool)
+            for _, te in evs:
+                edge |= np.abs(t_s - te) <= 2e-6
+            assert np.array_equal(marked[~edge], stance[~edge, i]), (leg.name, start_cycles, evs)
+
+
 # --------------------------------------------------------------------------
 # bake, load back, validate
 # --------------------------------------------------------------------------

@@ -499,11 +499,15 @@ def contact_events(creature: Creature, start_distance_m: float, end_distance_m: 
     """Analytic plant/lift events in [start, end] distance, sorted by time.
 
     Leg ``p`` plants at ``d = (k − p)·C`` and lifts at ``d = (k − p + duty)·C``;
-    ``time_s = (d − start)/speed``.
+    ``time_s = (d − start)/speed``. A leg with no event in the range that is in
+    stance all through it (a bake shorter than its swing) gets one ``plant``
+    at the start, so the markers say it is planted rather than leaving it out.
     """
     out = []
     cyc = creature.cycle_m
+    mid_cycles = 0.5 * (start_distance_m + end_distance_m) / cyc
     for leg in creature.legs:
+        before = len(out)
         for kind, off in (("plant", 0.0), ("lift", creature.duty)):
             k0 = math.floor(start_distance_m / cyc + leg.phase - off) - 1
             k1 = math.ceil(end_distance_m / cyc + leg.phase - off) + 1
@@ -511,5 +515,8 @@ def contact_events(creature: Creature, start_distance_m: float, end_distance_m: 
                 d = (k - leg.phase + off) * cyc
                 if start_distance_m - 1e-12 <= d <= end_distance_m + 1e-12:
                     out.append({"leg": leg.name, "kind": kind, "time_s": round(time_offset_s + (d - start_distance_m) / speed_mps, 6)})
+        # no edge in the range: the leg's state is the same throughout, so its mid-range phase decides
+        if len(out) == before and (mid_cycles + leg.phase) % 1.0 < creature.duty:
+            out.append({"leg": leg.name, "kind": "plant", "time_s": round(time_offset_s, 6)})
     out.sort(key=lambda e: (e["time_s"], e["leg"], e["kind"]))
     return out
