@@ -387,6 +387,44 @@ def test_sarif_of_real_files_validates(capsys):
     assert code_j == code
 
 
+def _fingerprints(result) -> list:
+    run = json.loads(render_lint(result, "sarif"))["runs"][0]
+    return [x["partialFingerprints"]["animsmithFinding/v2"] for x in run["results"]]
+
+
+def test_sarif_fingerprints_tell_findings_apart_and_survive_new_numbers():
+    """GitHub merges results with equal fingerprints into one alert: findings that
+    differ only in the channel named by the message, or repeat exactly, must not
+    share one; a finding whose measured numbers change between runs keeps its own."""
+    def one(findings):
+        return LintResult(files=[FileResult(path="a.glb", findings=findings)])
+
+    track = [
+        Finding("constant-track", "note", f"{kind} channel of 'Hips' never changes", clip="walk", bone="Hips")
+        for kind in ("translation", "rotation", "scale")
+    ]
+    twice = [Finding("nan", "error", "rotation key 3 is NaN", clip="walk", bone="Hips")] * 2
+    fps = _fingerprints(one(track + twice))
+    assert len(set(fps)) == 5 and all(len(x) == 32 for x in fps)
+    # the same problem with other measured numbers (and keys) -> the same identity
+    before = _fingerprints(one([Finding("gait-group", "error", "phases spread by 0.20 cycle (cap 0.15)", group="ring", measured=0.2)]))
+    after = _fingerprints(one([Finding("gait-group", "error", "phases spread by 0.31 cycle (cap 0.15)", group="ring", measured=0.31)]))
+    assert before == after
+    # another file, group, clip or check -> another identity
+    other = LintResult(files=[FileResult(path="b.glb", findings=[Finding("gait-group", "error", "phases spread by 0.20 cycle (cap 0.15)", group="ring")])])
+    assert _fingerprints(other) != before
+    # the ordinal of a repeat is counted within the run, in file order, so it is stable
+    assert set(_fingerprints(one(twice))) < set(fps)
+
+
+def test_sarif_fingerprints_are_unique_on_real_files(capsys):
+    data = os.path.join(ROOT, "tests", "data")
+    code, out, _ = run_cli(["lint", "--format", "sarif", data], capsys)
+    results = json.loads(out)["runs"][0]["results"]
+    fps = [r["partialFingerprints"]["animsmithFinding/v2"] for r in results]
+    assert len(results) > 50 and len(set(fps)) == len(fps)
+
+
 def _official_sarif_schema():
     """The OASIS SARIF 2.1.0 (rtm.5) JSON schema, as shipped in the npm package
     @microsoft/jest-sarif (MIT; installed by .ci/run into tests/out/sarif), or None."""

@@ -8,8 +8,9 @@ severity). Each finding is a ``result`` with ``ruleId``/``ruleIndex``,
 ``level`` (error | warning | note), the message (with measured/expected as in
 the text output), one physical location (the file, relative URIs against
 ``%SRCROOT%``; ``region.startLine = 1`` because code-scanning UIs need a
-line and a GLB has none), a logical location for the clip or group, and the
-finding's fields under ``properties``. Coverage gaps are not results (nothing
+line and a GLB has none), a logical location for the clip or group, a
+``partialFingerprints`` entry (:func:`fingerprint`) and the finding's fields
+under ``properties``. Coverage gaps are not results (nothing
 was judged): they are ``toolExecutionNotifications`` (level ``note``) of the
 single invocation. ``run.properties.summary`` is the lint summary.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from typing import Any, Dict, List
 from urllib.parse import quote
 
@@ -65,9 +67,25 @@ def rule_of(spec) -> Dict[str, Any]:
     }
 
 
-def fingerprint(path: str, f: Dict[str, Any]) -> str:
-    """Stable identity of a finding across runs: sha256 of (path, check, group, clip, bone)."""
-    key = "\x1f".join(str(x) for x in (path, f.get("check_id"), f.get("group"), f.get("clip"), f.get("bone")))
+#: a number in a message (integers, decimals, exponents): masked in the fingerprint
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+
+FINGERPRINT_KEY = "animsmithFinding/v2"
+
+
+def finding_identity(path: str, f: Dict[str, Any]) -> str:
+    """What makes a finding the same problem in the next run: file, check, group,
+    clip, bone and the message with every number masked as ``#`` (a measured
+    value that changes keeps the identity; a different channel, key kind or
+    axis named in the message does not)."""
+    text = _NUMBER.sub("#", str(f.get("message", "")))
+    return "\x1f".join(str(x) for x in (path, f.get("check_id"), f.get("group"), f.get("clip"), f.get("bone"), text))
+
+
+def fingerprint(identity: str, occurrence: int = 1) -> str:
+    """sha256 (32 hex digits) of a finding's identity and, when ``occurrence`` > 1,
+    its ordinal among the run's findings with that same identity (file order)."""
+    key = identity if occurrence == 1 else f"{identity}\x1f#{occurrence}"
     return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
@@ -88,7 +106,8 @@ def _location(path: str, clip=None, group=None) -> Dict[str, Any]:
     return loc
 
 
-def result_of(path: str, f: Dict[str, Any], rule_index: Dict[str, int]) -> Dict[str, Any]:
+def result_of(path: str, f: Dict[str, Any], rule_index: Dict[str, int], occurrence: int = 1) -> Dict[str, Any]:
+    """One SARIF result; ``occurrence``: see :func:`fingerprint`."""
     out: Dict[str, Any] = {"ruleId": f["check_id"]}
     if f["check_id"] in rule_index:
         out["ruleIndex"] = rule_index[f["check_id"]]
@@ -98,7 +117,7 @@ def result_of(path: str, f: Dict[str, Any], rule_index: Dict[str, int]) -> Dict[
             "kind": "fail",
             "message": {"text": message_text(f)},
             "locations": [_location(path, f.get("clip"), f.get("group"))],
-            "partialFingerprints": {"animsmithFinding/v1": fingerprint(path, f)},
+            "partialFingerprints": {FINGERPRINT_KEY: fingerprint(finding_identity(path, f), occurrence)},
         }
     )
     props = {k: f.get(k) for k in ("clip", "group", "bone", "time_s", "measured", "expected", "members")}
@@ -130,9 +149,12 @@ def sarif_log(result: Any) -> Dict[str, Any]:
     rule_index = {s.id: i for i, s in enumerate(specs)}
     results: List[Dict[str, Any]] = []
     notes: List[Dict[str, Any]] = []
+    seen: Dict[str, int] = {}
     for fr in doc.get("files", []):
         for f in fr.get("findings", []):
-            results.append(result_of(fr["path"], f, rule_index))
+            identity = finding_identity(fr["path"], f)
+            seen[identity] = seen.get(identity, 0) + 1
+            results.append(result_of(fr["path"], f, rule_index, seen[identity]))
         for g in fr.get("coverage_gaps", []):
             notes.append(notification_of(fr["path"], g))
     invocation: Dict[str, Any] = {"executionSuccessful": True}
