@@ -165,6 +165,49 @@ def test_markdown_table():
     assert "`insufficient_rotation_evidence` ×2" in md
 
 
+def test_markdown_fits_a_github_comment():
+    """GitHub refuses a comment over 65,536 characters: long findings and many gap
+    lines are cut with a count of what is left out, not past the limit."""
+    long_msg = "x" * 500
+    files = [
+        FileResult(
+            path=f"assets/clip_{i:04d}.glb",
+            findings=[Finding("gait-group", "error", long_msg, group=f"ring-{i}")],
+            coverage_gaps=[CoverageGap("bind-pose", f"gap_{i}", long_msg, None, [f"c{k}" for k in range(9)])],
+        )
+        for i in range(300)
+    ]
+    md = render_lint(LintResult(files=files), "markdown")
+    assert len(md) <= 65_536
+    lines = md.splitlines()
+    rows = [ln for ln in lines if ln.startswith("| ❌ error")]
+    gap_rows = [ln for ln in lines if ln.startswith("| assets/")]
+    assert 0 < len(rows) < 200 and f"… {300 - len(rows)} more finding(s) not shown." in lines
+    assert f"… {300 - len(gap_rows)} more coverage gap line(s) not shown." in lines
+    assert lines[-1] == "</details>"
+    # at most five subjects per gap line, then the count of the rest (as the text output)
+    assert gap_rows == [] or "| c0, c1, c2, c3, c4, … +4 more |" in gap_rows[0]
+
+
+def test_markdown_cells_break_mentions_and_show_newlines_alike():
+    name = "@org/team ~~gone~~\nnext"
+    result = LintResult(
+        files=[
+            FileResult(
+                path="a.glb",
+                findings=[Finding("fps", "note", "clip " + name, clip="c")],
+                coverage_gaps=[CoverageGap("bind-pose", "code", "why " + name, None, [name])],
+            )
+        ]
+    )
+    md = render_lint(result, "markdown")
+    # "@" + zero-width space entity; "~" escaped; the newline shown as \u000a (its backslash escaped)
+    shown = r"@&#8203;org/team \~\~gone\~\~\\u000anext"
+    assert "@org" not in md
+    # the finding's message and the gap's subject and reason render the name the same way
+    assert md.count(shown) == 3
+
+
 # ---------------------------------------------------------------- CLI
 
 
