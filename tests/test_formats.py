@@ -119,6 +119,22 @@ def test_github_real_newline_in_message_is_escaped():
     assert line == "::error file=a%2Cb%3Ac.glb,title=animsmith nan::line1\\u000aline2\\u000d%25"
 
 
+def test_github_plain_lines_cannot_be_workflow_commands():
+    """A coverage gap line starts with the file's path: a path that reads as a workflow
+    command (or the older ##[ form) must not run as one; plain lines are escaped like
+    the text output, not with the command escapes (no %25 in the log)."""
+    gap = CoverageGap("bind-pose", "insufficient_rotation_evidence", "only 0 usable tracks", None, ["walk"])
+    paths = ["::error title=X::pwned.glb", "  ::warning::y.glb", "##[error]z.glb", "100% \u202ex.glb", "ok::a.glb"]
+    r = LintResult(files=[FileResult(path=p, coverage_gaps=[gap]) for p in paths])
+    lines = render_lint(r, "github").splitlines()[:-1]
+    assert len(lines) == len(paths)
+    for line, path in zip(lines, paths):
+        assert not line.lstrip().startswith(("::", "##["))
+    assert lines[0].startswith("./::error title=X::pwned.glb:  coverage[bind-pose] insufficient_rotation_evidence ×1")
+    assert lines[1].startswith("./  ::warning::y.glb:") and lines[2].startswith("./##[error]z.glb:")
+    assert lines[3].startswith("100% \\u202ex.glb:") and lines[4].startswith("ok::a.glb:")
+
+
 # ---------------------------------------------------------------- JUnit
 
 

@@ -4,8 +4,12 @@
 for warnings and ``::notice`` for notes; the title is ``animsmith
 <check-id>`` plus the clip or group, the message is the text output's
 message with ``(measured X, expected Y)``. Coverage gaps are
-plain log lines folded as in the text output (``<path>:  coverage[...] ...``), and the last line is the text
-summary, so the job log still reads like ``animsmith lint``.
+plain log lines folded as in the text output (``<path>:  coverage[...] ...``,
+control and bidi characters as ``\\uXXXX``), and the last line is the text
+summary, so the job log still reads like ``animsmith lint``. A plain line
+never starts like a workflow command (``::`` or ``##[``, after leading
+blanks): a file named ``::error title=x::y.glb`` is shown as
+``./::error title=x::y.glb``, the same file.
 
 Escaping follows GitHub's workflow-command rules: in the message ``%`` ->
 ``%25``, CR -> ``%0D``, LF -> ``%0A``; in property values additionally
@@ -17,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from animsmith.render._doc import as_doc, folded_gaps, location_text, message_text, summary_text
-from animsmith.render.text import gap_line
+from animsmith.render.text import escape, gap_line
 
 COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
 
@@ -30,6 +34,14 @@ def escape_data(text: str) -> str:
 def escape_property(text: str) -> str:
     """Property escaping: the message rules plus ``:`` and ``,``."""
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def plain_line(text: str) -> str:
+    """A log line GitHub's runner cannot take for a command (it parses lines that
+    start, after blanks, with ``::`` or the older ``##[``): such a line gets ``./``
+    in front (plain lines start with a relative path, so it names the same file)."""
+    head = text.lstrip()
+    return "./" + text if head.startswith("::") or head.startswith("##[") else text
 
 
 def annotation(path: str, f: Dict[str, Any]) -> str:
@@ -48,6 +60,6 @@ def render_github(result: Any, **_: Any) -> str:
             lines.append(annotation(fr["path"], f))
     for fr in doc.get("files", []):
         for key, entry in folded_gaps(fr):
-            lines.append(escape_data(f"{fr['path']}:{gap_line(key, entry)}"))
+            lines.append(plain_line(f"{escape(fr['path'])}:{gap_line(key, entry)}"))
     lines.append(summary_text(doc))
     return "\n".join(lines) + "\n"
