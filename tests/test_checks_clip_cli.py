@@ -180,3 +180,39 @@ animates_bones = ["foot_l"]
     ]:
         assert expected in got, expected
     assert sum(1 for f in doc["findings"] if f["check_id"] == "required-bones") == 1
+
+
+def test_clip_of_morph_weights_or_pointers_only_is_a_gap_not_a_crash(tmp_path, capsys):
+    """A facial clip (morph weights only) or a KHR_animation_pointer clip plays
+    something animsmith does not read: one coverage gap saying so, no "plays
+    nothing" warning, and no check fails on the clip having no key times."""
+    from gltf_raw import minimal
+
+    raw, ix = minimal()
+    w = raw.floats([[0.0], [1.0], [0.0]], "SCALAR")
+    move = raw.doc["animations"][0]
+    weights_only = {
+        "name": "blink",
+        "samplers": [{"input": ix["input"], "output": w}],
+        "channels": [{"sampler": 0, "target": {"node": ix["child"], "path": "weights"}}],
+    }
+    pointer_only = {
+        "name": "glow",
+        "samplers": [{"input": ix["input"], "output": w}],
+        "channels": [{"sampler": 0, "target": {"path": "pointer",
+                      "extensions": {"KHR_animation_pointer": {"pointer": "/materials/0/x"}}}}],
+    }
+    raw.doc["animations"] = [move, weights_only, pointer_only]
+    path = tmp_path / "face.glb"
+    path.write_bytes(raw.glb())
+    code, out, err = run_cli(["lint", "--format", "json", str(path)], capsys)
+    assert err == "" and code == 0
+    doc = json.loads(out)
+    gaps = doc["files"][0]["coverage_gaps"]
+    assert not [g for g in gaps if g["code"] == "check_failed"]
+    skel = [g for g in gaps if g["code"] == "no_skeletal_channels"]
+    assert [(g["check_id"], g["subjects"]) for g in skel] == [("duration-sanity", ["blink"]), ("duration-sanity", ["glow"])]
+    assert "1 morph-weight and 0 animation-pointer" in skel[0]["message"]
+    assert "0 morph-weight and 1 animation-pointer" in skel[1]["message"]
+    msgs = [f["message"] for f in doc["files"][0]["findings"]]
+    assert not [m for m in msgs if "plays nothing" in m]

@@ -4,6 +4,9 @@ Findings, in this order (per clip):
 
 * **warning** ``clip has no keyed channels`` — the clip has no channel with a
   key. Nothing else is judged unless a ``duration_s`` is declared for it.
+  A clip whose only channels are morph weights or animation pointers (counted,
+  not read: their key times are unknown here) is a coverage gap
+  ``no_skeletal_channels`` instead, and nothing else is judged.
 * **error** ``degenerate clip duration`` — the duration (largest finite last
   key time) is zero or negative: nothing can play. ``expected`` is the
   declared ``duration_s`` when there is one.
@@ -74,6 +77,15 @@ def check(ctx):
     duration = kt.duration_s if fast and kt.duration_s is not None else flat_channels(clip).duration_s
     # (= clip.duration_s, vectorised; the key-time facts have it when every time is finite)
 
+    if (kt.count if fast else flat_channels(clip).size) == 0 and (clip.weight_channel_count or clip.pointer_channel_count):
+        # it plays morph weights or animation pointers, which are counted, not read
+        yield ctx.gap(
+            "no_skeletal_channels",
+            f"the clip animates no node transform ({clip.weight_channel_count} morph-weight and "
+            f"{clip.pointer_channel_count} animation-pointer channel(s), which animsmith does not read)",
+            subjects=[name],
+        )
+        return
     if (kt.count if fast else flat_channels(clip).size) == 0:
         yield ctx.finding(
             f"clip has no keyed channels ({len(clip.channels)} channel(s), 0 keys) — it plays nothing",

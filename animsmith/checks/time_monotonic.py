@@ -72,6 +72,8 @@ def suspicious_channels(clip, tolerance_s: float) -> list:
 def check(ctx):
     clip = ctx.clip.name
     tol = float(ctx.options["negative_tolerance_s"])
+    if not ctx.clip.channels:
+        return  # no key times (a clip of morph weights or pointers only: see duration-sanity)
     kt = clip_facts(ctx.clip).key_times
     if _clip.FAST_PATHS and kt.increasing and kt.first_min_s >= lowest_time_s(tol):
         return  # finite, strictly increasing, nothing below −tol
