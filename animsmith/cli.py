@@ -32,8 +32,19 @@ COMMANDS = {
 }
 
 
+class ReaderGone(Exception):
+    """stdout's reader went away while a command wrote (``| head``). Not an OSError, so
+    click does not turn it into exit status 1; :func:`_main` keeps the decided status."""
+
+
 class LazyGroup(click.Group):
     """A click group whose subcommands are imported on first use."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:
+            raise ReaderGone() from exc
 
     def list_commands(self, ctx):
         return list(COMMANDS)
@@ -222,8 +233,12 @@ def _main(argv) -> None:
     """:func:`main`'s body: run the command, map every failure to its exit code."""
     from animsmith.errors import AnimsmithError
 
+    from animsmith.runtime import decide_exit_status, decided_exit_status
+
     try:
         rv = cli.main(args=argv, prog_name="animsmith", standalone_mode=False)
+        decide_exit_status(rv if isinstance(rv, int) else 0)
+        sys.stdout.flush()  # here, so a reader that went away is handled below (not at exit)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.Abort:
@@ -243,10 +258,11 @@ def _main(argv) -> None:
         for line in exc.lines:
             _say(f"animsmith: {error_line(line)}")
         sys.exit(2)
-    except BrokenPipeError:
-        # Reader went away (e.g. `| head`); keep the decided exit status quiet.
+    except (BrokenPipeError, ReaderGone):
+        # the reader went away (`| head`): stop quietly with the status the command
+        # decided before writing (lint's 1 for errors stays 1), else 0
         _to_devnull("stdout")
-        sys.exit(0)
+        sys.exit(decided_exit_status())
     except KeyboardInterrupt:
         _say("animsmith: interrupted")
         sys.exit(2)

@@ -2,6 +2,8 @@
 
 :func:`keep_freed_heap` is called by the CLI before a subcommand runs (not for
 ``--help``) and by spawned lint workers. Nothing here changes a result.
+:func:`decide_exit_status` records a command's exit status before it writes
+its result, so a reader that goes away mid-write (``| head``) does not change it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,22 @@ MMAP_THRESHOLD_BYTES = 8 << 20
 #: temporaries do not fault fresh zeroed pages in again. It bounds what a
 #: process keeps beyond its live data.
 TRIM_THRESHOLD_BYTES = 32 << 20
+
+
+#: the exit status a command decided before writing its result (None: not decided, 0)
+_decided_exit_status = None
+
+
+def decide_exit_status(status: int) -> int:
+    """Record ``status`` as the command's exit status (returned unchanged)."""
+    global _decided_exit_status
+    _decided_exit_status = int(status)
+    return status
+
+
+def decided_exit_status() -> int:
+    """The status :func:`decide_exit_status` recorded, else 0."""
+    return 0 if _decided_exit_status is None else _decided_exit_status
 
 
 def keep_freed_heap() -> bool:

@@ -637,6 +637,47 @@ def test_a_closed_stdout_is_exit_2_not_silent_success(tmp_path):
     assert proc.returncode == 0 and proc.stderr == "" and (tmp_path / "r.html").exists()
 
 
+def _reader_gone(args):
+    """Run with stdout a pipe whose reader has already gone (`| true`, `| head` after its line)."""
+    import subprocess
+
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        return subprocess.run([sys.executable, "-m", "animsmith", *map(str, args)], stdout=w,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(w)
+
+
+def test_a_reader_that_goes_away_keeps_the_decided_exit_status(tmp_path):
+    """`animsmith lint ... | head`: the run's own status, quietly (click and rich turn a
+    broken pipe into 1, which CI reads as error findings)."""
+    ring_cfg = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
+    ring = os.path.join(ROOT, "examples", "assets", "run-ring.glb")
+    direct = subprocess_status(["lint", FOX])
+    assert direct == 0
+    cases = [
+        (["lint", FOX], 0),
+        (["lint", "--format", "json", FOX], 0),
+        (["--config", ring_cfg, "lint", ring], 1),
+        (["--config", ring_cfg, "lint", "--format", "sarif", ring], 1),
+        (["measure", FOX], 0),
+        (["inspect", FOX], 0),
+        (["checks"], 0),
+    ]
+    for args, status in cases:
+        proc = _reader_gone(args)
+        assert (proc.returncode, proc.stderr) == (status, ""), args
+
+
+def subprocess_status(args) -> int:
+    import subprocess
+
+    return subprocess.run([sys.executable, "-m", "animsmith", *map(str, args)], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, timeout=120).returncode
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_a_full_stderr_keeps_the_decided_exit_status():
     """`2>/dev/full`: the error line is lost, but an operator error stays exit 2 (not 1,

@@ -16,6 +16,7 @@ import click
 
 from animsmith.cli import config_option, effective_config_path, error_line
 from animsmith.render import FORMATS
+from animsmith.runtime import decide_exit_status
 
 
 def split_ids(values) -> List[str]:
@@ -117,8 +118,9 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
         _write_output(output, render_lint(result, fmt, checks=_ran_checks(contract, selected), deny_warnings=deny_warnings))
         fmt = "text"
     color = fmt == "text" and _stdout_is_tty()
+    status = decide_exit_status(result.exit_code(deny_warnings))
     click.echo(render_lint(result, fmt, color=color, checks=_ran_checks(contract, selected), deny_warnings=deny_warnings), nl=False, color=color)
-    return result.exit_code(deny_warnings)
+    return status
 
 
 #: show a progress bar (stderr, TTY only) when more files than this are linted

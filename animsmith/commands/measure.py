@@ -105,9 +105,14 @@ def select_clips(analyses, clip_names: Tuple[str, ...], path: str):
 def _console():
     from rich.console import Console
 
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            # rich's own exits with status 1; the CLI's handler keeps the decided status
+            raise BrokenPipeError
+
     out = sys.stdout
     tty = bool(getattr(out, "isatty", lambda: False)())
-    return Console(
+    return _Console(
         file=out,
         no_color=not tty,
         highlight=False,

@@ -13,6 +13,7 @@ import json
 import click
 
 from animsmith.render import FORMATS
+from animsmith.runtime import decide_exit_status
 
 
 def _read_doc(path: str):
@@ -48,8 +49,9 @@ def merge_cmd(results, fmt, output, deny_warnings):
         _write_output(output, _render(doc, fmt, deny_warnings))
         fmt = "text"
     color = fmt == "text" and _stdout_is_tty()
+    status = decide_exit_status(doc_exit_code(doc, deny_warnings))
     click.echo(_render(doc, fmt, deny_warnings, color=color), nl=False, color=color)
-    return doc_exit_code(doc, deny_warnings)
+    return status
 
 
 def _render(doc, fmt: str, deny_warnings: bool, color: bool = False) -> str:
