@@ -123,13 +123,14 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
 
     Order: arguments in order; a folder's files and a glob's matches sorted;
     duplicates (same real path) kept once. Raises ``AnimsmithError`` for a
-    path that does not exist, and for folders and globs that hold no
-    ``.glb``/``.gltf`` file (all of them named in one line: a typo in a CI glob
-    must not pass silently).
+    path that does not exist (one line each) and for folders and globs that
+    hold no ``.glb``/``.gltf`` file (all of them named in one line: a typo in a
+    CI glob must not pass silently), every such argument in one error.
     """
     out: List[str] = []
     seen: Set[str] = set()
     empty: List[str] = []
+    missing: List[str] = []
 
     def add(p: str) -> None:
         key = _realpath(p)
@@ -155,13 +156,17 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
                 elif p.lower().endswith(ASSET_SUFFIXES):
                     found.append(p)
         else:
-            raise AnimsmithError("no such file or directory", arg)
+            missing.append(arg)
+            continue
         if not found:
             empty.append(arg)
         for p in found:
             add(p)
-    if empty or not out:
-        raise AnimsmithError("no .glb/.gltf files found in " + ", ".join(empty or paths))
+    problems = [AnimsmithError("no such file or directory", arg).message for arg in missing]
+    if empty or (not out and not missing):
+        problems.append("no .glb/.gltf files found in " + ", ".join(empty or paths))
+    if problems:
+        raise AnimsmithError(problems[-1], more=problems[:-1])
     return out
 
 

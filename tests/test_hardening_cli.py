@@ -188,6 +188,28 @@ def test_folder_with_no_clips(tmp_path, capsys):
     one_line_exit_2(["lint", empty], capsys, needle="no .glb/.gltf files")
 
 
+@pytest.mark.parametrize("cmd", [["lint"], ["report", "-o", "r.html"]])
+def test_every_missing_path_is_named(tmp_path, capsys, cmd):
+    """Two typos and an empty folder next to a real file: one line per problem, all of
+    them in one run (the first typo used to hide the rest), exit 2, nothing written."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    a, b = str(tmp_path / "nope.glb"), str(tmp_path / "nope2.glb")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        code, out, err = run(cmd + [a, b, str(empty), FOX], capsys)
+    finally:
+        os.chdir(cwd)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        f"animsmith: {a}: no such file or directory",
+        f"animsmith: {b}: no such file or directory",
+        f"animsmith: no .glb/.gltf files found in {empty}",
+    ]
+    assert not (tmp_path / "r.html").exists()
+
+
 def test_glob_matching_nothing(tmp_path, capsys):
     one_line_exit_2(["lint", str(tmp_path / "*.glb")], capsys)
 
