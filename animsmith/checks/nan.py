@@ -7,7 +7,8 @@ the first non-finite key time and one for the first non-finite value element
 (counting raw elements: in-tangent, value, out-tangent for CUBICSPLINE).
 
 Always on; needs nothing. Reports clip and bone; the key index (times) or raw
-element index (values) is in the message and in ``measured``.
+element index (values) is in the message, ``measured`` is the bad number as
+text (``"nan"``, ``"inf"`` or ``"-inf"``: JSON has no non-finite numbers).
 """
 
 from __future__ import annotations
