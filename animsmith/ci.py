@@ -95,7 +95,7 @@ def run_lint_ci(
     """
     from dataclasses import replace
 
-    from animsmith.lint import LintResult, _iter_outcomes, effective_jobs, make_plan, run_group_checks
+    from animsmith.lint import LintResult, _iter_outcomes, effective_jobs, make_plan, ran_checks, run_group_checks
 
     paths = list(paths)
     mine = set(paths) if shard is None else set(shard_paths(paths, *shard))
@@ -122,7 +122,9 @@ def run_lint_ci(
     kept = [f for f, k in zip(files, keep) if k]
     # a member file outside the shard that failed to load is that shard's error, not ours
     record = None if shard is None else shard_record(paths, *shard)
-    return LintResult(files=kept, config_path=contract.path, group_members=group_members, shard=record)
+    return LintResult(
+        files=kept, config_path=contract.path, group_members=group_members, shard=record, checks=ran_checks(contract, select)
+    )
 
 
 def _shard_fields(source: str, record: Any) -> Tuple[int, int, int, str]:
@@ -192,6 +194,7 @@ def merge_lint_docs(docs: Sequence[Tuple[str, Dict[str, Any]]]) -> Dict[str, Any
     files: List[Dict[str, Any]] = []
     seen: Dict[str, str] = {}
     config = None
+    checks = merged_checks([doc for _, doc in docs])
     for source, doc in docs:
         if config is None:
             config = doc.get("config")
@@ -206,13 +209,25 @@ def merge_lint_docs(docs: Sequence[Tuple[str, Dict[str, Any]]]) -> Dict[str, Any
     if total is not None and total != len(files):
         raise AnimsmithError(f"the shards hold {len(files)} file(s), their run had {total}")
     files.sort(key=lambda fr: shard_key(fr["path"]))
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "command": "lint",
-        "config": config,
-        "files": files,
-        "summary": summary_of(files),
-    }
+    out: Dict[str, Any] = {"schema_version": SCHEMA_VERSION, "command": "lint", "config": config}
+    if checks is not None:
+        out["checks"] = checks
+    out["files"] = files
+    out["summary"] = summary_of(files)
+    return out
+
+
+def merged_checks(docs: Sequence[Dict[str, Any]]) -> Optional[List[str]]:
+    """The checks that ran in any of ``docs`` (registry order, unknown ids after them),
+    or None when a document does not record them."""
+    from animsmith.checks import registry
+
+    lists = [doc.get("checks") for doc in docs]
+    if not lists or any(x is None for x in lists):
+        return None
+    rank = {cid: i for i, cid in enumerate(registry())}
+    ids = {cid for x in lists for cid in x}
+    return sorted(ids, key=lambda c: (rank.get(c, len(rank)), c))
 
 
 def summary_of(files: Sequence[Dict[str, Any]]) -> Dict[str, int]:
@@ -318,7 +333,8 @@ _ID = ("an identifier of letters, digits, '-', '_' and '.' (at most 100)", _is_i
 _SEVERITY = ("one of " + ", ".join(_SEVERITIES), lambda v: isinstance(v, str) and v in _SEVERITIES)
 
 # (key, kind, required) per object the renderers read
-_DOC_FIELDS = (("config", _STR_OR_NULL, False),)
+_ID_LIST = ("an array of check identifiers", lambda v: isinstance(v, list) and all(_is_id(x) for x in v))
+_DOC_FIELDS = (("config", _STR_OR_NULL, False), ("checks", _ID_LIST, False))
 _FILE_FIELDS = (
     ("path", _STR, True),
     ("rig", _DICT_OR_NULL, False),

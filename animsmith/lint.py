@@ -76,6 +76,8 @@ class LintResult:
     group_members: Dict[str, Dict[str, List[Any]]] = field(default_factory=dict)
     #: ``lint --shard I/N``: {"index", "count", "files", "run"} (``ci.shard_record``), else None
     shard: Optional[Dict[str, Any]] = None
+    #: the ids of the checks that ran (:func:`ran_checks`), in registry order; None: unknown
+    checks: Optional[List[str]] = None
 
     def all_findings(self) -> Iterable[Finding]:
         for f in self.files:
@@ -110,7 +112,9 @@ class LintResult:
                     error=f.error,
                 )
             )
-        return LintResult(files=files, config_path=self.config_path, group_members=self.group_members, shard=self.shard)
+        return LintResult(
+            files=files, config_path=self.config_path, group_members=self.group_members, shard=self.shard, checks=self.checks
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -969,4 +973,25 @@ def run_lint(
     group_members: Dict[str, list] = {}
     if files and any(f.error is None for f in files):
         group_members = run_group_checks(files, summaries, plan, select)
-    return LintResult(files=files, config_path=contract.path, group_members=group_members)
+    return LintResult(files=files, config_path=contract.path, group_members=group_members, checks=ran_checks(contract, select))
+
+
+def ran_checks(contract, selected: Optional[Sequence[str]] = None) -> List[str]:
+    """Ids of the checks a run with ``contract`` runs, in registry order: selected (or
+    all), enabled, and a group check only when a declared group arms it (its group
+    table, and for ``time-complement`` a ``time_complement`` table in one of them)."""
+    from animsmith.checks import registry
+
+    def armed(spec) -> bool:
+        if spec.group_table is None:
+            return True
+        groups = getattr(contract, spec.group_table, None) or {}
+        if spec.arming_key is not None:
+            return any(getattr(g, spec.arming_key, None) is not None for g in groups.values())
+        return bool(groups)
+
+    return [
+        spec.id
+        for spec in registry().values()
+        if (selected is None or spec.id in selected) and contract.check_enabled(spec.id) and armed(spec)
+    ]

@@ -301,6 +301,41 @@ def test_shards_merged_equal_linting_together(tmp_path, capsys, n):
     code_t, out_t, _ = run_cli(["merge-results", "--format", "text", *parts], capsys)
     code_l, out_l, _ = run_cli(["--config", cfg, "lint", str(tmp_path)], capsys)
     assert out_t == out_l and code_t == code_l
+    # JUnit lists the same test cases either way (the checks that ran are recorded)
+    code_j, out_j, _ = run_cli(["merge-results", "--format", "junit", *parts], capsys)
+    _, out_lj, _ = run_cli(["--config", cfg, "lint", "--format", "junit", str(tmp_path)], capsys)
+    assert out_j == out_lj and code_j == code_all
+
+
+def test_json_records_the_checks_that_ran_and_junit_lists_only_them(tmp_path, capsys):
+    """--select narrows the run; a group check runs only when a declared group arms it
+    (time-complement: a sync group with a time_complement table); merge-results of a
+    --select run has the same JUnit test cases as the run itself."""
+    cfg = _ring_dir(tmp_path)  # one gait group, no sync group
+    glb = str(tmp_path / "a.glb")
+
+    def clip_checks_and(*group_checks):
+        return [s.id for s in registry().values() if s.scope == "clip" or s.id in group_checks]
+
+    _, out, _ = run_cli(["--config", cfg, "lint", "--format", "json", glb], capsys)
+    assert validate_json(out)["checks"] == clip_checks_and("gait-group")
+    _, out, _ = run_cli(["--config", cfg, "lint", "--format", "json", "--select", "fps,sync-group,nan", glb], capsys)
+    assert validate_json(out)["checks"] == ["nan", "fps"]
+    sync = write_config(tmp_path / "sync.toml", '[sync_groups.s]\nclips = ["a.glb", "c.glb"]\n')
+    _, out, _ = run_cli(["--config", sync, "lint", "--format", "json", glb], capsys)
+    assert validate_json(out)["checks"] == clip_checks_and("sync-group")
+    armed = write_config(
+        tmp_path / "tc.toml",
+        '[sync_groups.s]\nclips = ["a.glb", "c.glb"]\n[sync_groups.s.time_complement]\nmin_reflected_time_advantage = 0.2\n',
+    )
+    _, out, _ = run_cli(["--config", armed, "lint", "--format", "json", glb], capsys)
+    assert validate_json(out)["checks"] == clip_checks_and("sync-group", "time-complement")
+    dest = tmp_path / "sel.json"
+    run_cli(["lint", "--select", "fps", "--format", "json", "-o", str(dest), glb], capsys)
+    _, merged, _ = run_cli(["merge-results", "--format", "junit", str(dest)], capsys)
+    _, direct, _ = run_cli(["lint", "--select", "fps", "--format", "junit", glb], capsys)
+    assert merged == direct
+    assert [c.get("name") for c in ET.fromstring(merged).iter("testcase")] == ["fps"]
 
 
 def test_merge_refuses_an_incomplete_or_mixed_set_of_shards(tmp_path, capsys):

@@ -62,6 +62,8 @@ class CheckSpec:
     doc: str
     module: str
     group_table: Optional[str] = None
+    #: a group check armed only by groups with this sub-table (``ARMED_BY_KEY``), e.g. ``time_complement``
+    arming_key: Optional[str] = None
     order: int = 0
     run: Callable = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
@@ -109,6 +111,7 @@ def _spec_of(module) -> CheckSpec:
         doc=inspect.cleandoc(module.__doc__ or ""),
         module=module.__name__,
         group_table=table,
+        arming_key=getattr(module, "ARMED_BY_KEY", None),
         order=order,
         run=module.check,
     )
@@ -233,7 +236,8 @@ def markdown() -> str:
     for s in specs.values():
         out += ["", f"## {s.id}", "", f"**Default severity:** {s.severity} · **Scope:** {s.scope}"]
         if s.group_table:
-            out[-1] += f" · **Armed by:** `[{s.group_table}.<name>]`"
+            armed_by = f"{s.group_table}.<name>" + (f".{s.arming_key}" if s.arming_key else "")
+            out[-1] += f" · **Armed by:** `[{armed_by}]`"
         out += ["", s.summary]
         if s.body:
             out += ["", s.body]

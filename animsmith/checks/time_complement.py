@@ -33,6 +33,7 @@ ID = "time-complement"
 SEVERITY = "warning"
 SCOPE = "group"
 GROUP_TABLE = "sync_groups"
+ARMED_BY_KEY = "time_complement"
 NEEDS = (
     "config: [sync_groups.<name>.time_complement] min_reflected_time_advantage, min_lr_amplitude_m",
     "roles: hips + left and right foot (or toe)",

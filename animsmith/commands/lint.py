@@ -115,11 +115,11 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     if allowed:
         result = result.without_checks(allowed)
     if output is not None:
-        _write_output(output, render_lint(result, fmt, checks=_ran_checks(contract, selected), deny_warnings=deny_warnings))
+        _write_output(output, render_lint(result, fmt, deny_warnings=deny_warnings))
         fmt = "text"
     color = fmt == "text" and _stdout_is_tty()
     status = decide_exit_status(result.exit_code(deny_warnings))
-    click.echo(render_lint(result, fmt, color=color, checks=_ran_checks(contract, selected), deny_warnings=deny_warnings), nl=False, color=color)
+    click.echo(render_lint(result, fmt, color=color, deny_warnings=deny_warnings), nl=False, color=color)
     return status
 
 
@@ -151,19 +151,6 @@ def _progress(total: int):
             yield lambda _path: progress.advance(task)
 
     return bar()
-
-
-def _ran_checks(contract, selected) -> List[str]:
-    """Check ids that ran: selected (or all), enabled, and (group checks) armed by a declared group."""
-    from animsmith.checks import registry
-
-    return [
-        spec.id
-        for spec in registry().values()
-        if (selected is None or spec.id in selected)
-        and contract.check_enabled(spec.id)
-        and (spec.group_table is None or getattr(contract, spec.group_table, None))
-    ]
 
 
 def contract_inputs(contract) -> List[str]:

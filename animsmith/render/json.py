@@ -1,7 +1,7 @@
 """JSON output of ``lint`` (``--format json``), schema ``docs/schema/lint-output.schema.json``.
 
 ``{"schema_version": 1, "command": "lint", "config": <path or null>,
-"files": [{"path", "rig", "findings": [...], "coverage_gaps": [...],
+"checks": [ids of the checks that ran], "files": [{"path", "rig", "findings": [...], "coverage_gaps": [...],
 "measurements": {"clips": {name: {...}}, "groups": {name: {...}}}}],
 "summary": {"errors", "warnings", "notes", "coverage_gaps", "files"}}``.
 Non-finite numbers become ``null``; keys keep a stable order.
@@ -52,6 +52,8 @@ def file_json(fr) -> Dict[str, Any]:
 def lint_json(result) -> Dict[str, Any]:
     """The JSON document (a dict) of a lint run (``shard`` only for ``lint --shard``)."""
     doc: Dict[str, Any] = {"schema_version": SCHEMA_VERSION, "command": "lint", "config": result.config_path}
+    if getattr(result, "checks", None) is not None:
+        doc["checks"] = list(result.checks)
     if getattr(result, "shard", None) is not None:
         doc["shard"] = result.shard
     doc["files"] = [file_json(fr) for fr in result.files if fr.error is None]

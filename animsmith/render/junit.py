@@ -3,9 +3,11 @@
 ``<testsuites name="animsmith lint">`` holds one ``<testsuite>`` per linted
 file (``name`` = the path) and, inside it, one ``<testcase>`` per (file,
 check): ``classname`` = the path, ``name`` = the check id. The checks listed
-are the ones that ran (``checks=`` from the lint command: selected and
-enabled) plus any check with output in the file; without that list (e.g.
-``merge-results``) every registered check. A test case
+are the ones that ran (``checks=``, else the result's own ``checks``: selected,
+enabled and, for group checks, armed by a declared group; ``merge-results``
+takes them from the JSON documents) plus any check with output in the file;
+without such a list (a JSON document from before it was recorded) every
+registered check. A test case
 
 * **fails** (one ``<failure>`` per error finding, ``type`` = the check id,
   ``message`` = the finding line) when the check reported an error (and, with
@@ -57,7 +59,7 @@ def _check_order(doc: Dict[str, Any], checks: Optional[Sequence[str]]) -> List[s
 
 def junit_tree(result: Any, checks: Optional[Sequence[str]] = None, deny_warnings: bool = False) -> ET.Element:
     doc = as_doc(result)
-    order = _check_order(doc, checks)
+    order = _check_order(doc, checks if checks is not None else doc.get("checks"))
     failing = {"error", "warning"} if deny_warnings else {"error"}
     root = ET.Element("testsuites", name="animsmith lint")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}

@@ -224,7 +224,7 @@ def _safe_view(analysis, roles, contact_height_m: float, with_local: bool) -> Di
 def collect(paths: Sequence[str], contract, select: Optional[Sequence[str]] = None) -> ReportData:
     """Lint ``paths`` against ``contract`` and gather the page data (one load per file)."""
     from animsmith.checks import registry
-    from animsmith.lint import LintResult, make_plan, run_group_checks
+    from animsmith.lint import LintResult, make_plan, ran_checks, run_group_checks
 
     plan = make_plan(contract, select, True)
     slide = registry().get("foot-slide")
@@ -239,5 +239,7 @@ def collect(paths: Sequence[str], contract, select: Optional[Sequence[str]] = No
     group_members: Dict[str, list] = {}
     if files and any(f.error is None for f in files):
         group_members = run_group_checks(files, summaries, plan, select)
-    data.result = LintResult(files=files, config_path=contract.path, group_members=group_members)
+    data.result = LintResult(
+        files=files, config_path=contract.path, group_members=group_members, checks=ran_checks(contract, select)
+    )
     return data
