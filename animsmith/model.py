@@ -49,7 +49,8 @@ class Skeleton:
     """Every node of the file as a bone, parents first.
 
     Attributes (B = bone count):
-        names: bone names (node name, or ``node<i>`` when unnamed); not unique.
+        names: bone names (node name, or ``node<i>`` when unnamed, ``node<i>#1``... when the
+            file names another node ``node<i>``); not unique.
         node_indices: (B,) int — the glTF node index of each bone.
         parents: (B,) int — parent bone index, -1 for a root.
         rest_translation: (B, 3) float64 local rest translation.
@@ -245,7 +246,8 @@ class Clip:
     """One glTF animation.
 
     ``name`` is unique within its asset: an unnamed animation is
-    ``animation<index>``; a repeated name gets ``#1``, ``#2``... suffixes.
+    ``animation<index>``; a repeated name gets ``#1``, ``#2``... suffixes; a generated
+    name never takes a name the file gives another animation.
     ``weight_channel_count`` counts morph-weight channels (reported, not
     sampled); ``pointer_channel_count`` counts channels without
     ``target.node`` (e.g. ``KHR_animation_pointer``; skipped, reported by

@@ -306,6 +306,38 @@ def test_clip_names_unnamed_and_repeated():
     assert [c.index for c in clips] == [0, 1, 2, 3, 4]
 
 
+@pytest.mark.parametrize("fast", [True, False])
+def test_generated_clip_names_never_take_a_name_the_file_uses(fast, monkeypatch):
+    """[walk, walk, unnamed, animation2, walk#1]: the file's own "animation2" and "walk#1"
+    keep their names; the repeat and the unnamed clip get the next free suffix."""
+    import animsmith.io.read as read
+
+    if not fast:
+        monkeypatch.setattr(read, "_build_clips_bulk", lambda *a, **k: None)
+    raw, ix = minimal()
+    a = raw.doc["animations"][0]
+    raw.doc["animations"] = [dict(a, name="walk"), dict(a, name="walk"), {k: v for k, v in a.items() if k != "name"},
+                             dict(a, name="animation2"), dict(a, name="walk#1")]
+    clips = load(raw).clips
+    assert [c.name for c in clips] == ["walk", "walk#2", "animation2#1", "animation2", "walk#1"]
+    assert len({c.name for c in clips}) == 5
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_generated_node_names_never_take_a_name_the_file_uses(fast, monkeypatch):
+    import animsmith.io.read as read
+
+    if not fast:
+        monkeypatch.setattr(read, "_node_fields_bulk", lambda nodes: None)
+    raw = RawGltf()
+    a = raw.node("node1", children=[1, 2])
+    raw.node("")  # node 1, unnamed: "node1" is taken by node 0
+    raw.node(None)  # node 2: "node2" is free
+    raw.scene([a])
+    names = load(raw).skeleton.names
+    assert list(names) == ["node1", "node1#1", "node2"]
+
+
 def test_weight_channels_counted_and_pointer_channels_skipped():
     raw, ix = minimal()
     w = raw.floats([[0.0], [0.5], [1.0]], "SCALAR")

@@ -550,7 +550,7 @@ def _node_fields(nodes: list) -> Tuple[list, list, list, list, list, list, Dict[
                 parent[c] = i
             kids[i] = children
         name = get("name")
-        names.append(name if type(name) is str and name else _name(name, f"node{i}", f"node {i}"))
+        names.append(name if type(name) is str and name else (_name(name, "", f"node {i}") or None))
         mat = get("matrix")
         if mat is not None:
             matrices[i] = _numbers(mat, 16, f"node {i} matrix")
@@ -565,6 +565,7 @@ def _node_fields(nodes: list) -> Tuple[list, list, list, list, list, list, Dict[
         if not _NUMBER_TYPE_SET.issuperset(map(type, chain.from_iterable(values))):
             for i, v in enumerate(values):
                 _numbers(v, width, f"node {i} {key}")
+    names = fill_node_names(names)
     return parent, kids, names, trans, rots, scales, matrices
 
 
@@ -598,7 +599,7 @@ def _node_fields_bulk(nodes: list) -> Optional[Tuple[list, list, list, Any, Any,
     if name_types != _STR_TYPE or "" in names:
         if not name_types <= _STR_OR_NONE:
             return None
-        names = [name if name else f"node{i}" for i, name in enumerate(names)]
+        names = fill_node_names(names)
     if not set(map(type, kids)) <= _LIST_OR_NONE:
         return None
     flat = list(chain.from_iterable(filter(None, kids)))
@@ -1008,14 +1009,40 @@ def _times_problem(times: np.ndarray) -> Optional[str]:
     return f"key times not strictly increasing (key {k}: {float(times[k]):g} after {float(times[k - 1]):g})"
 
 
-def _unique_name(base: str, used: set, repeats: Dict[str, int]) -> str:
-    """``base``, or ``base#1``, ``base#2``... for repeats (never colliding)."""
-    if base not in used:
+def fill_node_names(names: list) -> list:
+    """Node names with ``node<i>`` for an unnamed node (None or ""); when the file names
+    another node exactly that, ``node<i>#1`` (``#2``...), so a generated name never
+    takes a name the file uses."""
+    if all(names):
+        return names
+    real = set(filter(None, names))
+    out = []
+    for i, name in enumerate(names):
+        if not name:
+            name, k = f"node{i}", 1
+            while name in real:
+                name, k = f"node{i}#{k}", k + 1
+        out.append(name)
+    return out
+
+
+def real_names(items: list) -> set:
+    """The non-empty string ``name``s of a list of JSON objects (anything else ignored)."""
+    return {x.get("name") for x in items if type(x) is dict and type(x.get("name")) is str and x.get("name")}
+
+
+def _unique_name(base: str, used: set, repeats: Dict[str, int], reserved: frozenset = frozenset(), own: bool = True) -> str:
+    """``base``, or ``base#1``, ``base#2``... for repeats (never colliding).
+
+    ``reserved``: the names the file itself gives (a generated name never takes one);
+    ``own``: ``base`` is the item's own name (else a generated ``animation<i>``).
+    """
+    if base not in used and (own or base not in reserved):
         used.add(base)
         repeats.setdefault(base, 1)
         return base
     k = repeats.get(base, 1)
-    while f"{base}#{k}" in used:
+    while f"{base}#{k}" in used or f"{base}#{k}" in reserved:
         k += 1
     repeats[base] = k + 1
     name = f"{base}#{k}"
@@ -1067,10 +1094,14 @@ def _build_clips_general(doc: dict, skeleton: Skeleton, acc: _Accessors, strict:
     clips: List[Clip] = []
     used: set = set()
     repeats: Dict[str, int] = {}
-    for a_i, anim in enumerate(_array(doc, "animations", "animations")):
+    anims = _array(doc, "animations", "animations")
+    reserved = frozenset(real_names(anims))
+    for a_i, anim in enumerate(anims):
         anim = _obj(anim, f"animation {a_i}")
-        base = _name(anim.get("name"), f"animation{a_i}", f"animation {a_i}")
-        name = _unique_name(base, used, repeats)
+        base = _name(anim.get("name"), "", f"animation {a_i}")
+        own = bool(base)
+        base = base or f"animation{a_i}"
+        name = _unique_name(base, used, repeats, reserved, own)
         samplers = _array(anim, "samplers", f"animation {a_i} samplers")
         n_samp = len(samplers)
         channels: List[Channel] = []
@@ -1342,13 +1373,15 @@ def _bulk_clip_objects(anims: list, tables: list, skeleton: Skeleton, arrays: di
     clips: List[Clip] = []
     used: set = set()
     repeats: Dict[str, int] = {}
+    reserved = frozenset(real_names(anims))
     for a_i, (anim, (nodes, paths, s_idx, interps, inputs, outputs)) in enumerate(zip(anims, tables)):
         times = list(map(arrays.__getitem__, inputs))
         values = list(map(arrays.__getitem__, outputs))
         if list(map(len, times)) != list(map(len, values)):
             return None
         base = anim.get("name")
-        if base is None or base == "":
+        own = not (base is None or base == "")
+        if not own:
             base = f"animation{a_i}"
         elif type(base) is not str:
             return None
@@ -1359,7 +1392,7 @@ def _bulk_clip_objects(anims: list, tables: list, skeleton: Skeleton, arrays: di
                 repeat(None), repeat(None), s_idx, inputs, outputs, repeat(FLOAT), repeat(False),
             )
         )
-        clips.append(Clip(_unique_name(base, used, repeats), channels, a_i, 0, anim.get("extras"), pointer_channel_count=0))
+        clips.append(Clip(_unique_name(base, used, repeats, reserved, own), channels, a_i, 0, anim.get("extras"), pointer_channel_count=0))
     return clips
 
 
