@@ -2,6 +2,7 @@
 
 import os
 
+import numpy as np
 import pytest
 
 from animsmith.core.roles import ROLES, resolve_roles, split_name, name_words
@@ -124,6 +125,52 @@ def test_two_equally_good_candidates_are_unresolved_naming_both():
     reason = rm.unresolved["left_foot"]
     assert "Char1:LeftFoot" in reason and "Char2:LeftFoot" in reason
     assert rm.names["right_foot"] == "Char1:RightFoot"
+
+
+def _two_characters():
+    names = []
+    for ns in ("Char1:", "Char2:"):
+        names += [ns + n for n in ("Hips", "Spine", "Head", "LeftFoot", "LeftToeBase", "RightFoot", "RightToeBase")]
+    parents = [-1, 0, 1, 0, 3, 0, 5]
+    return names, parents + [p + 7 if p >= 0 else -1 for p in parents]
+
+
+def test_two_complete_characters_name_both_in_every_reason():
+    """No convention resolves a role (every one is a tie), so none qualifies: the reason
+    is still the tie, naming both bones, not "no bone matches"."""
+    names, parents = _two_characters()
+    rm = resolve_roles(Skeleton.build(names, parents))
+    assert rm.bones == {} and rm.profile == "unknown"
+    for role, stem in (("hips", "Hips"), ("left_foot", "LeftFoot"), ("right_toe", "RightToeBase")):
+        reason = rm.unresolved[role]
+        assert f"'Char1:{stem}'" in reason and f"'Char2:{stem}'" in reason, reason
+
+
+def test_a_character_outside_the_default_scene_is_no_rival():
+    names, parents = _two_characters()
+    sk = Skeleton.build(names, parents)
+    sk.in_scene = np.array([True] * 7 + [False] * 7)  # Char2 only in another scene
+    rm = resolve_roles(sk)
+    assert rm.profile == "mixamo"
+    assert rm.names["hips"] == "Char1:Hips" and rm.names["right_toe"] == "Char1:RightToeBase"
+    # the same names all in the scene again: a tie (the memo tells the two apart)
+    assert "hips" not in resolve_roles(Skeleton.build(names, parents)).bones
+
+
+def test_unresolved_reasons_say_why_a_matching_name_was_not_taken():
+    # a convention with one role is set aside (a rig needs 2), but its match is named
+    rm = resolve_roles(chain_skeleton(["Hips", "thing"]))
+    assert rm.unresolved["hips"].startswith("'Hips' matches hips in the mixamo convention, which matched only 1 role(s)")
+    # a node that matches by name but is not a skin joint
+    sk = Skeleton.build(["Hips", "LeftFoot", "RightFoot", "Hand.L"], [-1, 0, 0, 0], is_joint=[True, True, True, False])
+    rm = resolve_roles(sk)
+    assert rm.names["hips"] == "Hips"
+    assert rm.unresolved["left_hand"].startswith("'Hand.L' matches left_hand in the rigify convention but is not a skin joint")
+    # profile none: only overrides
+    rm = resolve_roles(chain_skeleton(["Hips", "LeftFoot"]), profile="none")
+    assert rm.unresolved["hips"].startswith("the rig profile is none")
+    # nothing matched at all
+    assert resolve_roles(chain_skeleton(["a", "b"])).unresolved["hips"].startswith("no bone matches hips in any known")
 
 
 def test_conflicting_conventions_with_equal_score_do_not_guess():

@@ -34,8 +34,9 @@ Conventions (``RoleMap.conventions`` names the one that matched each role)
 
 Resolution
 ----------
-* Ranking of candidates for one role within one convention: joint bones
-  before non-joint nodes (non-joint nodes are never hips/feet/toes/hands/
+* Ranking of candidates for one role within one convention: nodes of the
+  default scene before nodes only other scenes show (a second character kept
+  in another scene is no rival), then joint bones before non-joint nodes (non-joint nodes are never hips/feet/toes/hands/
   spine/head when the skeleton has joints; they may be ``root`` by an exact
   convention name such as ``root`` or ``Bip01``, never by the generic word
   reading), then the
@@ -57,6 +58,11 @@ Resolution
   ``vrm``, ``blender``, ``3dsmax``) resolves that convention only;
   ``"none"``/``"custom"`` resolves nothing but the overrides. Any other name ->
   ``ValueError``.
+* An unresolved role's reason is the first that applies: equal candidates in
+  a convention (naming them: two characters ``Char1:LeftFoot`` and
+  ``Char2:LeftFoot``), a bone matched by a convention that was set aside for
+  matching fewer than 2 roles, a matching node that is not a skin joint, the
+  profile ``none``; else no bone matched.
 * ``overrides`` ``{role: exact bone name}`` win role by role (convention
   ``"override"``); an unknown role -> ``ValueError``; a bone name that does
   not exist, or that several bones share, -> that role unresolved with the
@@ -319,11 +325,18 @@ class _Outcome:
     bones: Dict[str, int] = field(default_factory=dict)
     ambiguous: Dict[str, str] = field(default_factory=dict)
     evidence: float = 0.0
+    #: {role: bone} a name matched but left out (not a skin joint)
+    skipped: Dict[str, int] = field(default_factory=dict)
 
 
-def _candidates(skeleton, convention: str, parsed) -> Dict[str, List[Tuple[tuple, int]]]:
-    """{role: [(rank tuple, bone)]} of every bone matching ``convention``."""
+def _candidates(skeleton, convention: str, parsed, skipped: Optional[Dict[str, int]] = None) -> Dict[str, List[Tuple[tuple, int]]]:
+    """{role: [(rank tuple, bone)]} of every bone matching ``convention``.
+
+    Rank: in the default scene, skin joint, layer prefix, case-exact name.
+    ``skipped`` collects {role: first bone} of name matches left out for not being
+    skin joints (for the unresolved reason)."""
     any_joint = bool(getattr(skeleton, "is_joint", None) is not None and skeleton.is_joint.any())
+    in_scene = getattr(skeleton, "in_scene", None)
     out: Dict[str, List[Tuple[tuple, int]]] = {}
     biped_roots: Dict[str, List[int]] = {}
     for b, (ns, layer, stem) in enumerate(parsed):
@@ -343,16 +356,20 @@ def _candidates(skeleton, convention: str, parsed) -> Dict[str, List[Tuple[tuple
         else:
             matches = _generic(ns, stem)
         joint = bool(skeleton.is_joint[b]) if any_joint else True
+        scene = 1 if in_scene is None else int(bool(in_scene[b]))
         for role, exact in matches:
             if any_joint and not joint and (role != "root" or convention == "generic"):
+                if skipped is not None:
+                    skipped.setdefault(role, b)
                 continue
-            rank = (int(joint), _LAYER_RANK.get(layer, 0), int(exact))
+            rank = (scene, int(joint), _LAYER_RANK.get(layer, 0), int(exact))
             out.setdefault(role, []).append((rank, b))
     if convention == "biped" and biped_roots:
         for b, (ns, layer, stem) in enumerate(parsed):
             if stem in biped_roots:
                 joint = bool(skeleton.is_joint[b]) if any_joint else True
-                out.setdefault("root", []).append(((int(joint), 2, 1), b))
+                scene = 1 if in_scene is None else int(bool(in_scene[b]))
+                out.setdefault("root", []).append(((scene, int(joint), 2, 1), b))
     return out
 
 
@@ -370,7 +387,7 @@ def _on_one_chain(skeleton, bones: Sequence[int]) -> Optional[int]:
 
 def _resolve_convention(skeleton, convention: str, parsed) -> _Outcome:
     out = _Outcome()
-    cands = _candidates(skeleton, convention, parsed)
+    cands = _candidates(skeleton, convention, parsed, out.skipped)
     names = skeleton.names
     for role, lst in cands.items():
         best = max(r for r, _ in lst)
@@ -446,8 +463,8 @@ def _copy(rm: RoleMap) -> RoleMap:
 def resolve_roles(skeleton, profile: Optional[str] = "auto", overrides: Optional[Mapping[str, str]] = None) -> RoleMap:
     """Resolve ROLES on ``skeleton`` (see the module docstring for every rule).
 
-    Results are memoised on (names, parents, joints, profile, overrides): a
-    pack of files sharing one rig resolves once.
+    Results are memoised on (names, parents, joints, scene membership, profile,
+    overrides): a pack of files sharing one rig resolves once.
     """
     prof = _normalise_profile(profile)
     ovr = validate_overrides(overrides)
@@ -455,6 +472,7 @@ def resolve_roles(skeleton, profile: Optional[str] = "auto", overrides: Optional
         tuple(str(n) for n in skeleton.names),
         np.asarray(skeleton.parents).tobytes(),
         np.asarray(skeleton.is_joint).tobytes(),
+        np.asarray(getattr(skeleton, "in_scene", ())).tobytes(),
         prof,
         tuple(sorted(ovr.items())),
     )
@@ -467,9 +485,37 @@ def resolve_roles(skeleton, profile: Optional[str] = "auto", overrides: Optional
     return _copy(hit)
 
 
+def _why_unmatched(role: str, prof: str, label: str, outcomes: Dict[str, "_Outcome"], names) -> str:
+    """The reason ``role`` has no bone, from what the conventions saw (first that applies):
+    equal candidates in a convention (e.g. two characters in one file), a match in a
+    convention that was set aside for resolving fewer than 2 roles, a matching node
+    that is not a skin joint; else no name matched."""
+    fix = "map it in [rig.roles]"
+    if prof == "none":
+        return f"the rig profile is none: only [rig.roles] maps roles; {fix}"
+    for c in CONVENTIONS:
+        o = outcomes.get(c)
+        if o is not None and role in o.ambiguous:
+            return f"{o.ambiguous[role]}; {fix}"
+    for c in CONVENTIONS:
+        o = outcomes.get(c)
+        if o is not None and role in o.bones and c != label:
+            return (
+                f"{names[o.bones[role]]!r} matches {role} in the {c} convention, which matched only "
+                f"{len(o.bones)} role(s) (a rig needs 2 to be recognised); {fix}"
+            )
+    for c in CONVENTIONS:
+        o = outcomes.get(c)
+        if o is not None and role in o.skipped:
+            return f"{names[o.skipped[role]]!r} matches {role} in the {c} convention but is not a skin joint; {fix}"
+    where = f"the {label} profile" if label else (f"the {prof} profile" if prof != "auto" else "any known naming convention")
+    return f"no bone matches {role} in {where}; {fix}"
+
+
 def _resolve(skeleton, prof: str, ovr: Dict[str, str]) -> RoleMap:
     parsed = [split_name(str(n)) for n in skeleton.names]
     names = skeleton.names
+    outcomes: Dict[str, _Outcome] = {}
 
     bones: Dict[str, int] = {}
     conv: Dict[str, str] = {}
@@ -542,8 +588,7 @@ def _resolve(skeleton, prof: str, ovr: Dict[str, str]) -> RoleMap:
 
     for role in ROLES:
         if role not in bones and role not in unresolved:
-            where = f"the {label} profile" if label else (f"the {prof} profile" if prof not in ("auto", "none") else "any known naming convention")
-            unresolved[role] = f"no bone matches {role} in {where}; map it in [rig.roles]"
+            unresolved[role] = _why_unmatched(role, prof, label, outcomes if prof != "none" else {}, names)
 
     used_profile = bool(label) and any(c != "override" for c in conv.values())
     if used_profile and custom:
