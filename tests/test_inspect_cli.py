@@ -84,3 +84,32 @@ def test_inspect_corpus_cesium_man_start_time():
     assert c["start_s"] == pytest.approx(0.0417, abs=1e-4)
     rows = {r["role"]: r for r in doc["rig"]["roles"]}
     assert rows["hips"]["bone"] is None and rows["left_foot"]["bone"] is None  # needs an inline map
+
+
+def test_nodes_outside_the_default_scene_are_marked_and_no_rivals(tmp_path):
+    """Two characters, one per scene, the default scene (1) showing B: inspect marks A's
+    bones, and the roles are B's (A's equal names would otherwise tie every role)."""
+    from gltf_raw import RawGltf
+
+    raw = RawGltf()
+    roots = []
+    for ns in ("A:", "B:"):
+        h = raw.node(ns + "Hips", children=[len(raw.doc.get("nodes", [])) + 1, len(raw.doc.get("nodes", [])) + 2])
+        raw.node(ns + "LeftFoot")
+        raw.node(ns + "RightFoot")
+        roots.append(h)
+    raw.scene([roots[0]], default=False)
+    raw.scene([roots[1]], default=True)
+    path = tmp_path / "two_scenes.glb"
+    path.write_bytes(raw.glb())
+    res = CliRunner().invoke(cli, ["inspect", "--format", "json", str(path)])
+    assert res.exit_code == 0, res.output
+    doc = validate_inspect(res.output)
+    assert [(b["name"], b["in_scene"]) for b in doc["bones"]] == [
+        ("A:Hips", False), ("A:LeftFoot", False), ("A:RightFoot", False),
+        ("B:Hips", True), ("B:LeftFoot", True), ("B:RightFoot", True),
+    ]
+    roles = {r["role"]: r["bone"] for r in doc["rig"]["roles"]}
+    assert (roles["hips"], roles["left_foot"], roles["right_foot"]) == ("B:Hips", "B:LeftFoot", "B:RightFoot")
+    text = CliRunner().invoke(cli, ["inspect", str(path)]).output
+    assert "A:LeftFoot (node) (not in scene)" in text and "B:LeftFoot (node)  [left_foot]" in text

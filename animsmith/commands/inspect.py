@@ -30,6 +30,7 @@ def bones_json(skeleton) -> List[Dict[str, Any]]:
             "parent": int(skeleton.parents[b]),
             "node": int(skeleton.node_indices[b]),
             "joint": bool(skeleton.is_joint[b]),
+            "in_scene": bool(skeleton.in_scene[b]),
             "depth": int(skeleton.depth[b]),
         }
         for b in range(skeleton.bone_count)
@@ -63,7 +64,7 @@ def _tree_lines(skeleton, roles) -> List[str]:
         role_of.setdefault(int(b), []).append(role)
     lines = []
     for b in range(skeleton.bone_count):
-        tag = "" if bool(skeleton.is_joint[b]) else " (node)"
+        tag = ("" if bool(skeleton.is_joint[b]) else " (node)") + ("" if bool(skeleton.in_scene[b]) else " (not in scene)")
         r = f"  [{', '.join(role_of[b])}]" if b in role_of else ""
         lines.append("  " * int(skeleton.depth[b]) + f"{escape(skeleton.names[b])}{tag}{r}")
     return lines
@@ -128,7 +129,7 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
         else:
             t.add_row(Text(row["role"]), Text("-"), Text("unresolved: " + row["unresolved"]))
     console.print(t)
-    console.print(f"bones ({sk.bone_count}; '(node)' = not a skin joint):", markup=False)
+    console.print(f"bones ({sk.bone_count}; '(node)' = not a skin joint, '(not in scene)' = not in the default scene):", markup=False)
     for line in _tree_lines(sk, roles):
         console.print("  " + line, markup=False, soft_wrap=True)
     console.print()
