@@ -113,3 +113,25 @@ def test_nodes_outside_the_default_scene_are_marked_and_no_rivals(tmp_path):
     assert (roles["hips"], roles["left_foot"], roles["right_foot"]) == ("B:Hips", "B:LeftFoot", "B:RightFoot")
     text = CliRunner().invoke(cli, ["inspect", str(path)]).output
     assert "A:LeftFoot (node) (not in scene)" in text and "B:LeftFoot (node)  [left_foot]" in text
+
+
+def test_long_names_never_cut_the_numbers(tmp_path):
+    """A clip name wider than the output (piped: 200 columns) would squeeze every
+    number to '…': inspect and measure then print one block per clip instead."""
+    name = "walk_" + "x" * 240
+    path = str(tmp_path / "long.glb")
+    write_glb(biped_asset([gait_clip(name, frames=31)], convention="ue"), path)
+    for args in (["inspect", path], ["measure", path]):
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 0, res.output
+        assert "…" not in res.output
+        assert f"  {name}\n" in res.output
+    out = CliRunner().invoke(cli, ["inspect", path]).output
+    assert "    dur s: 1.000\n" in out and "    max keys: 31\n" in out
+    out = CliRunner().invoke(cli, ["measure", path]).output
+    assert "    frames: 31\n" in out
+    # a short name keeps the table
+    short = str(tmp_path / "short.glb")
+    write_glb(biped_asset([gait_clip("walk", frames=31)], convention="ue"), short)
+    out = CliRunner().invoke(cli, ["inspect", short]).output
+    assert "dur s" in out and "    dur s:" not in out

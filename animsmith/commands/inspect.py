@@ -82,7 +82,7 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
     channel and key counts, interpolations, morph-weight channel count and
     the count of skipped node-less (KHR_animation_pointer) channels.
     """
-    from animsmith.commands.measure import _console, rig_settings
+    from animsmith.commands.measure import _console, print_table, rig_settings
     from animsmith.core.roles import resolve_roles
     from animsmith.errors import AnimsmithError, ConfigError
     from animsmith.io.read import load_asset
@@ -133,8 +133,7 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
     for line in _tree_lines(sk, roles):
         console.print("  " + line, markup=False, soft_wrap=True)
     console.print()
-    ct = Table(box=box.SIMPLE, show_edge=False, pad_edge=False, title=None)
-    for col, just in (
+    cols = (
         ("clip", "left"),
         ("dur s", "right"),
         ("start s", "right"),
@@ -144,10 +143,10 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
         ("interpolations", "left"),
         ("weights", "right"),
         ("pointers", "right"),
-    ):
-        ct.add_column(col, justify=just, no_wrap=True)
+    )
+    rows = []
     for c in doc["clips"]:
-        ct.add_row(
+        rows.append([
             Text(escape(c["name"])),
             f"{c['duration_s']:.3f}",
             f"{c['start_s']:.4f}",
@@ -157,7 +156,7 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
             ", ".join(f"{k} {v}" for k, v in c["interpolations"].items()) or "-",
             str(c["weight_channel_count"]),
             str(c["pointer_channel_count"]),
-        )
+        ])
     console.print(f"clips ({len(doc['clips'])}):", markup=False)
-    console.print(ct)
+    print_table(console, [c[0] for c in cols], [c[1] for c in cols], rows)
     return 0

@@ -123,6 +123,30 @@ def _console():
     )
 
 
+def print_table(console, titles, justify, rows) -> None:
+    """``rows`` (lists of str/Text cells) as a table when it fits the console's width,
+    else one block per row (the first cell, then ``title: value`` lines), so no number
+    is ever cut to ``…`` on a narrow terminal or by a long name."""
+    from rich import box
+    from rich.measure import Measurement
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
+    for title, just in zip(titles, justify):
+        table.add_column(title, justify=just, no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    natural = Measurement.get(console, console.options.update_width(1_000_000), table).maximum
+    if natural <= console.width:
+        console.print(table)
+        return
+    for row in rows:
+        console.print(Text("  ") + (row[0] if isinstance(row[0], Text) else Text(str(row[0]))), soft_wrap=True)
+        for title, cell in zip(titles[1:], row[1:]):
+            console.print(Text(f"    {title}: ") + (cell if isinstance(cell, Text) else Text(str(cell))), soft_wrap=True)
+
+
 def fmt(value: Any, digits: int = 3) -> str:
     if value is None:
         return "-"
@@ -190,19 +214,18 @@ def render_text(files: List[Dict[str, Any]], speed: bool) -> None:
         rig = f["rig"]
         roles = ", ".join(f"{r}={escape(b)}" for r, b in rig["roles"].items()) or "none"
         console.print(Text(escape(f["path"]), style="bold") + Text(f"  rig: {rig['profile']} ({roles})"), soft_wrap=True)
-        table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
-        for title, key, _ in columns:
-            table.add_column(title, justify="left" if key in ("name", "travel_bone", "travel_source_role", "loop_endpoint_mode") else "right", no_wrap=True)
+        left = ("name", "travel_bone", "travel_source_role", "loop_endpoint_mode")
+        rows = []
         notes: List[str] = []
         for m in f["clips"]:
-            table.add_row(*[Text(fmt(m.get(key), d) if d is not None else fmt(m.get(key))) for _, key, d in columns])
+            rows.append([Text(fmt(m.get(key), d) if d is not None else fmt(m.get(key))) for _, key, d in columns])
             for _, key, _ in columns:
                 why = m.get(key + "_unavailable")
                 if why:
                     notes.append(f"{escape(m['name'])}: {key} unavailable: {escape(why)}")
             if m.get("cycles_note"):
                 notes.append(f"{escape(m['name'])}: {escape(m['cycles_note'])}")
-        console.print(table)
+        print_table(console, [c[0] for c in columns], ["left" if c[1] in left else "right" for c in columns], rows)
         # one line per distinct reason keeps the notes short
         seen = set()
         for n in notes:
