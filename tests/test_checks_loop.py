@@ -44,15 +44,17 @@ def guard(x=(0, 0, 0, 0, 0), rot_deg=None, times=T5, name="guard"):
     return Asset(skeleton=sk, clips=[Clip(name=name, channels=chans)])
 
 
-def walk(periods=1.0, keys=33, stride=0.15, names=("pelvis", "foot_l", "foot_r")):
+def walk(periods=1.0, keys=33, stride=0.15, names=("pelvis", "foot_l", "foot_r"), right_stride=None):
+    """``right_stride`` (default ``stride``) gives the right foot its own stride length."""
     sk = Skeleton.build(list(names), [-1, 0, 0], [[0, 1, 0], [0.1, -1, 0], [-0.1, -1, 0]])
     k = np.arange(keys)
     t = k / 32.0
     w = np.sin(periods * 2 * np.pi * k / 32.0)
     off = np.stack([0 * w, 0.05 * w, stride * w], axis=1)
+    off_r = np.stack([0 * w, 0.05 * w, (stride if right_stride is None else right_stride) * w], axis=1)
     chans = [
         Channel.make(1, "translation", t, np.array([0.1, -1, 0]) + off),
-        Channel.make(2, "translation", t, np.array([-0.1, -1, 0]) - off),
+        Channel.make(2, "translation", t, np.array([-0.1, -1, 0]) - off_r),
     ]
     return Asset(skeleton=sk, clips=[Clip(name="walk", channels=chans)])
 
@@ -204,6 +206,14 @@ def test_loop_seam_clean_and_popped_walk():
     assert "6.82×" in f.message
 
 
+@pytest.mark.parametrize("stride_l,stride_r,bone", [(0.15, 0.3, "foot_r"), (0.3, 0.15, "foot_l")])
+def test_loop_seam_names_the_foot_with_the_larger_wrap_jump(stride_l, stride_r, bone):
+    # P = 0.75: each foot's wrap jump is |w(32) − w(0)| = 1 times its (0, 0.05, stride) offset,
+    # so the foot with the 0.3 m stride jumps √(0.05² + 0.3²) = 0.304 m against 0.158 m
+    findings, _ = run_check("loop-seam", walk(0.75, stride=stride_l, right_stride=stride_r), expect=LOOP)
+    assert len(findings) == 1 and findings[0].bone == bone
+
+
 def seam_asset(z_keys):
     """pelvis + foot_l keyed at T5 with dyadic Z offsets: ratio is exact."""
     sk = Skeleton.build(["pelvis", "foot_l"], [-1, 0], [[0, 1, 0], [0.125, -1, 0]])
@@ -217,6 +227,20 @@ def test_loop_seam_ratio_exact_threshold():
     assert run_check("loop-seam", asset, expect=LOOP, options={"max_ratio": 4.0})[0] == []
     findings, _ = run_check("loop-seam", asset, expect=LOOP, options={"max_ratio": float(np.nextafter(4.0, 0))})
     assert len(findings) == 1 and findings[0].measured == 4.0 and findings[0].bone == "foot_l"
+
+
+@pytest.mark.parametrize(
+    "z_keys",
+    [
+        [0, 0.03125, 0.125, 0.25, 0.375],  # first step 1/32, last step 1/8
+        [0, 0.125, 0.25, 0.34375, 0.375],  # first step 1/8, last step 1/32
+    ],
+)
+def test_loop_seam_divides_by_the_larger_neighbouring_step(z_keys):
+    # seam |z4 − z0| = 0.375 over max(|z1 − z0|, |z4 − z3|) = 0.125: exactly 3 either way round
+    # (the smaller step alone would give 12)
+    findings, gaps = run_check("loop-seam", seam_asset(z_keys), expect=LOOP)
+    assert gaps == [] and len(findings) == 1 and findings[0].measured == 3.0
 
 
 def test_loop_seam_gaps():

@@ -165,6 +165,19 @@ def test_zero_amplitude_has_reason():
     assert "no foot-height swing" in g.gait_phase_unavailable
 
 
+def test_noise_floor_is_a_millionth_of_the_leg():
+    # docs/measure.md: no phase when the L−R peak-to-peak is at most 1e-6 × the mean hips-to-foot
+    # distance. s = 2A·sin(2πk/30), k = 0..29, peaks at k = 7/8 and 22/23: p2p = 4A·sin(2π·7/30).
+    roles = roles_of(BIPED_ROLES)
+    leg = math.hypot(0.1, 0.9)  # |foot − hips| with h ≈ 0
+    amp_at_floor = 1e-6 * leg / (4 * math.sin(2 * math.pi * 7 / 30))
+    below = gait_metrics(make_grid(biped_positions(amp=0.5 * amp_at_floor)), roles)
+    assert below.lr_amplitude_m > 0 and below.gait_phase is None
+    assert "no foot-height swing" in below.gait_phase_unavailable
+    above = gait_metrics(make_grid(biped_positions(amp=2 * amp_at_floor)), roles)
+    assert above.gait_phase == pytest.approx(0.75, abs=1e-6)
+
+
 def test_noise_only_is_not_periodic():
     rng = np.random.default_rng(7)
     p = biped_positions(frames=121, amp=0.0)
@@ -176,7 +189,9 @@ def test_noise_only_is_not_periodic():
 
 
 def test_circular_statistics_reference_values():
-    assert circular_spread_cycles([0.75, 0.75, 0.50, 0.75]) == pytest.approx(0.1988, abs=5e-5)
+    # Σ sin = −3, Σ cos = −1: μ = atan2(−3, −1); the 0.50 phase (angle π) is atan(3) rad from μ,
+    # the three 0.75s only atan(1/3)
+    assert circular_spread_cycles([0.75, 0.75, 0.50, 0.75]) == pytest.approx(math.atan(3) / (2 * math.pi), abs=1e-12)
     assert circular_spread_cycles([0.98, 0.02]) == pytest.approx(0.02, abs=1e-12)
     assert circular_spread_cycles([0.25, 0.75]) == pytest.approx(0.25, abs=1e-12)
     assert circular_mean_cycles([0.98, 0.02]) == pytest.approx(0.0, abs=1e-12) or circular_mean_cycles(

@@ -55,6 +55,11 @@ def expected_spread(phases):
     return max(min(abs(p - mu) % 1.0, 1 - abs(p - mu) % 1.0) for p in phases)
 
 
+#: anchors [0.75, 0.75, 0.5, 0.75]: Σ sin = −3, Σ cos = −1, so the mean angle is atan2(−3, −1);
+#: the outlier at π sits π − |atan2(−3, −1)| = atan(3) rad from it (the others only atan(1/3))
+RING_SPREAD = math.atan(3) / (2 * math.pi)
+
+
 # --------------------------------------------------------------------------
 # gait-group
 # --------------------------------------------------------------------------
@@ -66,7 +71,7 @@ def test_spread_of_the_ring_and_outlier(tmp_path, capsys):
     findings, gaps = by_check(doc, "gait-group")
     assert code == 1 and len(findings) == 1 and gaps == []
     assert findings[0]["measured"] == pytest.approx(expected_spread([0.75, 0.75, 0.5, 0.75]), abs=1e-6)
-    assert findings[0]["measured"] == pytest.approx(0.1988, abs=1e-4)
+    assert findings[0]["measured"] == pytest.approx(RING_SPREAD, abs=1e-6)
     group = doc["files"][0]["measurements"]["groups"]["ring"]
     assert group["outliers"] == ["c"]
     assert group["anchors"]["c"] == pytest.approx(0.5, abs=1e-6)
@@ -213,6 +218,16 @@ def test_time_complement_same_phase_and_shifted_pairs_are_clean(tmp_path, capsys
     assert by_check(doc, "time-complement") == ([], [])
 
 
+def test_time_complement_drops_a_repeated_member(tmp_path, capsys):
+    # docs/checks.md: unordered pairs "(i < j, declared order, duplicates dropped)": fwd listed
+    # twice is one member, so the fwd/back pair warns once (not once per copy of fwd)
+    clips = [gait_clip("fwd"), gait_clip("back", reverse=True)]
+    _, doc = lint_json(tmp_path, capsys, clips, sync_config(["fwd", "back", "fwd"]))
+    findings, gaps = by_check(doc, "time-complement")
+    assert gaps == [] and len(findings) == 1
+    assert [m["member"] for m in findings[0]["members"]] == ["fwd", "back"]
+
+
 def test_time_complement_under_floor_is_a_gap_not_a_finding(tmp_path, capsys):
     clips = [gait_clip("fwd", amplitude_m=0.005), gait_clip("back", amplitude_m=0.005, reverse=True)]
     _, doc = lint_json(tmp_path, capsys, clips, sync_config(["fwd", "back"]))
@@ -256,6 +271,30 @@ def test_sync_group_duration_frames_and_fps(tmp_path, capsys):
     assert len(frames) == 1 and frames[0]["measured"] == 10
 
 
+def declared_fps_config(fps_a, fps_b):
+    return (
+        '[sync_groups.ring]\nclips = ["a", "b"]\nmax_duration_delta_s = 0.001\nmax_frame_count_delta = 10\n'
+        f"max_fps_delta = 0.01\n[clips.a]\nfps = {fps_a!r}\n[clips.b]\nfps = {fps_b!r}\n"
+    )
+
+
+def test_sync_group_compares_declared_fps_over_authored_rates(tmp_path, capsys):
+    # both members: 31 keys over 1 s (authored 30 fps); declared 30 and 24 -> fps spread exactly 6
+    clips = [gait_clip("a"), gait_clip("b")]
+    _, doc = lint_json(tmp_path, capsys, clips, declared_fps_config(30, 24))
+    fps = [f for f in by_check(doc, "sync-group")[0] if "fps spread" in f["message"]]
+    assert len(fps) == 1 and fps[0]["measured"] == 6.0 and fps[0]["expected"] == 0.01
+    assert sorted(m["fps"] for m in fps[0]["members"]) == [24.0, 30.0]
+
+
+def test_sync_group_equal_declared_fps_hides_different_authored_rates(tmp_path, capsys):
+    # authored 30 fps (31 keys / 1 s) and 40 fps (41 keys / 1 s), both declared 30: no fps finding
+    clips = [gait_clip("a"), gait_clip("b", frames=41)]
+    _, doc = lint_json(tmp_path, capsys, clips, declared_fps_config(30, 30))
+    # (frame-count spread 10 is at its cap of 10; durations and endpoint modes agree)
+    assert by_check(doc, "sync-group") == ([], [])
+
+
 def test_sync_group_endpoint_modes_must_agree(tmp_path, capsys):
     # a closes its cycle (last key = first pose); b travels, so it does not close
     clips = [gait_clip("a"), gait_clip("b", velocity_mps=(0, 0, 2.0))]
@@ -297,7 +336,7 @@ def test_cross_file_group_judged_once(tmp_path, capsys):
     group_findings = [(i, f) for i, fr in enumerate(doc["files"]) for f in fr["findings"] if f["check_id"] == "gait-group"]
     assert len(group_findings) == 1 and group_findings[0][0] == 0  # once, on the first member's file
     f = group_findings[0][1]
-    assert f["measured"] == pytest.approx(0.1988, abs=1e-4)
+    assert f["measured"] == pytest.approx(RING_SPREAD, abs=1e-6)
     rows = {m["member"]: m for m in f["members"]}
     assert rows["left.glb#mixamo.com"]["outlier"] is True
     # folder argument: same judgement

@@ -6,6 +6,7 @@ moves at a known velocity.
 """
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -192,6 +193,165 @@ def test_corpus_robot_expressive_gaits():
     assert clips["Idle"]["gait_phase"] is None
     assert "no foot-height swing" in clips["Idle"]["gait_phase_unavailable"]
     assert clips["Walking"]["weight_channel_count"] == 1  # morph weights counted, not sampled
+
+
+# --------------------------------------------------------------------------
+# Stride anchor of real files, recomputed from the GLB bytes (json + struct + numpy only)
+# --------------------------------------------------------------------------
+
+
+def _glb_document(path):
+    """(glTF JSON, BIN chunk bytes) of a GLB file."""
+    import struct
+
+    data = open(path, "rb").read()
+    magic, _version, _total = struct.unpack_from("<4sII", data, 0)
+    assert magic == b"glTF"
+    json_len, json_type = struct.unpack_from("<II", data, 12)
+    assert json_type == 0x4E4F534A
+    doc = json.loads(data[20 : 20 + json_len])
+    bin_len, bin_type = struct.unpack_from("<II", data, 20 + json_len)
+    assert bin_type == 0x004E4942
+    return doc, data[28 + json_len : 28 + json_len + bin_len]
+
+
+def _float_accessor(doc, blob, index):
+    """(count, width) float32 array of a non-sparse FLOAT accessor (byteStride honoured)."""
+    import numpy as np
+
+    acc = doc["accessors"][index]
+    assert acc["componentType"] == 5126 and "sparse" not in acc
+    width = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[acc["type"]]
+    view = doc["bufferViews"][acc["bufferView"]]
+    start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+    stride = view.get("byteStride") or 4 * width
+    raw = np.frombuffer(blob, dtype=np.uint8, count=stride * (acc["count"] - 1) + 4 * width, offset=start)
+    rows = [raw[i * stride : i * stride + 4 * width].view("<f4") for i in range(acc["count"])]
+    return np.array(rows, dtype=np.float64).reshape(acc["count"], width)
+
+
+def _sample_linear(times, values, t, path):
+    """glTF LINEAR sampling at one time (clamped ends; rotations by shortest-path slerp)."""
+    import numpy as np
+
+    if t <= times[0]:
+        v = values[0]
+    elif t >= times[-1]:
+        v = values[-1]
+    else:
+        k1 = int(np.searchsorted(times, t, side="right"))
+        k0 = k1 - 1
+        u = (t - times[k0]) / (times[k1] - times[k0])
+        a, b = values[k0], values[k1]
+        if path != "rotation":
+            return (1 - u) * a + u * b
+        a = a / np.linalg.norm(a)
+        b = b / np.linalg.norm(b)
+        dot = float(a @ b)
+        if dot < 0:
+            b, dot = -b, -dot
+        if dot > 0.9995:
+            v = (1 - u) * a + u * b
+        else:
+            omega = math.acos(dot)
+            v = (math.sin((1 - u) * omega) * a + math.sin(u * omega) * b) / math.sin(omega)
+    return v / np.linalg.norm(v) if path == "rotation" else v
+
+
+def _trs_matrix(t, q, s):
+    import numpy as np
+
+    x, y, z, w = q / np.linalg.norm(q)
+    r = np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ])
+    m = np.eye(4)
+    m[:3, :3] = r * np.asarray(s)[None, :]
+    m[:3, 3] = t
+    return m
+
+
+def independent_stride_anchor(path, clip_name, hips, left, right):
+    """(gait_phase, cycles, frame_count) from the file's bytes, by the definitions in docs/measure.md
+    and docs/sampling.md: grid N = max(2, most keys of a node channel) samples over [0, duration];
+    s(i) = (left − hips) − (right − hips) model-space Y for i = 0..N−2; the dominant harmonic k of s;
+    gait_phase = (atan2(im, re)/2π + 0.5) mod 1 of DFT bin k."""
+    import numpy as np
+
+    doc, blob = _glb_document(path)
+    nodes = doc["nodes"]
+    parent = {c: i for i, n in enumerate(nodes) for c in n.get("children", [])}
+    # docs/measure.md: nodes that are not skin joints never take a foot/hips role (RobotExpressive
+    # has a mesh node "Foot.L" beside the joint)
+    joints = {j for skin in doc.get("skins", []) for j in skin["joints"]}
+    index = {}
+    for i, n in enumerate(nodes):
+        if i in joints:
+            index.setdefault(n.get("name"), []).append(i)
+    (anim,) = [a for a in doc["animations"] if a.get("name") == clip_name]
+    tracks = {}
+    for ch in anim["channels"]:
+        target = ch["target"]
+        if target.get("node") is None or target["path"] == "weights":
+            continue
+        sampler = anim["samplers"][ch["sampler"]]
+        assert sampler.get("interpolation", "LINEAR") == "LINEAR"
+        times = _float_accessor(doc, blob, sampler["input"])[:, 0]
+        tracks[(target["node"], target["path"])] = (times, _float_accessor(doc, blob, sampler["output"]))
+    n = max(2, max(len(t) for t, _ in tracks.values()))
+    duration = max(float(t[-1]) for t, _ in tracks.values())
+    grid = duration * np.arange(n) / (n - 1)
+
+    def model_y(node, t):
+        chain = []
+        while node is not None:
+            chain.append(node)
+            node = parent.get(node)
+        m = np.eye(4)
+        for j in reversed(chain):
+            rest = nodes[j]
+            assert "matrix" not in rest
+            trs = [np.asarray(rest.get(key, default), float) for key, default in
+                   (("translation", [0, 0, 0]), ("rotation", [0, 0, 0, 1]), ("scale", [1, 1, 1]))]
+            for slot, key in enumerate(("translation", "rotation", "scale")):
+                if (j, key) in tracks:
+                    trs[slot] = _sample_linear(*tracks[(j, key)], t, key)
+            m = m @ _trs_matrix(*trs)
+        return m[1, 3]
+
+    (h,), (lf,), (rf,) = index[hips], index[left], index[right]
+    c = n - 1 if n > 3 else 3
+    sig = np.array([(model_y(lf, t) - model_y(h, t)) - (model_y(rf, t) - model_y(h, t)) for t in grid[:c]])
+    spectrum = np.fft.rfft(sig)
+    k = int(np.argmax(np.abs(spectrum[1:]))) + 1
+    ang = 2 * np.pi * np.arange(c) * k / c
+    re, im = float(np.sum(sig * np.cos(ang))), float(np.sum(sig * np.sin(ang)))
+    return (math.atan2(im, re) / (2 * math.pi) + 0.5) % 1.0, k, n
+
+
+@pytest.mark.parametrize(
+    "name,roles,clips",
+    [
+        ("khr_Fox.glb", ("b_Hip_01", "b_LeftFoot01_017", "b_RightFoot01_021"), ("Walk", "Run")),
+        ("three_RobotExpressive.glb", ("Hips", "Foot.L", "Foot.R"), ("Walking", "Running")),
+    ],
+)
+def test_corpus_stride_anchor_matches_an_independent_decode(name, roles, clips):
+    path = corpus_path(name)
+    doc = run_json("measure", path, "--format", "json")
+    f = doc["files"][0]
+    hips, left, right = roles
+    # the roles the anchor uses: no toe roles resolve on these rigs, so s is foot minus foot
+    assert (f["rig"]["roles"]["hips"], f["rig"]["roles"]["left_foot"], f["rig"]["roles"]["right_foot"]) == roles
+    assert "left_toe" not in f["rig"]["roles"] and "right_toe" not in f["rig"]["roles"]
+    measured = {c["name"]: c for c in f["clips"]}
+    for clip in clips:
+        phase, cycles, frames = independent_stride_anchor(path, clip, hips, left, right)
+        c = measured[clip]
+        assert (c["frame_count"], c["cycles"]) == (frames, cycles) == (frames, 1)
+        assert abs((c["gait_phase"] - phase + 0.5) % 1.0 - 0.5) <= 1e-6, (clip, c["gait_phase"], phase)
 
 
 def test_seam_floor_from_contract(tmp_path):

@@ -147,3 +147,49 @@ def test_rotation_delta_is_shortest_path():
 def test_loop_continuity_needs_three_samples():
     lc = loop_continuity(grid_of(np.zeros((2, 1, 3))))
     assert lc.position_delta_m is None and "at least 3" in lc.unavailable
+
+
+def test_speed_is_endpoint_displacement_not_path_length():
+    # docs/measure.md: out-and-back measures ~0. Root z 0 -> 1 -> 0 over 1 s: nothing net.
+    p = np.zeros((3, 2, 3))
+    p[:, 0, 2] = [0.0, 1.0, 0.0]
+    s = root_speed(grid_of(p), ROOT_HIPS)
+    assert (s.speed_mps, s.distance_m) == (0.0, 0.0)
+    assert s.heading_deg is None and "in place" in s.heading_deg_unavailable
+    # an L: +1 m along x, then +1 m along z (path 2 m): displacement (1, 1) -> √2 m, atan2(1, 1) = 45°
+    p = np.zeros((3, 2, 3))
+    p[1:, 0, 0] = 1.0
+    p[2, 0, 2] = 1.0
+    s = root_speed(grid_of(p), ROOT_HIPS)
+    assert s.distance_m == pytest.approx(math.sqrt(2), rel=1e-12)
+    assert s.speed_mps == pytest.approx(math.sqrt(2), rel=1e-12)  # over 1 s
+    assert s.heading_deg == pytest.approx(45.0, abs=1e-12)
+
+
+def test_a_180_degree_step_is_refused_179_9_is_measured():
+    # docs/measure.md: null when an adjacent step is within 1e-4° of 180 (its direction is ambiguous)
+    yaw, why = yaw_accumulation_deg(yaw_grid([0.0, 180.0]), 0)
+    assert yaw is None and "180°" in why and "ambiguous" in why
+    yaw, why = yaw_accumulation_deg(yaw_grid([0.0, 180.0 - 5e-5]), 0)
+    assert yaw is None and "ambiguous" in why
+    yaw, why = yaw_accumulation_deg(yaw_grid([0.0, 179.9]), 0)
+    assert why is None and yaw == pytest.approx(179.9, abs=1e-9)
+    yaw, why = yaw_accumulation_deg(yaw_grid([0.0, -179.9]), 0)
+    assert why is None and yaw == pytest.approx(-179.9, abs=1e-9)
+
+
+@pytest.mark.parametrize("origin_x", [0.0, 1000.0])
+def test_heading_noise_floor_scales_with_the_endpoint_coordinates(origin_x):
+    # docs/measure.md: no heading when the distance is at most 1e-6 × max(1, largest endpoint
+    # coordinate): 1e-6 m at the origin, 1e-3 m for a root standing 1 km out on x
+    floor = 1e-6 * max(1.0, origin_x)
+    for step, has_heading in ((0.5 * floor, False), (2 * floor, True)):
+        p = np.zeros((3, 2, 3))
+        p[:, 0, 0] = origin_x
+        p[-1, 0, 2] = step  # +Z: heading 0
+        s = root_speed(grid_of(p), ROOT_HIPS)
+        assert s.distance_m == pytest.approx(step, rel=1e-9)
+        if has_heading:
+            assert s.heading_deg == pytest.approx(0.0, abs=1e-9)
+        else:
+            assert s.heading_deg is None and "in place" in s.heading_deg_unavailable

@@ -56,13 +56,19 @@ def accept_cli(capsys, tmp_path, path, *extra):
 # --------------------------------------------------------------------------
 
 
+def _four_f32_successors(cap):
+    """f32(cap) stepped up four times with np.nextafter (docs/transform.md: the authored-quantisation allowance)."""
+    x = np.float32(cap)
+    for _ in range(4):
+        x = np.nextafter(x, np.float32(np.inf))
+    return float(x)
+
+
 def test_tolerances_are_four_float32_successors():
-    assert ga.TOLERATED_DRIFT_M == pytest.approx(0.01000000350177288, abs=0)
-    assert ga.TOLERATED_YAW_DEG == pytest.approx(1.0000004768371582, abs=0)
-    assert np.float32(ga.TOLERATED_DRIFT_M) == np.nextafter(
-        np.nextafter(np.nextafter(np.nextafter(np.float32(0.01), np.float32(1)), np.float32(1)), np.float32(1)),
-        np.float32(1),
-    )
+    assert ga.TOLERATED_DRIFT_M == _four_f32_successors(0.01)
+    assert ga.TOLERATED_YAW_DEG == _four_f32_successors(1.0)
+    # the float32 spacing at 1.0 is 2^-23: four steps are exactly 4·2^-23 above 1
+    assert ga.TOLERATED_YAW_DEG == 1.0 + 4 * 2.0**-23
 
 
 def test_round_half_away_from_zero():
@@ -489,11 +495,23 @@ def test_seam_noise_keeps_the_nearest_frame():
 
 
 def test_a_popped_seam_moves_to_a_neighbour_frame():
-    # the feet jump 0.3 m between frames 19 and 20: rotating by 20 puts the pop on the wrap
-    grid, roles = _feet_grid(pop_at=20)
-    shift, offset, gm, seam = ga.choose_shift(grid, roles, 20 / 31, 31)
-    assert offset in (-1, 1) and shift == 20 + offset
-    assert seam < 1.0
+    # the grid's true trough is 0.75 (feet bob as sin(2πk/30)): s = round_half_away(0.75·31) = 23.
+    # Without a pop s is kept (offset 0). The left foot jumps 0.3 m in x between frames 22 and 23:
+    # rotating by 23 puts that jump on the wrap, so s pops and a neighbour (whose wrap is a normal
+    # step; the jump is then its first or last in-clip step) must win on seam grounds.
+    from animsmith.core.gait import loop_seam_ratio
+
+    assert ga.round_half_away(0.75 * 31) == 23
+    clean, roles = _feet_grid()
+    assert ga.choose_shift(clean, roles, 0.75, 31)[:2] == (23, 0)
+    grid, roles = _feet_grid(pop_at=23)
+    ratios = {s: loop_seam_ratio(ga._rolled_grid(grid, s), roles)[0] for s in (22, 23, 24)}
+    # either side of the tie tolerance: s ranks far more than 0.05 above its seamless neighbours
+    assert ratios[22] <= 1.0 and ratios[24] <= 1.0
+    assert ratios[23] > 1.0 + ga.SEAM_TIE_TOLERANCE + 1.0
+    shift, offset, gm, seam = ga.choose_shift(grid, roles, 0.75, 31)
+    assert offset in (-1, 1) and shift == 23 + offset
+    assert seam == ratios[shift] and seam <= 1.0
 
 
 # --------------------------------------------------------------------------
@@ -519,11 +537,29 @@ def _open_walk(keys=32, fps=32.0, extra=(), name="walk"):
     return Asset(sk, [clip]), clip, roles, t
 
 
+def _open_walk_reference_anchor():
+    """The stride anchor of _open_walk derived from docs/measure.md, independently of the core.
+
+    E = 32 frames, so one cycle is samples 0..30 (C = 31) of a sine whose period is 32
+    samples. Hips sit at y = 1 and cancel; the feet's local y is stored as float32:
+    s(k) = f32(−1 + 0.05 sin θ_k) − f32(−1 − 0.05 sin θ_k), θ_k = f32(2πk/32).
+    re = Σ s cos(2πk/C), im = Σ s sin(2πk/C); anchor = (atan2(im, re)/2π + 0.5) mod 1.
+    """
+    k = np.arange(31)
+    th = (2 * np.pi * k / 32).astype(np.float32).astype(np.float64)
+    left = (-1.0 + 0.05 * np.sin(th)).astype(np.float32).astype(np.float64)
+    right = (-1.0 - 0.05 * np.sin(th)).astype(np.float32).astype(np.float64)
+    sig = left - right
+    re = float(np.sum(sig * np.cos(2 * np.pi * k / 31)))
+    im = float(np.sum(sig * np.sin(2 * np.pi * k / 31)))
+    return (math.atan2(im, re) / (2 * math.pi) + 0.5) % 1.0
+
+
 def test_open_walk_anchor_matches_the_reference_derivation():
     asset, clip, roles, _ = _open_walk()
     plan = ga.prove_gait_anchor(asset, clip, roles, 32.0)
     assert plan.trajectory_role == "Hips fallback"
-    assert plan.phase_before == pytest.approx(0.7642, abs=5e-4)  # sine with period 32 measured over 31 samples
+    assert plan.phase_before == pytest.approx(_open_walk_reference_anchor(), abs=1e-9)
     assert abs(plan.frame_offset) <= 1 and plan.shift_frames == (24 + plan.frame_offset) % 32
     from animsmith.core.gait import circular_distance_cycles
 
@@ -647,6 +683,37 @@ def test_anchor_within_half_a_frame_for_every_offset(amp_m, period):
         assert abs(plan.frame_offset) <= 1
         worst = max(worst, d)
     assert worst <= 0.5 + 1e-9
+
+
+@pytest.mark.parametrize("amp_m", [0.05, 0.3])
+def test_two_stride_clip_shifts_to_its_first_trough(amp_m):
+    # period 15 frames on the E = 31 grid (a 30-frame cycle): 2 strides. The per-stride anchor is
+    # (0.75 − o) mod 1, so the first trough is at clip fraction ((0.75 − o) mod 1)/2 and
+    # s = round_half_away(that · 31) (docs/transform.md). A neighbour may replace s only when its
+    # re-measured anchor is nearer 0, which cannot happen when s is already the frame nearest
+    # the true trough (fraction · 30 frames).
+    from animsmith.core.gait import gait_metrics
+    from animsmith.core.pose import sample_pose
+
+    from test_transform_builders import roles_of
+
+    for offset in np.linspace(0.0, 1.0, 40, endpoint=False):
+        clip = biped_clip(offset=float(offset), amp_m=amp_m, period_frames=15.0)
+        asset = asset_of(clip)
+        roles = roles_of(asset)
+        plan = ga.prove_gait_anchor(asset, clip, roles, 30.0)
+        first_trough = ((0.75 - offset) % 1.0) / 2
+        s = ga.round_half_away(first_trough * 31)
+        assert plan.cycles == 2
+        assert plan.phase_before == pytest.approx((0.75 - offset) % 1.0, abs=1e-6)  # float32 keys
+        assert abs(plan.frame_offset) <= 1 and plan.shift_frames == (s + plan.frame_offset) % 31
+        if abs(first_trough * 30 - s) <= 0.5:
+            assert plan.frame_offset == 0, offset
+        moved = ga.apply_plan_in_memory(clip, plan)
+        gm = gait_metrics(sample_pose(asset.skeleton, moved, frame_times(31).astype(np.float64)), roles)
+        assert gm.cycles == 2
+        # per-stride anchor distance from 0, in frames of the clip (a stride is 15 frames)
+        assert min(gm.gait_phase, 1.0 - gm.gait_phase) * 15 <= 0.5 + 1e-9, offset
 
 
 def test_missing_seam_ratio_at_the_trough_keeps_the_nearest_frame(capsys, tmp_path):
