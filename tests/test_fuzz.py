@@ -695,6 +695,9 @@ def check_outcome(argv: List[str], path: str, size: int, r: Dict[str, Any]) -> O
             _strict_json(out)
         except ValueError as exc:
             return f"stdout is not strict JSON: {exc}"
+    if argv[0] == "lint" and "] check_failed " in out:  # a check raised: reported, but a bug
+        line = next(ln for ln in out.splitlines() if "] check_failed " in ln)
+        return f"a check crashed: {line.strip()[:300]}"
     return None
 
 
@@ -764,6 +767,31 @@ def test_seeds_are_valid_and_quiet(tmp_path, monkeypatch):
             r = run_cli(argv)
             assert check_outcome(argv, path, len(data), r) is None, (name, argv, r["err"])
             assert r["code"] in (0, 1), (name, argv, r["err"])
+
+
+def test_a_crashed_check_fails_the_contract(tmp_path, monkeypatch):
+    """A check that raises becomes a check_failed coverage gap (lint keeps going); the
+    fuzz counts that as a failure, so hostile files cannot hide a crash in a gap."""
+    import animsmith.checks.fps as fps
+
+    def broken(ctx):
+        raise ZeroDivisionError("boom")
+        yield  # a generator, like every check
+
+    from dataclasses import replace
+
+    from animsmith.checks import registry
+
+    monkeypatch.setitem(registry(), "fps", replace(registry()["fps"], run=broken))
+    monkeypatch.chdir(tmp_path)
+    name, data, _ = seeds()[0]
+    path = str(tmp_path / name)
+    with open(path, "wb") as fh:
+        fh.write(data)
+    r = run_cli(["lint", path])
+    problem = check_outcome(["lint", path], path, len(data), r)
+    assert problem is not None and problem.startswith("a check crashed: coverage[fps] check_failed"), (problem, r["out"])
+    assert fps.ID == "fps"
 
 
 def test_mutators_produce_what_they_claim():
