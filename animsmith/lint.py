@@ -255,9 +255,9 @@ def _internal_gap(check_id: str, clip: str, exc: BaseException) -> CoverageGap:
     return CoverageGap(
         check_id=check_id,
         code="check_failed",
-        message=f"the check could not evaluate this clip ({type(exc).__name__}: {reason})",
+        message=f"the check could not evaluate this {'clip' if clip is not None else 'file'} ({type(exc).__name__}: {reason})",
         scope="internal",
-        subjects=[clip],
+        subjects=[clip] if clip is not None else [],
     )
 
 
@@ -283,15 +283,18 @@ def _clip_check_table(plan: Plan) -> List[Tuple[str, Any, Optional[str], str, Di
 
 
 def run_clip_checks(path: str, asset, analysis, roles, plan: Plan) -> Tuple[List[Finding], List[CoverageGap]]:
-    """Every selected, enabled clip check on one clip (catalog order)."""
+    """Every selected, enabled clip check on one clip (catalog order); ``analysis`` None:
+    the file has no animations, and only the checks declaring ``RUNS_WITHOUT_CLIPS`` run."""
     from animsmith.checks.context import ClipContext
 
     contract = plan.contract
-    clip = analysis.clip
-    expect = contract.expect_for(clip.name)
+    clip = analysis.clip if analysis is not None else None
+    expect = contract.expect_for(clip.name) if clip is not None else None
     findings: List[Finding] = []
     gaps: List[CoverageGap] = []
     for cid, spec, override, severity, options in _clip_check_table(plan):
+        if clip is None and not spec.without_clips:
+            continue
         ctx = ClipContext(
             check_id=cid,
             severity=severity,
@@ -309,7 +312,7 @@ def run_clip_checks(path: str, asset, analysis, roles, plan: Plan) -> Tuple[List
                 item = _override(item, override)
                 (findings if isinstance(item, Finding) else gaps).append(item)
         except Exception as exc:  # noqa: BLE001 - a check bug must not hide the rest
-            gaps.append(_internal_gap(cid, clip.name, exc))
+            gaps.append(_internal_gap(cid, clip.name if clip is not None else None, exc))
     return findings, gaps
 
 
@@ -406,6 +409,8 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
     real = _realpath(path)
     summaries: Dict[str, Dict[str, Any]] = {}
     count = len(asset.clips)
+    if not count:  # nothing to sample: the checks that judge the file itself (or say why not)
+        result.findings, result.coverage_gaps = run_clip_checks(path, asset, None, roles, plan)
     for clip in asset.clips:
         result.clip_names.append(clip.name)
         analysis = ClipAnalysis(asset, clip, roles)

@@ -64,6 +64,9 @@ class CheckSpec:
     group_table: Optional[str] = None
     #: a group check armed only by groups with this sub-table (``ARMED_BY_KEY``), e.g. ``time_complement``
     arming_key: Optional[str] = None
+    #: a clip check that also runs once for a file without animations (``RUNS_WITHOUT_CLIPS``;
+    #: its context's ``clip`` and ``analysis`` are then None)
+    without_clips: bool = False
     order: int = 0
     run: Callable = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
@@ -112,6 +115,7 @@ def _spec_of(module) -> CheckSpec:
         module=module.__name__,
         group_table=table,
         arming_key=getattr(module, "ARMED_BY_KEY", None),
+        without_clips=bool(getattr(module, "RUNS_WITHOUT_CLIPS", False)),
         order=order,
         run=module.check,
     )

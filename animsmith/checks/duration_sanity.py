@@ -2,6 +2,9 @@
 
 Findings, in this order (per clip):
 
+* coverage gap ``no_clips`` (scope ``file``) — the file has no animations, so
+  no clip check could judge anything (a rig-only or mesh-only file, or an
+  export that dropped its clips); the file is not silently "clean".
 * **warning** ``clip has no keyed channels`` — the clip has no channel with a
   key. Nothing else is judged unless a ``duration_s`` is declared for it.
   A clip whose only channels are morph weights or animation pointers (counted,
@@ -36,6 +39,7 @@ ID = "duration-sanity"
 SEVERITY = "error"
 SCOPE = "clip"
 NEEDS = ("config (optional): [clips.*] duration_s",)
+RUNS_WITHOUT_CLIPS = True
 CONFIG = {
     "duration_tolerance_s": Option(
         0.017,
@@ -69,6 +73,13 @@ def channel_ends(clip):
 
 def check(ctx):
     clip = ctx.clip
+    if clip is None:
+        yield ctx.gap(
+            "no_clips",
+            "the file has no animations: no clip check could judge it",
+            scope="file",
+        )
+        return
     name = clip.name
     pin = expect_value(ctx, "duration_s")
     tol = float(expect_value(ctx, "duration_tolerance_s", ctx.options["duration_tolerance_s"]))

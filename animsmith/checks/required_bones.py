@@ -5,7 +5,8 @@ nothing is judged: no finding, no gap). Each name must
 match exactly one bone of the file's skeleton: a missing name is an error
 (the export or retarget dropped or renamed it), a name shared by several bones
 is an error too (a runtime looking the bone up by name gets an arbitrary one).
-The rig is judged once per file, reported with the file's first clip.
+The rig is judged once per file, reported with the file's first clip (with
+no clip for a file without animations: a rig-only file is judged too).
 Whether a clip animates a bone is ``missing-bones``' job (``[clips.*]
 animates_bones``): a required bone may legitimately be still in some clips.
 
@@ -20,6 +21,7 @@ SEVERITY = "error"
 SCOPE = "clip"
 NEEDS = ("config: [rig] required_bones",)
 CONFIG = {}
+RUNS_WITHOUT_CLIPS = True
 
 
 def required_names(ctx):
@@ -32,21 +34,24 @@ def required_names(ctx):
 
 
 def is_first_clip(ctx) -> bool:
+    """The context this file's rig is judged in: its first clip, or the file itself
+    (``ctx.clip`` None) when it has no animations."""
     clips = ctx.asset.clips
-    return bool(clips) and clips[0] is ctx.clip
+    return clips[0] is ctx.clip if clips else ctx.clip is None
 
 
 def check(ctx):
     wanted = required_names(ctx)
     if not wanted or not is_first_clip(ctx):
         return
+    clip = ctx.clip.name if ctx.clip is not None else None
     names = list(ctx.asset.skeleton.names)
     if not names:
         yield ctx.gap(
             "skeleton_unavailable",
             "the file has no nodes, so required bones cannot be looked up",
             scope="required_bone_presence",
-            subjects=[ctx.clip.name],
+            subjects=[clip] if clip is not None else [],
         )
         return
     for name in wanted:
@@ -54,7 +59,7 @@ def check(ctx):
         if count == 0:
             yield ctx.finding(
                 f"required bone '{name}' does not exist in the skeleton",
-                clip=ctx.clip.name,
+                clip=clip,
                 bone=name,
                 measured=0,
                 expected=1,
@@ -62,7 +67,7 @@ def check(ctx):
         elif count > 1:
             yield ctx.finding(
                 f"required bone '{name}' is ambiguous: {count} bones share that name",
-                clip=ctx.clip.name,
+                clip=clip,
                 bone=name,
                 measured=count,
                 expected=1,
