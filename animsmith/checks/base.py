@@ -18,6 +18,12 @@ A check is one module in ``animsmith/checks/`` (the registry discovers them):
         yield ctx.finding("message", measured=..., expected=...)
         yield ctx.gap("code", "why it could not be evaluated", scope="...")
 
+Optional: ``GROUP_TABLE = "gait_groups" | "sync_groups"`` (a group check: the
+table whose groups arm it), ``ARMED_BY_KEY = "time_complement"`` (armed only by
+groups with that sub-table), ``RUNS_WITHOUT_CLIPS = True`` (a clip check that
+also runs once for a file without animations, with ``ctx.clip`` None) and
+``ORDER`` (catalog position).
+
 The registry, ``animsmith checks``, ``docs/checks.md`` and config validation
 all derive from these declarations, so nothing is written twice.
 """
