@@ -233,8 +233,9 @@ def _main(argv) -> None:
     """:func:`main`'s body: run the command, map every failure to its exit code."""
     from animsmith.errors import AnimsmithError
 
-    from animsmith.runtime import decide_exit_status, decided_exit_status
+    from animsmith.runtime import decide_exit_status, decided_exit_status, forget_exit_status
 
+    forget_exit_status()  # an in-process caller's previous command decided nothing here
     try:
         rv = cli.main(args=argv, prog_name="animsmith", standalone_mode=False)
         decide_exit_status(rv if isinstance(rv, int) else 0)

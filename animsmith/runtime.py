@@ -37,6 +37,12 @@ def decide_exit_status(status: int) -> int:
     return status
 
 
+def forget_exit_status() -> None:
+    """Start a command with no decided status."""
+    global _decided_exit_status
+    _decided_exit_status = None
+
+
 def decided_exit_status() -> int:
     """The status :func:`decide_exit_status` recorded, else 0."""
     return 0 if _decided_exit_status is None else _decided_exit_status

@@ -124,15 +124,20 @@ def test_github_plain_lines_cannot_be_workflow_commands():
     command (or the older ##[ form) must not run as one; plain lines are escaped like
     the text output, not with the command escapes (no %25 in the log)."""
     gap = CoverageGap("bind-pose", "insufficient_rotation_evidence", "only 0 usable tracks", None, ["walk"])
-    paths = ["::error title=X::pwned.glb", "  ::warning::y.glb", "##[error]z.glb", "100% \u202ex.glb", "ok::a.glb"]
-    r = LintResult(files=[FileResult(path=p, coverage_gaps=[gap]) for p in paths])
+    paths = ["::error title=X::pwned.glb", "  ::warning::y.glb", "##[error]z.glb", "100% \u202ex.glb", "ok::a.glb",
+             "a##[add-mask]b.glb"]
+    subject_gap = CoverageGap("bind-pose", "insufficient_rotation_evidence", "why", None, ["face ##[stop-commands]tok"])
+    r = LintResult(files=[FileResult(path=p, coverage_gaps=[gap]) for p in paths]
+                   + [FileResult(path="c.glb", coverage_gaps=[subject_gap])])
     lines = render_lint(r, "github").splitlines()[:-1]
-    assert len(lines) == len(paths)
-    for line, path in zip(lines, paths):
-        assert not line.lstrip().startswith(("::", "##["))
+    assert len(lines) == len(paths) + 1
+    for line in lines:
+        # the runner's two command forms: "::" leading (after blanks), "##[" anywhere
+        assert not line.lstrip().startswith("::") and "##[" not in line
     assert lines[0].startswith("./::error title=X::pwned.glb:  coverage[bind-pose] insufficient_rotation_evidence ×1")
-    assert lines[1].startswith("./  ::warning::y.glb:") and lines[2].startswith("./##[error]z.glb:")
+    assert lines[1].startswith("./  ::warning::y.glb:") and lines[2].startswith("#\\u0023[error]z.glb:")
     assert lines[3].startswith("100% \\u202ex.glb:") and lines[4].startswith("ok::a.glb:")
+    assert lines[5].startswith("a#\\u0023[add-mask]b.glb:") and "face #\\u0023[stop-commands]tok" in lines[6]
 
 
 # ---------------------------------------------------------------- JUnit

@@ -10,6 +10,7 @@ run may leave a temp file or a half-written output behind.
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import stat
@@ -691,6 +692,34 @@ def test_a_reader_that_goes_away_keeps_the_decided_exit_status(tmp_path):
     for args, status in cases:
         proc = _reader_gone(args)
         assert (proc.returncode, proc.stderr) == (status, ""), args
+    # a refused transform writes its JSON and exits 1: still 1 when nobody reads it
+    spider = os.path.join(ROOT, "examples", "assets", "spider-walk-rough.glb")
+    args = ["transform", "--gait-anchor", "--dry-run", "--format", "json", spider]
+    assert subprocess_status(args) == 1
+    proc = _reader_gone(args)
+    assert proc.returncode == 1 and proc.stderr.startswith("animsmith: refused [")
+
+
+def test_a_decided_status_does_not_leak_into_the_next_in_process_run(monkeypatch):
+    """main() twice in one process (an embedding tool, the test harness): the second
+    command's broken pipe exits with its own status, not the first command's."""
+    from animsmith.cli import main
+
+    ring_cfg = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
+    ring = os.path.join(ROOT, "examples", "assets", "run-ring.glb")
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    with pytest.raises(SystemExit) as first:
+        main(["--config", ring_cfg, "lint", ring])
+    assert first.value.code == 1
+
+    class Gone(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", Gone())
+    with pytest.raises(SystemExit) as second:
+        main(["inspect", FOX])
+    assert second.value.code == 0
 
 
 def subprocess_status(args) -> int:

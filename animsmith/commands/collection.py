@@ -238,6 +238,9 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
             after = reloaded[p.source]
             fc.verify_retimed(after, after.clips[p.clip_index], roles(p.source), p, ref_plan, contact_height_m)
     except Refusal as exc:
+        from animsmith.runtime import decide_exit_status
+
+        decide_exit_status(1)  # before writing: a reader that goes away keeps it
         doc["outcome"] = "refused"
         doc["refusal"] = exc.to_json()
         click.echo(f"animsmith: refused [{exc.code}]: {error_line(exc.message)}", err=True)

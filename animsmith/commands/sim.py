@@ -114,8 +114,11 @@ def validate_cmd(creatures, fmt: str) -> int:
     from animsmith.sim.creature import load_catalog
     from animsmith.sim.validate import report_json, validate_catalog
 
+    from animsmith.runtime import decide_exit_status
+
     reports = validate_catalog(load_catalog(list(creatures) or None))
     ok = all(r.passed for r in reports)
+    decide_exit_status(0 if ok else 1)  # before writing: a reader that goes away keeps it
     if fmt == "json":
         click.echo(json.dumps(report_json(reports), indent=2))
         return 0 if ok else 1

@@ -136,6 +136,9 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     except AnimsmithError as exc:  # e.g. the patcher's LoadError, which names no file
         raise exc.with_path(file) from None
     except Refusal as exc:
+        from animsmith.runtime import decide_exit_status
+
+        decide_exit_status(1)  # before writing: a reader that goes away keeps it
         doc["outcome"] = "refused"
         doc["output"] = None
         doc["refusal"] = exc.to_json()

@@ -7,9 +7,10 @@ message with ``(measured X, expected Y)``. Coverage gaps are
 plain log lines folded as in the text output (``<path>:  coverage[...] ...``,
 control and bidi characters as ``\\uXXXX``), and the last line is the text
 summary, so the job log still reads like ``animsmith lint``. A plain line
-never starts like a workflow command (``::`` or ``##[``, after leading
-blanks): a file named ``::error title=x::y.glb`` is shown as
-``./::error title=x::y.glb``, the same file.
+never starts like a workflow command (``::`` after leading blanks: a file
+named ``::error title=x::y.glb`` is shown as ``./::error title=x::y.glb``,
+the same file) and holds no ``##[`` (the runner's older command form,
+recognised anywhere in a line), which is shown as ``#\\u0023[``.
 
 Escaping follows GitHub's workflow-command rules: in the message ``%`` ->
 ``%25``, CR -> ``%0D``, LF -> ``%0A``; in property values additionally
@@ -37,11 +38,12 @@ def escape_property(text: str) -> str:
 
 
 def plain_line(text: str) -> str:
-    """A log line GitHub's runner cannot take for a command (it parses lines that
-    start, after blanks, with ``::`` or the older ``##[``): such a line gets ``./``
-    in front (plain lines start with a relative path, so it names the same file)."""
-    head = text.lstrip()
-    return "./" + text if head.startswith("::") or head.startswith("##[") else text
+    """A log line GitHub's runner cannot take for a command: it parses a line that
+    starts, after blanks, with ``::``, and the older ``##[command]`` form anywhere in
+    a line. A leading ``::`` gets ``./`` in front (plain lines start with a relative
+    path, so it names the same file); every ``##[`` is shown as ``#\\u0023[``."""
+    text = text.replace("##[", "#\\u0023[")
+    return "./" + text if text.lstrip().startswith("::") else text
 
 
 def annotation(path: str, f: Dict[str, Any]) -> str:
