@@ -46,6 +46,13 @@ class LazyGroup(click.Group):
         except BrokenPipeError as exc:
             raise ReaderGone() from exc
 
+    def make_context(self, info_name, args, parent=None, **extra):
+        # `animsmith --help | head`: the group's own options print while the context is made
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except BrokenPipeError as exc:
+            raise ReaderGone() from exc
+
     def list_commands(self, ctx):
         return list(COMMANDS)
 

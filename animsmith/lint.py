@@ -160,13 +160,16 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
                 elif p.lower().endswith(ASSET_SUFFIXES):
                     found.append(p)
         else:
-            missing.append(arg)
+            if arg not in missing:  # named twice: one line
+                missing.append(arg)
             continue
         if not found:
             empty.append(arg)
         for p in found:
             add(p)
-    problems = [AnimsmithError("no such file or directory", arg).message for arg in missing]
+    problems = [
+        AnimsmithError("no such file or directory", arg).message if arg else "an empty path argument ('')" for arg in missing
+    ]
     if empty or (not out and not missing):
         problems.append("no .glb/.gltf files found in " + ", ".join(empty or paths))
     if problems:

@@ -210,6 +210,23 @@ def test_markdown_fits_a_github_comment():
     assert gap_rows == [] or "| c0, c1, c2, c3, c4, … +4 more |" in gap_rows[0]
 
 
+def test_markdown_one_huge_name_does_not_hide_the_other_rows():
+    from animsmith.render.markdown import MAX_CELL_CHARS
+
+    huge = "x" * 100_000
+    files = [
+        FileResult(path="a.glb", findings=[Finding("fps", "note", "fps is 24", clip=huge)],
+                   coverage_gaps=[CoverageGap("bind-pose", "code", "why", None, [huge])]),
+        FileResult(path="b.glb", findings=[Finding("fps", "note", "fps is 25", clip="walk")]),
+    ]
+    md = render_lint(LintResult(files=files), "markdown")
+    assert len(md) < 20_000 and "not shown" not in md
+    rows = [ln for ln in md.splitlines() if ln.startswith("| ℹ️ note")]
+    assert len(rows) == 2 and "fps is 25" in rows[1]
+    # the name is cut to the cell limit, with an ellipsis
+    assert "| clip '" + "x" * (MAX_CELL_CHARS - 1 - len("clip '")) + "… |" in rows[0]
+
+
 def test_markdown_cells_break_mentions_and_show_newlines_alike():
     name = "@org/team ~~gone~~\nnext"
     result = LintResult(
@@ -341,6 +358,16 @@ def test_json_records_the_checks_that_ran_and_junit_lists_only_them(tmp_path, ca
     _, direct, _ = run_cli(["lint", "--select", "fps", "--format", "junit", glb], capsys)
     assert merged == direct
     assert [c.get("name") for c in ET.fromstring(merged).iter("testcase")] == ["fps"]
+
+
+def test_merged_checks_keep_only_registered_ids():
+    """A hostile (or newer) document's check list cannot multiply the JUnit test cases."""
+    from animsmith.ci import merged_checks
+
+    ids = list(registry())
+    docs = [{"checks": ["x123", ids[3], "nan"] + [f"x{i}" for i in range(1000)]}, {"checks": [ids[1]]}]
+    assert merged_checks(docs) == [ids[0], ids[1], ids[3]] and ids[0] == "nan"
+    assert merged_checks(docs + [{}]) is None  # a document without the record: unknown
 
 
 def test_merge_refuses_an_incomplete_or_mixed_set_of_shards(tmp_path, capsys):

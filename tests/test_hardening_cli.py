@@ -199,13 +199,14 @@ def test_every_missing_path_is_named(tmp_path, capsys, cmd):
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        code, out, err = run(cmd + [a, b, str(empty), FOX], capsys)
+        code, out, err = run(cmd + [a, b, a, "", str(empty), FOX], capsys)
     finally:
         os.chdir(cwd)
     assert code == 2 and out == ""
     assert err.splitlines() == [
-        f"animsmith: {a}: no such file or directory",
+        f"animsmith: {a}: no such file or directory",  # named twice: once
         f"animsmith: {b}: no such file or directory",
+        "animsmith: an empty path argument ('')",
         f"animsmith: no .glb/.gltf files found in {empty}",
     ]
     assert not (tmp_path / "r.html").exists()
@@ -688,6 +689,9 @@ def test_a_reader_that_goes_away_keeps_the_decided_exit_status(tmp_path):
         (["measure", FOX], 0),
         (["inspect", FOX], 0),
         (["checks"], 0),
+        (["--help"], 0),
+        (["--version"], 0),
+        (["lint", "--help"], 0),
     ]
     for args, status in cases:
         proc = _reader_gone(args)

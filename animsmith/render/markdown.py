@@ -7,8 +7,9 @@ output inside a ``<details>`` block (at most five subjects per line, then
 or inject markup: control and bidi characters become ``\\uXXXX`` (as in the
 text output), runs of whitespace one space, ``|``, backslash, backtick,
 ``*``, ``_``, ``~``, ``[``, ``]`` are backslash-escaped, ``<``, ``>``, ``&``
-become entities, and ``@`` is followed by a zero-width space entity so a name
-such as ``@org/team`` cannot mention anyone. A PR comment is limited to
+become entities, ``@`` is followed by a zero-width space entity so a name
+such as ``@org/team`` cannot mention anyone, and a cell shows at most
+``MAX_CELL_CHARS`` characters. A PR comment is limited to
 65,536 characters: findings rows stop at ``MAX_ROWS`` or when the comment
 would pass ``MAX_CHARS``, coverage gap rows at ``MAX_CHARS``; each cut ends
 with a ``… N more`` line.
@@ -40,12 +41,20 @@ _MD_SPECIAL = {
 }
 
 
+#: a cell shows at most this many characters of its text (then ``…``), so one huge
+#: name cannot take the whole comment's budget
+MAX_CELL_CHARS = 1000
+
+
 def cell(text: Any) -> str:
     """One table cell: control and bidi characters shown as ``\\uXXXX`` (text.escape),
-    whitespace runs collapsed, markdown/HTML specials escaped, mentions broken."""
+    whitespace runs collapsed, cut at ``MAX_CELL_CHARS``, markdown/HTML specials
+    escaped, mentions broken."""
     from animsmith.render.text import escape
 
     flat = " ".join(escape(str(text)).split())
+    if len(flat) > MAX_CELL_CHARS:
+        flat = flat[: MAX_CELL_CHARS - 1] + "…"
     return "".join(_MD_SPECIAL.get(ch, ch) for ch in flat)
 
 
@@ -77,9 +86,9 @@ def render_markdown(result: Any, **_: Any) -> str:
     out = ["### animsmith lint", "", f"**{summary_text(doc)}**", ""]
     closing = 200  # the "… N more" lines and the end of the <details> block
     if rows:
-        out += ["| severity | check | file | where | message |", "|---|---|---|---|---|"]
-        shown = _within_budget(out, sum(len(x) + 1 for x in out), rows, closing)
-        out += rows[:shown]
+        head = ["| severity | check | file | where | message |", "|---|---|---|---|---|"]
+        shown = _within_budget(out, sum(len(x) + 1 for x in out + head), rows, closing)
+        out += (head + rows[:shown]) if shown else []
         if total > shown:
             out += ["", f"… {total - shown} more finding(s) not shown."]
     else:
@@ -104,7 +113,7 @@ def render_markdown(result: Any, **_: Any) -> str:
         ]
         used = sum(len(x) + 1 for x in out + head)
         shown = _within_budget(out, used, gap_lines, closing // 2)
-        out += head + gap_lines[:shown]
+        out += (head + gap_lines[:shown]) if shown else head[:2]
         if len(gap_lines) > shown:
             out += ["", f"… {len(gap_lines) - shown} more coverage gap line(s) not shown."]
         out += ["", "</details>"]
