@@ -243,6 +243,91 @@ def test_constant_rotation_epsilon_at_the_measured_angle(monkeypatch, scale):
         assert angle > eps
 
 
+def test_constant_rotation_at_exactly_its_epsilon_is_a_note(monkeypatch):
+    """"every key is within rotation_epsilon_rad" is <=: with the epsilon set to each
+    channel's own largest angle (independent formula), every channel gets its note on
+    both paths; one float step below, none does. (A pre-filter computing the angle by
+    acos came out ~1e-13 rad above atan2 and dropped channels before the exact test.)"""
+    rng = np.random.default_rng(11)
+    notes = misses = 0
+    for _ in range(60):
+        q = yquat(rng.uniform(-2e-3, 2e-3, 3).tolist())
+        asset = Asset(skeleton=skeleton(), clips=[Clip("walk", [Channel.make(1, "rotation", [0, 0.5, 1], q)])])
+        v = asset.clips[0].channels[0].values.astype(np.float64)
+        angle = max(angle_rad(v[0], r) for r in v)
+        if angle == 0.0:
+            continue
+        fast, general = both_paths(monkeypatch, "constant-track", asset, options={"rotation_epsilon_rad": angle})
+        assert fast == general
+        notes += len(fast[0]) == 1
+        below = np.nextafter(angle * (1 - 1e-9), 0.0)
+        fast_b, general_b = both_paths(monkeypatch, "constant-track", asset, options={"rotation_epsilon_rad": below})
+        assert fast_b == general_b and fast_b[0] == []
+        misses += len(fast[0]) == 0
+    # the check's own angle formula may differ from the independent one in the last bit
+    assert notes >= 55 and misses <= 5
+
+
+def test_quat_norm_at_exactly_its_tolerance_never_contradicts_itself(monkeypatch):
+    """"off by more than the tolerance": with the tolerance set exactly to a key's
+    error |‖q‖ − 1| (as the check words its count), no finding may say "0 key(s) off"
+    (the channel was picked by a differently rounded norm), and one float step below
+    it the key must be reported (it was sometimes missed for the same reason)."""
+    from animsmith.checks import quat_norm
+
+    rng = np.random.default_rng(1)
+    monkeypatch.setattr(_clip, "FAST_PATHS", False)
+    for _ in range(1500):
+        q = rng.normal(size=4)
+        q = q / np.linalg.norm(q) * (1 + rng.choice([1e-3, 2e-3, 5e-4]) * rng.choice([-1, 1]))
+        asset = Asset(skeleton=skeleton(), clips=[Clip("walk", [Channel.make(1, "rotation", [0, 1], [[0, 0, 0, 1.0], q])])])
+        err = float(quat_norm.norm_errors(asset.clips[0].channels[0].values)[1])
+        at, _ = run_check("quat-norm", asset, options={"tolerance": err})
+        assert at == [], at[0].message
+        below, _ = run_check("quat-norm", asset, options={"tolerance": float(np.nextafter(err, 0.0))})
+        assert len(below) == 1 and " 1 key(s) off" in below[0].message
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_durations_authored_exactly_at_a_bound_pass(monkeypatch, fast):
+    """0.517 s against 0.5 ± 0.017 is stored as 0.51700002 (float32) and passes; the
+    next float32 up fails. Channels ending 1.0 and 0.983 are 0.017 apart as authored
+    (0.01700002 after storage): no warning at a 0.017 cap; 0.9829 is a warning."""
+    monkeypatch.setattr(_clip, "FAST_PATHS", fast)
+
+    def clip(last_a, last_b=None):
+        chans = [Channel.make(1, "translation", [0.0, 0.25, last_a], np.zeros((3, 3)))]
+        if last_b is not None:
+            chans.append(Channel.make(2, "translation", [0.0, 0.25, last_b], np.zeros((3, 3))))
+        return Asset(skeleton=skeleton(), clips=[Clip("walk", chans)])
+
+    assert float(np.float32(0.517)) > 0.517  # the premise: storage rounds up past the bound
+    pin = {"duration_s": 0.5, "duration_tolerance_s": 0.017}
+    assert run_check("duration-sanity", clip(0.517), expect=pin) == ([], [])
+    assert run_check("duration-sanity", clip(0.483), expect=pin) == ([], [])
+    over = float(np.nextafter(np.float32(0.517), np.float32(1)))
+    findings, _ = run_check("duration-sanity", clip(over), expect=pin)
+    assert len(findings) == 1 and "disagrees with the declared" in findings[0].message
+    spread = {"max_end_spread_s": 0.017}
+    assert float(np.float32(1.0)) - float(np.float32(0.983)) > 0.017  # the premise again
+    assert run_check("duration-sanity", clip(1.0, 0.983), options=spread) == ([], [])
+    findings, _ = run_check("duration-sanity", clip(1.0, 0.9829), options=spread)
+    assert len(findings) == 1 and "channels end at different times" in findings[0].message
+
+
+def test_channels_without_keys_do_not_crash_a_check(monkeypatch):
+    """A clip built in memory whose channels hold no key (the loader refuses such
+    accessors): every clip check answers on both paths, none raises."""
+    from animsmith.checks import registry
+
+    empty = Channel.make(1, "rotation", np.zeros(0), np.zeros((0, 4)))
+    asset = Asset(skeleton=skeleton(), clips=[Clip("walk", [empty])])
+    for spec in registry().values():
+        if spec.scope == "clip":
+            fast, general = both_paths(monkeypatch, spec.id, asset)
+            assert fast == general, spec.id
+
+
 @pytest.mark.parametrize("epsilon", [-1.0, 0.0, 3.0, math.pi, 7.0, 4 * math.pi, float("nan")])
 def test_constant_rotation_epsilon_out_of_the_fast_range(monkeypatch, epsilon):
     asset = random_clip(np.random.default_rng(3), "none")

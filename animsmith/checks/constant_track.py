@@ -94,7 +94,8 @@ def constant_candidates(clip, eps_vec: float, eps_rot: float) -> list:
         motion = segment_motion(flat, path)
         eps = eps_rot if path == "rotation" else eps_vec
         with np.errstate(invalid="ignore"):
-            keep = (flat.counts >= 2) & (motion <= eps)
+            # prefilter only: acos is a few 1e-13 rad off the documented atan2 angle; channel_motion decides
+            keep = (flat.counts >= 2) & (motion <= eps + 1e-9 * max(eps, 1e-3))
         if keep.any():
             out.extend(flat.index[keep].tolist())
     return sorted(out)

@@ -15,8 +15,8 @@ This is the same predicate as ``measure``'s ``loop_endpoint_mode =
 
 Coverage gap (scope ``duplicate_loop_endpoint``): ``measurement_unavailable``
 when the clip has no channels, a channel's key times are non-finite or not
-strictly increasing, or a key value is non-finite (left to ``nan`` /
-``time-monotonic``).
+strictly increasing, or a key value or CUBICSPLINE tangent is non-finite
+(left to ``nan`` / ``time-monotonic``).
 """
 
 from __future__ import annotations

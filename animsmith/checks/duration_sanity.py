@@ -10,9 +10,9 @@ Findings, in this order (per clip):
   A clip whose only channels are morph weights or animation pointers (counted,
   not read: their key times are unknown here) is a coverage gap
   ``no_skeletal_channels`` instead, and nothing else is judged.
-* **error** ``degenerate clip duration`` — the duration (largest finite last
-  key time) is zero or negative: nothing can play. ``expected`` is the
-  declared ``duration_s`` when there is one.
+* **error** ``degenerate clip duration`` — the duration (the largest finite
+  key time of any channel) is zero or negative: nothing can play. ``expected``
+  is the declared ``duration_s`` when there is one.
 * **error** ``measured duration … disagrees with the declared …`` — the clip
   declares ``[clips.*] duration_s`` and ``|duration − duration_s| >
   duration_tolerance_s`` (the clip's ``duration_tolerance_s`` when the
@@ -21,6 +21,12 @@ Findings, in this order (per clip):
   least two keys and well-formed key times, ``max(end) − min(end) >
   max_end_spread_s``: the shorter channels are clamp-held for the rest of the
   clip. Single-key channels (static poses) never count.
+
+Key times are float32, so both bounds are applied as float32 stores them: the
+duration fails when ``f32(duration)`` lies outside ``[f32(duration_s − tol),
+f32(duration_s + tol)]``, the ends when ``f32(max(end)) − f32(cap)`` (float32
+arithmetic) is above ``min(end)``. A last key authored exactly at a bound
+(0.517 s for 0.5 ± 0.017, stored as 0.51700002) passes.
 
 Always on; the duration pin is only judged when declared.
 """
@@ -71,6 +77,19 @@ def channel_ends(clip):
     return ends[finite], idx[finite]
 
 
+def _outside_f32(duration: float, pin: float, tol: float) -> bool:
+    """``f32(duration)`` outside ``[f32(pin − tol), f32(pin + tol)]`` (module docstring)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = np.float32(duration)
+        return bool(d > np.float32(pin + tol) or d < np.float32(pin - tol))
+
+
+def _ends_apart_f32(latest: float, earliest: float, cap: float) -> bool:
+    """``f32(latest) − f32(cap) > f32(earliest)`` in float32 arithmetic (module docstring)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.float32(latest) - np.float32(cap) > np.float32(earliest))
+
+
 def check(ctx):
     clip = ctx.clip
     if clip is None:
@@ -110,14 +129,14 @@ def check(ctx):
 
     if not (math.isfinite(duration) and duration > 0.0):
         yield ctx.finding(
-            f"degenerate clip duration ({duration:g}s) — the last key time of every channel is at or before 0",
+            f"degenerate clip duration ({duration:g}s) — no key time of any channel is after 0",
             clip=name,
             measured=duration,
             expected=float(pin) if pin is not None else "> 0",
         )
         return
 
-    if pin is not None and abs(duration - float(pin)) > tol:
+    if pin is not None and _outside_f32(duration, float(pin), tol):
         yield ctx.finding(
             f"measured duration {duration:.4f}s disagrees with the declared {float(pin):.4f} ± {tol:.4f}s "
             "— the clip may have been sliced or exported with a dropped frame",
@@ -132,7 +151,8 @@ def check(ctx):
     ends, idx = channel_ends(clip)
     if ends.size >= 2:
         spread = float(ends.max() - ends.min())
-        if spread > float(ctx.options["max_end_spread_s"]):
+        cap = float(ctx.options["max_end_spread_s"])
+        if spread > cap and _ends_apart_f32(float(ends.max()), float(ends.min()), cap):
             shortest = clip.channels[int(idx[int(np.argmin(ends))])]
             yield ctx.finding(
                 f"channels end at different times ({ends.min():.3f}s..{ends.max():.3f}s; earliest: "

@@ -7,7 +7,9 @@ without it is not judged). Per listed name, in order:
   skeleton`` (a renamed or missing bone: the retarget or export dropped it);
 * the bone exists but no channel of this clip targets it with at least one
   key → error ``… carries no keys in this clip`` (the clip was exported
-  without that bone's animation).
+  without that bone's animation). Names are matched exactly; when several
+  bones share the name, a key on any of them counts (``required-bones``
+  reports the shared name itself).
 
 Findings name the clip and the bone; measured = what was found, expected = what
 was declared.

@@ -75,7 +75,7 @@ def check(ctx):
     if not ctx.clip.channels:
         return  # no key times (a clip of morph weights or pointers only: see duration-sanity)
     kt = clip_facts(ctx.clip).key_times
-    if _clip.FAST_PATHS and kt.increasing and kt.first_min_s >= lowest_time_s(tol):
+    if _clip.FAST_PATHS and kt.increasing and (kt.count == 0 or kt.first_min_s >= lowest_time_s(tol)):
         return  # finite, strictly increasing, nothing below −tol
     for i in suspicious_channels(ctx.clip, tol):
         ch = ctx.clip.channels[i]
