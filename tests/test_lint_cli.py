@@ -66,6 +66,13 @@ def test_unknown_select_or_allow_id_is_exit_2_with_suggestion(tmp_path, capsys):
         "animsmith: --select: unknown check 'gait-grop' (did you mean 'gait-group'?)\n"
         "animsmith: --select: unknown check 'quat-flp' (did you mean 'quat-flip'?)\n"
     )
+    # both flags wrong: both named in the same run
+    code, out, err = run_cli(["lint", "--select", "gait-grop", "--allow", "bogus-check-xyz", glb], capsys)
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        "animsmith: --select: unknown check 'gait-grop' (did you mean 'gait-group'?)",
+        "animsmith: --allow: unknown check 'bogus-check-xyz'",
+    ]
 
 
 def test_allow_hides_findings_and_exit(tmp_path, capsys):

@@ -91,10 +91,18 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     from animsmith.render import render_lint
 
     contract = load_contract(effective_config_path(ctx, config_path))
-    selected: Optional[List[str]] = None
-    if select:
-        selected = validate_check_ids(split_ids(select), "--select")
-    allowed = set(validate_check_ids(split_ids(allow), "--allow")) if allow else set()
+    checked: dict = {}
+    problems: List[str] = []  # every unknown id of both flags in one run
+    for flag, value in (("--select", select), ("--allow", allow)):
+        if value:
+            try:
+                checked[flag] = validate_check_ids(split_ids(value), flag)
+            except AnimsmithError as exc:
+                problems += exc.lines
+    if problems:
+        raise AnimsmithError(problems[-1], more=problems[:-1])
+    selected: Optional[List[str]] = checked.get("--select")
+    allowed = set(checked.get("--allow", ()))
     files = expand_paths(list(paths))
     check_output_path(output, files + contract_inputs(contract))
     # CI additions (docs/ci.md): --shard, --output, progress bar on a TTY
