@@ -364,3 +364,20 @@ def test_heading_of_a_negative_zero_step_is_plus_180():
 
     assert heading_deg_of(-0.0, -1.0) == 180.0 and heading_deg_of(0.0, -1.0) == 180.0
     assert heading_deg_of(-1e-9, -1.0) < 0  # a real negative x step stays just below -179.99
+
+
+def test_phases_with_no_mean_direction_use_the_shortest_arc_centre():
+    """Σ e^{2πip} = 0 (three phases a third apart): atan2 would return rounding noise and
+    the spread anything in [1/3, 1/2]; the shortest arc holding all three is 2/3 long, so
+    its centre is 1/3 from the farthest phase, whatever the rounding."""
+    from animsmith.core.gait import circular_mean_cycles
+
+    for shift in (0.0, 0.1, 0.37):
+        phases = [(shift + k / 3) % 1.0 for k in range(3)]
+        assert circular_spread_cycles(phases) == pytest.approx(1 / 3, abs=1e-12)
+        assert circular_spread_cycles(list(reversed(phases))) == pytest.approx(1 / 3, abs=1e-12)
+    # four phases a quarter apart: arc 3/4 long, spread 3/8
+    assert circular_spread_cycles([0.0, 0.25, 0.5, 0.75]) == pytest.approx(3 / 8, abs=1e-12)
+    # the mean of an antiphase pair is a point a quarter from both
+    m = circular_mean_cycles([0.25, 0.75])
+    assert min(abs(m - 0.0), abs(m - 0.5), abs(m - 1.0)) < 1e-12

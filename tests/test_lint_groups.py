@@ -115,8 +115,12 @@ def test_amplitude_exactly_at_the_floor_counts_as_evidence(tmp_path, capsys):
     findings, gaps = by_check(doc, "gait-group")
     assert gaps == [] and len(findings) == 1  # antiphase pair: spread 0.25 > 0.1
     assert findings[0]["measured"] == pytest.approx(0.25, abs=1e-6)
-    # just above the floor: both members are noise -> gaps, no finding
-    above = math.nextafter(max(amps.values()), 1.0)
+    # a hair above (within the 1e-6 m allowance float32 data needs) still counts
+    hair = max(amps.values()) + 0.5e-6
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.1, floor=hair))
+    assert by_check(doc, "gait-group")[1] == [] and code == 1
+    # clearly above the floor: both members are noise -> gaps, no finding
+    above = max(amps.values()) + 2e-6
     code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.1, floor=above))
     findings, gaps = by_check(doc, "gait-group")
     assert findings == [] and code == 0
@@ -483,3 +487,109 @@ def test_a_declared_fps_of_zero_is_no_frame_rate_for_sync_group(tmp_path, capsys
     assert code == 1 and len(sync) == 1 and "fps spread 10.0000" in sync[0]["message"], sync
     gaps = [g["code"] for g in doc["files"][0]["coverage_gaps"] if g["check_id"] == "fps"]
     assert gaps.count("invalid_declared_fps") == 2
+
+
+# --------------------------------------------------------------------------
+# Group-check audit: conventions, stride counts, duplicates, noise, floors
+# --------------------------------------------------------------------------
+
+
+def _open_cycle(name, amp, frames=30):
+    """An open cycle: 30 unique keys of one stride at 30 fps (the wrap is one normal step)."""
+    import numpy as np
+
+    from animsmith.model import Channel, Clip
+
+    t = np.arange(frames) / 30.0
+    h = amp * np.sin(2 * np.pi * t)
+    lf = np.stack([np.full_like(t, 0.1), -0.9 + h, 0 * t], 1)
+    rf = np.stack([np.full_like(t, -0.1), -0.9 - h, 0 * t], 1)
+    return Clip(name=name, channels=[Channel.make(0, "translation", t, np.zeros((frames, 3))),
+                                     Channel.make(2, "translation", t, lf), Channel.make(3, "translation", t, rf)])
+
+
+def test_sync_group_open_cycles_share_a_convention_whatever_their_step(tmp_path, capsys):
+    """Small steps wrap within measure's 1 cm (unique_cycle), big ones do not (non_closing):
+    both are open cycles, one convention; a duplicated endpoint next to them is not."""
+    small, big = _open_cycle("small", 0.01), _open_cycle("big", 0.05)
+    code, doc = lint_json(tmp_path, capsys, [small, big], sync_config(["small", "big"]), "--select", "sync-group")
+    modes = {n: doc["files"][0]["measurements"]["clips"][n]["loop_endpoint_mode"] for n in ("small", "big")}
+    assert modes == {"small": "unique_cycle", "big": "non_closing"}  # the premise
+    assert by_check(doc, "sync-group") == ([], []) and code == 0
+    dup = gait_clip("dup")  # 31 keys over 1 s, the last repeating the first pose
+    code, doc = lint_json(tmp_path, capsys, [small, dup], sync_config(["small", "dup"]),
+                          "--select", "sync-group", name="mixed.glb")
+    convention = [f for f in by_check(doc, "sync-group")[0] if "endpoint conventions" in f["message"]]
+    assert len(convention) == 1 and "[small=open, dup=duplicated_endpoint]" in convention[0]["message"]
+
+
+def test_gait_group_members_with_different_stride_counts_are_an_error(tmp_path, capsys):
+    # one stride and two strides in the same second: anchors can agree, the strides cannot
+    clips = [gait_clip("one"), gait_clip("two", cycles=2)]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["one", "two"]))
+    cycles = {n: doc["files"][0]["measurements"]["clips"][n]["cycles"] for n in ("one", "two")}
+    assert cycles == {"one": 1, "two": 2}
+    findings = [f for f in by_check(doc, "gait-group")[0] if "strides" in f["message"]]
+    assert code == 1 and len(findings) == 1
+    assert findings[0]["members"] == [{"member": "one", "cycles": 1}, {"member": "two", "cycles": 2}]
+
+
+def test_gait_group_member_listed_twice_counts_once(tmp_path, capsys):
+    # anchors 0.75 and 0.45 (offset −0.30): alone they are 0.15 apart from their mean (at the cap);
+    # counting "a" twice would pull the mean toward it and put b 0.2185 away
+    clips = [gait_clip("a"), gait_clip("b", offset_cycles=0.30)]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "a", "b"], cap=0.15))
+    record = doc["files"][0]["measurements"]["groups"]["ring"]
+    assert record["spread"] == pytest.approx(0.15, abs=1e-6)
+    assert by_check(doc, "gait-group")[0] == [] and code == 0
+
+
+def test_gait_group_near_idle_noise_is_a_gap_whatever_its_shape(tmp_path, capsys):
+    """A member swaying below the floor is excluded as noise whether its sway is periodic
+    (has a phase) or not (no phase); an exact-zero swing stays an error (no phase subject)."""
+    import numpy as np
+
+    from animsmith.model import Channel, Clip
+
+    t = np.linspace(0, 1, 31)
+    noise = np.random.default_rng(1).normal(0, 0.0005, 31)
+    noise[-1] = noise[0]
+    idle = Clip(name="idle", channels=[
+        Channel.make(0, "translation", t, np.zeros((31, 3))),
+        Channel.make(2, "translation", t, np.stack([np.full(31, 0.1), -0.9 + noise, 0 * t], 1)),
+        Channel.make(3, "translation", t, np.stack([np.full(31, -0.1), -0.9 - noise, 0 * t], 1)),
+    ])
+    for quiet in (idle, gait_clip("idle", amplitude_m=0.0005)):
+        code, doc = lint_json(tmp_path, capsys, [gait_clip("a"), gait_clip("b"), quiet], gait_config(["a", "b", "idle"]))
+        amp = doc["files"][0]["measurements"]["clips"]["idle"]["lr_amplitude_m"]
+        assert 0 < amp < 0.03
+        findings, gaps = by_check(doc, "gait-group")
+        assert findings == [] and code == 0
+        assert [(g["code"], g["subjects"]) for g in gaps] == [("measurement_unavailable", ["idle"])]
+
+
+def test_time_complement_advantage_at_the_threshold_does_not_warn(tmp_path, capsys):
+    # anchors 0.75 and 0.15: S = (1 + cos 2π·0.6)/2, R = (1 + cos 2π·(0.75 − 0.85))/2;
+    # R − S = cos 36° exactly; a threshold at that value (float rounding aside) must not warn
+    adv = math.cos(math.radians(36.0))
+    clips = [gait_clip("a"), gait_clip("b", offset_cycles=0.60)]
+    code, doc = lint_json(tmp_path, capsys, clips, sync_config(["a", "b"], advantage=adv), "--select", "time-complement")
+    assert by_check(doc, "time-complement") == ([], [])
+    code, doc = lint_json(tmp_path, capsys, clips, sync_config(["a", "b"], advantage=adv - 1e-4), "--select", "time-complement")
+    findings = by_check(doc, "time-complement")[0]
+    assert len(findings) == 1 and findings[0]["measured"] == pytest.approx(adv, abs=1e-6)
+
+
+def test_sync_group_duration_cap_allows_float32_rounding_of_long_clips(tmp_path, capsys):
+    # 40 s and 40.005 s are 0.005 apart as authored; float32 stores 40.005 as 40.005001068 (a step
+    # is 3.8e-6 at 40 s), so the measured spread is 0.000001068 over a 0.005 cap: at the cap, passes
+    import numpy as np
+
+    assert float(np.float32(40.005)) - 40.0 > 0.005 + 1e-6  # the premise
+    clips = [gait_clip("a", duration_s=40.0), gait_clip("b", duration_s=40.005)]
+    cfg = sync_config(["a", "b"]).replace("max_duration_delta_s = 0.001", "max_duration_delta_s = 0.005")
+    code, doc = lint_json(tmp_path, capsys, clips, cfg, "--select", "sync-group")
+    assert by_check(doc, "sync-group") == ([], []) and code == 0
+    clips = [gait_clip("a", duration_s=40.0), gait_clip("b", duration_s=40.0051)]
+    code, doc = lint_json(tmp_path, capsys, clips, cfg, "--select", "sync-group")
+    assert code == 1 and "duration spread" in by_check(doc, "sync-group")[0][0]["message"]

@@ -21,9 +21,26 @@ def finite(value: Any) -> Optional[float]:
     return v if math.isfinite(v) else None
 
 
-def exceeds(measured: float, cap: float) -> bool:
-    """Strictly above the cap (a value at the cap, within ``CAP_EPSILON``, passes)."""
-    return measured > cap + CAP_EPSILON
+def exceeds(measured: float, cap: float, magnitude: float = 0.0) -> bool:
+    """Strictly above the cap (a value at the cap passes: within ``CAP_EPSILON``, or within
+    four float32 steps at ``magnitude`` when the measured values are that large, e.g. the
+    durations whose spread is judged: float32 key times of a 40 s clip are 3.8e-6 apart)."""
+    return measured > cap + allowance(magnitude)
+
+
+def below(measured: float, floor: float) -> bool:
+    """Strictly below the floor (a value at the floor, within ``CAP_EPSILON``, counts)."""
+    return measured < floor - CAP_EPSILON
+
+
+def allowance(magnitude: float = 0.0) -> float:
+    """``CAP_EPSILON``, or four float32 steps at ``magnitude`` when that is larger."""
+    import numpy as np
+
+    m = abs(float(magnitude))
+    if not math.isfinite(m) or m == 0.0:
+        return CAP_EPSILON
+    return max(CAP_EPSILON, 4.0 * float(np.spacing(np.float32(min(m, 3.0e38)))))
 
 
 def missing_message(kind: str, group: str, member) -> str:

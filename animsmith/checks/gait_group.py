@@ -1,29 +1,40 @@
 """A declared blend ring whose members do not share one stride phase.
 
 Armed by ``[gait_groups.<name>]``. Each member's stride anchor
-(``gait_phase``, cycles in [0, 1): the trough of the first harmonic of the
-left-minus-right foot height relative to the hips, see ``measure``) is read
-from its measurements. Then, in declared order:
+(``gait_phase``, in [0, 1) of a stride: the trough of the stride harmonic of
+the left-minus-right foot height relative to the hips, see ``measure``) is
+read from its measurements. Then, in declared order:
 
 * a member that is **missing** (no such clip in the linted file(s), no such
   member file, a multi-clip file named without ``#clip``) is an **error**
   finding naming it;
-* a member whose gait **cannot be measured at all** (no hips/foot roles, no
-  left/right alternation, too short to sample) is an **error** finding with
-  the reason — the group's coherence is never silently unverified;
-* a member whose ``lr_amplitude_m`` is **below** ``min_lr_amplitude_m`` is
-  excluded as noise: coverage gap ``measurement_unavailable`` (scope
-  ``phase_measurement``, subject = the member). An amplitude exactly at the
-  floor counts as evidence.
+* a member whose ``lr_amplitude_m`` is positive but **below**
+  ``min_lr_amplitude_m`` (a near-idle clip swaying) is excluded as noise,
+  whether or not its small swing has a phase: coverage gap
+  ``measurement_unavailable`` (scope ``phase_measurement``, subject = the
+  member). An amplitude at the floor (within 1e-6 m: float32 key data)
+  counts as evidence;
+* a member whose gait **cannot be measured** otherwise (no hips/foot roles,
+  too short to sample, an exact-zero left-minus-right swing, a swing above
+  the floor with no left/right alternation) is an **error** finding with the
+  reason — the group's coherence is never silently unverified;
+* a member listed twice counts once.
+
+The anchor is per stride (``cycles`` strides in the clip: the phase of the
+dominant harmonic, see ``measure``). Measured members whose stride counts
+differ are an **error**: played at the same normalised time their strides
+cannot line up, whatever their anchors.
 
 With at least two measured anchors p_i: circular mean
-μ = atan2(Σ sin 2πp_i, Σ cos 2πp_i); spread = max_i of the circular distance
-of p_i from μ, in cycles ([0, 0.5]); anchors 0.75/0.75/0.50/0.75 → 0.1988.
-**Error** when spread > ``max_gait_phase_spread`` (a spread at the cap,
-within 1e-6 cycle, passes); the outliers are the members farther than the cap from μ. No member
-is nominated as the reference: the set's spread is judged.
-Fewer than two measured anchors → gap ``insufficient_measurable_members``
-(scope ``phase_coherence``, subject = the group).
+μ = atan2(Σ sin 2πp_i, Σ cos 2πp_i) (for anchors with no mean direction, e.g.
+three a third apart, the centre of the shortest arc holding them); spread =
+max_i of the circular distance of p_i from μ, in cycles ([0, 0.5]); anchors
+0.75/0.75/0.50/0.75 → 0.1988. **Error** when spread >
+``max_gait_phase_spread`` (a spread at the cap, within 1e-6 cycle, passes);
+the outliers are the members farther than the cap from μ. No member is
+nominated as the reference: the set's spread is judged. Fewer than two
+measured anchors → gap ``insufficient_measurable_members`` (scope
+``phase_coherence``, subject = the group; no group record is published).
 
 The group's anchors, spread, cap and outliers are published in the JSON
 ``measurements.groups.<name>``.
@@ -31,7 +42,7 @@ The group's anchors, spread, cap and outliers are published in the JSON
 
 from __future__ import annotations
 
-from animsmith.checks._group import exceeds, finite, fmt_list, missing_message, phase_reason
+from animsmith.checks._group import below, exceeds, finite, fmt_list, missing_message, phase_reason
 from animsmith.checks.context import GroupRecord
 
 ID = "gait-group"
@@ -60,33 +71,48 @@ def check(ctx):
     cap = float(g.max_gait_phase_spread)
     floor = float(g.min_lr_amplitude_m)
     measured = []  # (label, phase, amplitude)
+    strides = []  # (label, cycles)
+    seen = set()
     for m in ctx.members:
+        if m.label in seen:  # listed twice: counted once
+            continue
+        seen.add(m.label)
         if not m.found:
             yield ctx.finding(missing_message("gait", name, m), clip=m.label, measured="missing", expected="present")
             continue
         s = m.summary
         phase = finite(s.get("gait_phase"))
         amp = finite(s.get("lr_amplitude_m"))
-        if phase is None:
-            yield ctx.finding(
-                f"gait group '{name}' member '{m.label}': gait phase cannot be measured ({phase_reason(s)}) "
-                "— the group's coherence is unverified",
-                clip=m.clip_name or m.label,
-                measured="unmeasurable",
-                expected="a measurable stride anchor",
-            )
-            continue
-        if amp is None or amp < floor:
-            shown = "unknown" if amp is None else f"{amp:.3f} m"
+        if amp is not None and amp > 0.0 and below(amp, floor):  # an exact-zero swing has no phase: an error
             yield ctx.gap(
                 "measurement_unavailable",
-                f"left/right gait amplitude {shown} is below the {floor:.3f} m evidence floor; "
+                f"left/right gait amplitude {amp:.6f} m is below the {floor:.6f} m evidence floor; "
                 "the member is excluded from the spread as noise",
                 scope="phase_measurement",
                 subjects=[m.label],
             )
             continue
+        if phase is None or amp is None:
+            yield ctx.finding(
+                f"gait group '{name}' member '{m.label}': gait phase cannot be measured ({phase_reason(s)}) "
+                "— the group's coherence is unverified",
+                clip=m.label,
+                measured="unmeasurable",
+                expected="a measurable stride anchor",
+            )
+            continue
         measured.append((m.label, phase, amp))
+        cycles = s.get("cycles")
+        if isinstance(cycles, int) and not isinstance(cycles, bool):
+            strides.append((m.label, cycles))
+    if len({c for _, c in strides}) > 1:
+        yield ctx.finding(
+            f"gait group '{name}': members hold different numbers of strides {fmt_list(strides)} — "
+            "played at the same normalised time their strides cannot line up",
+            measured="mixed",
+            expected="one stride count",
+            members=[{"member": label, "cycles": c} for label, c in strides],
+        )
     if len(measured) < 2:
         yield ctx.gap(
             "insufficient_measurable_members",

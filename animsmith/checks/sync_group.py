@@ -9,15 +9,21 @@ grid and loop endpoint convention. Per present member:
 * ``fps`` — the declared ``[clips.*] fps`` when it is a positive number, else
   the authored rate (frame_count − 1) / duration_s (a declared 0 is no frame
   rate: the ``fps`` check reports it);
-* ``loop_endpoint_mode`` — ``duplicated_endpoint`` (the last key repeats the
-  first pose), ``unique_cycle`` (open cycle whose wrap is a normal step) or
-  ``non_closing`` (see ``measure``).
+* the loop endpoint convention — ``duplicated_endpoint`` (the last key
+  repeats the first pose: ``measure``'s ``loop_endpoint_mode``) or ``open``
+  (any other mode, ``unique_cycle`` or ``non_closing``: how far the last pose
+  is from the first is the loop's quality, judged by ``loop-closure`` and
+  ``loop-seam``, not its convention).
 
-Errors (spread = max − min over present members; a spread at the cap, within
-1e-6 of it, passes):
+Errors (spread = max − min over present members; a spread at the cap passes:
+within 1e-6, or for durations within four float32 steps of the longest, as
+key times are float32):
 duration spread > ``max_duration_delta_s``; frame-count spread >
 ``max_frame_count_delta``; fps spread > ``max_fps_delta``; members whose loop
-endpoint modes differ. A missing member is an error finding naming it.
+endpoint conventions differ. A missing member is an error finding naming it.
+A member listed twice is compared with itself (no spread). The members table's
+``frame_count`` is the largest authored key count (not ``measure``'s grid
+``frame_count``).
 
 Coverage gaps: ``insufficient_measurable_members`` (scope
 ``sync_compatibility``) with fewer than two present members;
@@ -49,6 +55,13 @@ def member_timing(summary):
     if fps is None and duration is not None and duration > 0 and frames is not None and frames >= 2:
         fps = (frames - 1) / duration
     return duration, frames, fps
+
+
+def endpoint_convention(mode: str) -> str:
+    """``duplicated_endpoint`` (the last key repeats the first pose) or ``open`` (any other
+    mode: ``unique_cycle`` or ``non_closing``, which differ in how far the last pose
+    is from the first, a loop's quality, not its convention)."""
+    return "duplicated_endpoint" if mode == "duplicated_endpoint" else "open"
 
 
 def _listing(rows, digits):
@@ -100,7 +113,8 @@ def check(ctx):
                 continue
             nums = [v for _, v in values]
             spread = float(max(nums) - min(nums))
-            if exceeds(spread, cap):
+            # durations are float32 key times: the allowance grows with them (_group.allowance)
+            if exceeds(spread, cap, max(nums) if col == 1 else 0.0):
                 shown = [(k, float(v) if col != 2 else int(v)) for k, v in values]
                 yield ctx.finding(
                     f"sync group '{name}': {label} spread {spread:.{digits}f} {unit} exceeds cap {cap:.{digits}f} {unit} "
@@ -120,12 +134,13 @@ def check(ctx):
             scope="sync_member_measurement",
             subjects=[label],
         )
-    known = [(label, mode) for label, mode in modes if mode]
-    if len({mode for _, mode in known}) > 1:
+    known = [(label, endpoint_convention(mode)) for label, mode in modes if mode]
+    if len({conv for _, conv in known}) > 1:
         yield ctx.finding(
             f"sync group '{name}' mixes loop endpoint conventions {_listing(known, 0)} — "
-            "a duplicated endpoint, an open cycle and a non-closing clip wrap differently at the same time",
+            "a clip whose last key repeats its first pose wraps one frame later than an open one "
+            "played at the same time",
             measured="mixed",
-            expected="one shared endpoint mode",
+            expected="one shared endpoint convention",
             members=table,
         )

@@ -10,15 +10,17 @@ stride anchors p_i, p_j:
     S = similarity(p_i, p_j)        (same time)
     R = similarity(p_i, 1 − p_j)    (reflected time)
 
-**Warning** when R − S > ``min_reflected_time_advantage`` (strict): the pair
+**Warning** when R − S > ``min_reflected_time_advantage`` (strict; an
+advantage at the threshold, within 1e-6, does not warn): the pair
 is time-complementary — e.g. one member is the other played backwards. This
 is a diagnostic of the declared same-time contract, not of either clip.
 
 Coverage gaps, never findings: a member whose gait phase cannot be measured,
 or whose ``lr_amplitude_m`` is below the sub-table's ``min_lr_amplitude_m``
-(an amplitude exactly at the floor counts) → ``measurement_unavailable``
+(an amplitude at the floor, within 1e-6 m, counts) → ``measurement_unavailable``
 (scope ``phase_measurement``); a missing member →
-``members_not_evaluated`` (sync-group reports it as an error); fewer than two
+``members_not_evaluated`` (sync-group reports it as an error when it runs
+too); fewer than two
 measured members → ``insufficient_measurable_members`` (scope
 ``phase_coherence``).
 """
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import math
 
-from animsmith.checks._group import finite, phase_reason
+from animsmith.checks._group import below, exceeds, finite, phase_reason
 
 ID = "time-complement"
 SEVERITY = "warning"
@@ -80,11 +82,11 @@ def check(ctx):
                 subjects=[m.label],
             )
             continue
-        if amp is None or amp < floor:
-            shown = "unknown" if amp is None else f"{amp:.3f} m"
+        if amp is None or below(amp, floor):
+            shown = "unknown" if amp is None else f"{amp:.6f} m"
             yield ctx.gap(
                 "measurement_unavailable",
-                f"left/right gait amplitude {shown} is below the {floor:.3f} m time-complement evidence floor",
+                f"left/right gait amplitude {shown} is below the {floor:.6f} m time-complement evidence floor",
                 scope="phase_measurement",
                 subjects=[m.label],
             )
@@ -94,7 +96,7 @@ def check(ctx):
         for j in range(i + 1, len(measured)):
             (a, pa, aa), (b, pb, ab) = measured[i], measured[j]
             s, r, adv = pair_scores(pa, pb)
-            if adv > threshold:
+            if exceeds(adv, threshold):
                 shared = {"same_time_similarity": s, "reflected_time_similarity": r, "reflected_time_advantage": adv}
                 yield ctx.finding(
                     f"sync group '{name}': '{a}' and '{b}' align better under reflected time (similarity {r:.3f}) "

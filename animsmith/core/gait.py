@@ -219,27 +219,53 @@ def gait_metrics(grid, roles) -> GaitMetrics:
 # --------------------------------------------------------------------------
 
 
+#: a resultant length |Σ e^{2πip}| / n below this is no mean direction (evenly spread phases)
+NO_MEAN_DIRECTION = 1e-9
+
+
 def circular_mean_cycles(phases) -> float:
-    """Circular mean of phases in cycles: atan2(Σ sin 2πp, Σ cos 2πp)/2π mod 1."""
-    p = np.asarray(list(phases), dtype=np.float64) * 2.0 * np.pi
-    mu = math.atan2(float(np.sum(np.sin(p))), float(np.sum(np.cos(p))))
-    m = (mu / (2.0 * np.pi)) % 1.0
+    """Circular mean of phases in cycles: atan2(Σ sin 2πp, Σ cos 2πp)/2π mod 1.
+
+    Phases with no mean direction (resultant length / n below
+    :data:`NO_MEAN_DIRECTION`: an antiphase pair, three phases a third apart),
+    whose atan2 would be rounding noise, get the centre of the shortest arc that
+    holds them all (opposite the middle of the largest gap between neighbours;
+    the first such gap in sorted order on a tie), the centre that makes the
+    spread smallest.
+    """
+    ph = np.asarray(list(phases), dtype=np.float64)
+    p = ph * 2.0 * np.pi
+    sin_sum, cos_sum = float(np.sum(np.sin(p))), float(np.sum(np.cos(p)))
+    if ph.size and math.hypot(sin_sum, cos_sum) < NO_MEAN_DIRECTION * ph.size:
+        m = _shortest_arc_centre(ph % 1.0)
+    else:
+        m = (math.atan2(sin_sum, cos_sum) / (2.0 * np.pi)) % 1.0
     return 0.0 if m >= 1.0 else m
+
+
+def _shortest_arc_centre(ph: np.ndarray) -> float:
+    """Centre (cycles) of the shortest arc holding every phase: the arc starts after the
+    largest gap between circular neighbours and ends before it."""
+    srt = np.sort(ph)
+    gaps = np.diff(np.concatenate([srt, srt[:1] + 1.0]))
+    k = int(np.argmax(gaps))
+    start = srt[(k + 1) % srt.size]
+    length = 1.0 - float(gaps[k])
+    return float((start + length / 2.0) % 1.0)
 
 
 def circular_spread_cycles(phases) -> float:
     """Max circular distance (cycles, in [0, 0.5]) of any phase from the circular mean.
 
-    μ = atan2(Σ sin 2πp, Σ cos 2πp); d = |2πp − μ| mod 2π, folded to ≤ π;
-    spread = max d / 2π. An exact antiphase pair [0.25, 0.75] gives 0.25.
+    μ = :func:`circular_mean_cycles`; d = circular distance of each phase from μ;
+    spread = max d. An exact antiphase pair [0.25, 0.75] gives 0.25, three
+    phases a third apart 1/3 (no mean direction: the shortest-arc centre).
     """
-    p = np.asarray(list(phases), dtype=np.float64) * 2.0 * np.pi
-    if p.size == 0:
+    ph = list(phases)
+    if not ph:
         return 0.0
-    mu = math.atan2(float(np.sum(np.sin(p))), float(np.sum(np.cos(p))))
-    d = np.abs(p - mu) % (2.0 * np.pi)
-    d = np.where(d > np.pi, 2.0 * np.pi - d, d)
-    return float(np.max(d) / (2.0 * np.pi))
+    mean = circular_mean_cycles(ph)
+    return max(circular_distance_cycles(x, mean) for x in ph)
 
 
 def circular_distance_cycles(a: float, b: float) -> float:
