@@ -294,11 +294,13 @@ ERROR_LINE_MAX_CHARS = 1000
 
 def error_line(text: str) -> str:
     """An error message as printed: control and bidi characters from file names, paths or
-    flags shown as ``\\uXXXX`` (no terminal escapes); over ERROR_LINE_MAX_CHARS, the
+    flags shown as ``\\uXXXX`` (no terminal escapes), ``##[`` as ``#\\u0023[`` (no CI
+    runner command); over ERROR_LINE_MAX_CHARS, the
     middle is cut so the start (what) and the end (the reason) stay."""
     from animsmith.render.text import escape
 
-    shown = escape(text)
+    # GitHub's runner reads "##[command]" anywhere in a line of a step's output
+    shown = escape(text).replace("##[", "#\\u0023[")
     if len(shown) > ERROR_LINE_MAX_CHARS:  # keep both ends: a long path first, the reason last
         head, tail = ERROR_LINE_MAX_CHARS // 2, ERROR_LINE_MAX_CHARS * 2 // 5
         cut = len(shown) - head - tail

@@ -135,6 +135,7 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
     seen: Set[str] = set()
     empty: List[str] = []
     missing: List[str] = []
+    missing_seen: Set[str] = set()
 
     def add(p: str) -> None:
         key = _realpath(p)
@@ -160,7 +161,8 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
                 elif p.lower().endswith(ASSET_SUFFIXES):
                     found.append(p)
         else:
-            if arg not in missing:  # named twice: one line
+            if arg not in missing_seen:  # named twice: one line
+                missing_seen.add(arg)
                 missing.append(arg)
             continue
         if not found:

@@ -56,6 +56,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description="pose_grid throughput (clips/s) on a synthetic 65-bone clip")
     ap.add_argument("--seconds", type=float, default=2.0, help="how long to run (default 2)")
     seconds = ap.parse_args().seconds
+    if not seconds > 0:  # also NaN
+        ap.error("--seconds must be a positive number")
     sk = synthetic_rig()
     clip = synthetic_clip(sk)
     pose_grid(sk, clip).model_matrix

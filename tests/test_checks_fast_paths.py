@@ -268,6 +268,18 @@ def test_constant_rotation_at_exactly_its_epsilon_is_a_note(monkeypatch):
     assert notes >= 55 and misses <= 5
 
 
+def test_constant_rotation_with_a_small_epsilon_is_not_dropped_by_the_prefilter(monkeypatch):
+    """A reviewer's case: two keys 9.999999902e-05 rad apart (atan2 formula) at epsilon 1e-4.
+    The acos pre-filter read the angle ~6e-8 rad high and dropped the channel."""
+    q = np.array([[0.45605137944221497, -0.7400529980659485, 0.022914616391062737, -0.4937748908996582],
+                  [0.4560535252094269, -0.7400551438331604, 0.02286479063332081, -0.493772029876709]])
+    asset = Asset(skeleton=skeleton(), clips=[Clip("walk", [Channel.make(1, "rotation", [0, 1], q)])])
+    v = asset.clips[0].channels[0].values.astype(np.float64)
+    assert angle_rad(v[0], v[1]) < 1e-4  # the premise, by the independent formula
+    fast, general = both_paths(monkeypatch, "constant-track", asset, options={"rotation_epsilon_rad": 1e-4})
+    assert fast == general and len(fast[0]) == 1
+
+
 def test_quat_norm_at_exactly_its_tolerance_never_contradicts_itself(monkeypatch):
     """"off by more than the tolerance": with the tolerance set exactly to a key's
     error |‖q‖ − 1| (as the check words its count), no finding may say "0 key(s) off"
@@ -313,6 +325,16 @@ def test_durations_authored_exactly_at_a_bound_pass(monkeypatch, fast):
     assert run_check("duration-sanity", clip(1.0, 0.983), options=spread) == ([], [])
     findings, _ = run_check("duration-sanity", clip(1.0, 0.9829), options=spread)
     assert len(findings) == 1 and "channels end at different times" in findings[0].message
+    # the documented rule alone decides: max(end) > f32(min(end) + cap) (a reviewer's pair, where
+    # the float64 spread is under the cap but float32 storage puts the ends apart)
+    lo, hi, cap = 0.11268353, 0.8126835, 0.7
+    expect_apart = bool(np.float32(hi) > np.float32(float(np.float32(lo)) + cap))
+    findings, _ = run_check("duration-sanity", clip(hi, lo), options={"max_end_spread_s": cap})
+    assert bool(findings) == expect_apart
+    # a cap beyond float32's range never warns; huge key times are judged in float32 too
+    assert run_check("duration-sanity", clip(3e38, -3e38), options={"max_end_spread_s": 1e39}) == ([], [])
+    findings, _ = run_check("duration-sanity", clip(1e8, 99999984.0), options={"max_end_spread_s": 5.0})
+    assert len(findings) == 1  # 16 s apart at a float32 step of 8 s: f32(99999984 + 5) = 99999992 < 1e8
 
 
 def test_channels_without_keys_do_not_crash_a_check(monkeypatch):

@@ -704,6 +704,15 @@ def test_a_reader_that_goes_away_keeps_the_decided_exit_status(tmp_path):
     assert proc.returncode == 1 and proc.stderr.startswith("animsmith: refused [")
 
 
+def test_error_lines_cannot_carry_a_runner_command(tmp_path, capsys):
+    """A GitHub runner reads "##[cmd]" anywhere in a step's output, stderr included: an
+    error line naming such a file shows it as #\\u0023[."""
+    bad = tmp_path / "bad##[add-mask]x.glb"
+    bad.write_bytes(b"glTF" + b"\0" * 20)
+    code, out, err = run(["lint", "--format", "github", str(bad)], capsys)
+    assert code == 2 and out == "" and "##[" not in err and "bad#\\u0023[add-mask]x.glb" in err
+
+
 def test_a_decided_status_does_not_leak_into_the_next_in_process_run(monkeypatch):
     """main() twice in one process (an embedding tool, the test harness): the second
     command's broken pipe exits with its own status, not the first command's."""

@@ -95,7 +95,8 @@ def constant_candidates(clip, eps_vec: float, eps_rot: float) -> list:
         eps = eps_rot if path == "rotation" else eps_vec
         with np.errstate(invalid="ignore"):
             # prefilter only: acos is a few 1e-13 rad off the documented atan2 angle; channel_motion decides
-            keep = (flat.counts >= 2) & (motion <= eps + 1e-9 * max(eps, 1e-3))
+            # (2·acos near 0 is off by up to ~6e-8 rad absolute: hence the absolute term)
+            keep = (flat.counts >= 2) & (motion <= eps + 1e-9 * max(eps, 1e-3) + 2e-7)
         if keep.any():
             out.extend(flat.index[keep].tolist())
     return sorted(out)
