@@ -878,7 +878,10 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
         if ref.clip is None:
             if len(names) != 1:
                 members.append(
-                    Member(ref.label, shown, None, reason=f"file has {len(names)} clips; name one as '{ref.label.partition('#')[0]}#<clip>'")
+                    Member(ref.label, shown, None, reason=(
+                        "the file has no animations" if not names
+                        else f"file has {len(names)} clips; name one as '{ref.label.partition('#')[0]}#<clip>'"
+                    ))
                 )
                 continue
             clip_name = names[0]

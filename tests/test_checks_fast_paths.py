@@ -337,6 +337,15 @@ def test_durations_authored_exactly_at_a_bound_pass(monkeypatch, fast):
     assert len(findings) == 1  # 16 s apart at a float32 step of 8 s: f32(99999984 + 5) = 99999992 < 1e8
 
 
+def test_quat_norm_huge_tolerance_does_not_overflow(monkeypatch):
+    """(1 + tolerance)² overflowed for a tolerance of 1e154 or more (a check_failed gap)."""
+    q = [[0, 0, 0, 1.0], [0, 0, 0, 2.0]]
+    asset = Asset(skeleton=skeleton(), clips=[Clip("walk", [Channel.make(1, "rotation", [0, 1], q)])])
+    for tol in (1e154, 1e200, 1.7e308):
+        fast, general = both_paths(monkeypatch, "quat-norm", asset, options={"tolerance": tol})
+        assert fast == general == ([], [])
+
+
 def test_channels_without_keys_do_not_crash_a_check(monkeypatch):
     """A clip built in memory whose channels hold no key (the loader refuses such
     accessors): every clip check answers on both paths, none raises."""

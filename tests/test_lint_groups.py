@@ -593,3 +593,15 @@ def test_sync_group_duration_cap_allows_float32_rounding_of_long_clips(tmp_path,
     clips = [gait_clip("a", duration_s=40.0), gait_clip("b", duration_s=40.0051)]
     code, doc = lint_json(tmp_path, capsys, clips, cfg, "--select", "sync-group")
     assert code == 1 and "duration spread" in by_check(doc, "sync-group")[0][0]["message"]
+
+
+def test_a_member_file_without_animations_says_so(tmp_path, capsys):
+    from animsmith.io.write import write_glb
+    from animsmith.model import Asset
+
+    from builders import biped_skeleton
+
+    write_glb(Asset(skeleton=biped_skeleton(), clips=[]), str(tmp_path / "rig.glb"))
+    code, doc = lint_json(tmp_path, capsys, [gait_clip("a"), gait_clip("b")], gait_config(["a", "b", "rig.glb"]))
+    missing = [f for f in by_check(doc, "gait-group")[0] if "rig.glb" in f["message"]]
+    assert code == 1 and len(missing) == 1 and missing[0]["message"].endswith("the file has no animations")

@@ -294,7 +294,8 @@ class FlatChannels:
             return False
         sq = self.rough_squared_norms
         low = max(0.0, 1.0 - d) ** 2
-        return bool(sq.min() >= low) and bool(sq.max() <= (1.0 + d) ** 2)
+        high = (1.0 + d) ** 2 if d < 1e150 else math.inf  # a huge tolerance: no overflow
+        return bool(sq.min() >= low) and bool(sq.max() <= high)
 
     def no_hemisphere_flips(self) -> bool:
         """True when every adjacent key pair of every channel provably has dot > 0.

@@ -80,7 +80,10 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
             asset = assets[f]
             if ref.clip is None:
                 if len(asset.clips) != 1:
-                    raise AnimsmithError(f"group member {ref.label!r}: file has {len(asset.clips)} clips; name one with '#clip'")
+                    raise AnimsmithError(
+                        f"group member {ref.label!r}: "
+                        + ("the file has no animations" if not asset.clips else f"file has {len(asset.clips)} clips; name one with '#clip'")
+                    )
                 clip = asset.clips[0]
             else:
                 try:

@@ -53,7 +53,7 @@ def report_cmd(ctx, paths, config_path, output, clip_name, select):
     if clip_name is not None and not any(c.get("name") == clip_name for c in data.clips):
         names = list(dict.fromkeys(repr(str(c.get("name"))) for c in data.clips))
         listed = ", ".join(names[:10]) + (f", +{len(names) - 10} more" if len(names) > 10 else "")
-        reason = f"no clip named {clip_name!r} (clips: {listed})"
+        reason = f"no clip named {clip_name!r} " + (f"(clips: {listed})" if names else "(no file has animations)")
         raise AnimsmithError(reason, files[0]) if len(files) == 1 else AnimsmithError(reason + f" in {len(files)} files")
     page = render_html(data, contract, clip_filter=clip_name)
     raw = page.encode("utf-8", "backslashreplace")  # as _write_output writes it
