@@ -381,3 +381,36 @@ def test_phases_with_no_mean_direction_use_the_shortest_arc_centre():
     # the mean of an antiphase pair is a point a quarter from both
     m = circular_mean_cycles([0.25, 0.75])
     assert min(abs(m - 0.0), abs(m - 0.5), abs(m - 1.0)) < 1e-12
+
+
+@pytest.mark.parametrize("fps,frames", [(30, 30), (24, 24), (60, 60), (30, 12), (24, 13)])
+def test_step_clips_are_judged_at_their_keys(fps, frames):
+    """The judged grid samples the frames at their float32 keys: i/fps in float64 is often
+    one rounding step below the stored key, where STEP still holds the previous key and the
+    anchor moved by a frame. At the keys STEP and LINEAR give the same poses, so the same
+    anchor (the keys are the same data)."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.pose import grid_times_s
+    from animsmith.model import Asset, Channel, Clip
+
+    from builders import biped_skeleton
+
+    t = np.arange(frames) / fps
+    h = 0.05 * np.sin(2 * np.pi * (t * fps / (frames - 1) + 0.1))
+
+    def clip(interp):
+        lf = np.stack([np.full_like(t, 0.1), -0.9 + h, 0 * t], 1)
+        rf = np.stack([np.full_like(t, -0.1), -0.9 - h, 0 * t], 1)
+        return Clip("walk", [Channel.make(0, "translation", t, np.zeros((frames, 3)), interpolation=interp),
+                             Channel.make(2, "translation", t, lf, interpolation=interp),
+                             Channel.make(3, "translation", t, rf, interpolation=interp)])
+
+    step, linear = clip("STEP"), clip("LINEAR")
+    keys = step.channels[0].times.astype(np.float64)
+    assert np.array_equal(grid_times_s(step), keys)
+    sk = biped_skeleton()
+    from animsmith.core.roles import resolve_roles
+
+    roles = resolve_roles(sk)
+    phases = [ClipAnalysis(Asset(sk, [c]), c, roles).gait.gait_phase for c in (step, linear)]
+    assert phases[0] == pytest.approx(phases[1], abs=1e-9)

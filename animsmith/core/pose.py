@@ -67,14 +67,42 @@ def _uniform_times_s(n: int, duration: float) -> np.ndarray:
     return t
 
 
+#: a grid time this many float32 steps or fewer from a key of the clip's longest key-time
+#: array is that key (the float64 frame time i·D/(N−1) often lands one step below the
+#: float32 key, and a STEP channel would then hold the previous key)
+SNAP_F32_STEPS = 4
+
+
+def _snapped_to_keys(t: np.ndarray, times_arrays) -> np.ndarray:
+    """``t`` with each sample within :data:`SNAP_F32_STEPS` float32 steps of the matching key of
+    the first key-time array as long as ``t`` (finite, strictly increasing) set to that key."""
+    n = t.shape[0]
+    keys = next((k for k in times_arrays if k.shape[0] == n), None)
+    if keys is None:
+        return t
+    k = np.asarray(keys, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if not (np.isfinite(k).all() and (k[1:] > k[:-1]).all()):
+            return t
+        close = np.abs(t - k) <= SNAP_F32_STEPS * np.spacing(np.abs(k).astype(np.float32)).astype(np.float64)
+    if close.any():
+        t = np.where(close, k, t)
+    return t
+
+
 def grid_times_s(clip: Clip, duration_s: Optional[float] = None) -> np.ndarray:
-    """Judged grid: t_i = duration·i/(N−1), i = 0..N−1, N = max(2, largest key count).
+    """Judged grid: t_i = duration·i/(N−1), i = 0..N−1, N = max(2, largest key count); a
+    t_i within four float32 steps of key i of a key-time array with N keys is that key
+    (the frames are sampled at their keys, not one rounding step before them).
 
     The last sample is exactly the clip duration (``duration_s`` when given).
     """
-    n = max(2, max((len(ch.times) for ch in clip.channels), default=0))
+    times = clip.distinct_times()
+    n = max(2, max((t.shape[0] for t in times), default=0))
     duration = clip_duration_s(clip) if duration_s is None else float(duration_s)
-    return _uniform_times_s(n, duration)
+    t = _snapped_to_keys(_uniform_times_s(n, duration), times)
+    t[-1] = duration
+    return t
 
 
 # --------------------------------------------------------------------------
@@ -455,7 +483,9 @@ def pose_grid(skeleton: Skeleton, clip: Clip) -> PoseGrid:
     times = clip.distinct_times()
     duration = _max_finite_time_s(times)
     n = max(2, max((t.shape[0] for t in times), default=0))
-    return LazyPoseGrid(skeleton, clip, _uniform_times_s(n, duration), duration)
+    grid = _snapped_to_keys(_uniform_times_s(n, duration), times)
+    grid[-1] = duration
+    return LazyPoseGrid(skeleton, clip, grid, duration)
 
 
 def _samples_independent(clip: Clip) -> bool:
