@@ -174,6 +174,7 @@ def test_noise_floor_is_a_millionth_of_the_leg():
     below = gait_metrics(make_grid(biped_positions(amp=0.5 * amp_at_floor)), roles)
     assert below.lr_amplitude_m > 0 and below.gait_phase is None
     assert "no foot-height swing" in below.gait_phase_unavailable
+    assert "within float noise" in below.gait_phase_unavailable  # says why, not "constant"
     above = gait_metrics(make_grid(biped_positions(amp=2 * amp_at_floor)), roles)
     assert above.gait_phase == pytest.approx(0.75, abs=1e-6)
 

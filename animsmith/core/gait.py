@@ -183,7 +183,12 @@ def gait_metrics(grid, roles) -> GaitMetrics:
     # the signal's bones are [hips] + every resolved foot/toe role (FOOT_ROLES)
     floor = NOISE_AMPLITUDE_FRACTION * _leg_scale_from_positions(pos)
     if amplitude == 0.0 or amplitude <= floor:
-        why = "no foot-height swing: left-right height difference is constant"
+        why = (
+            "no foot-height swing: left-right height difference is constant"
+            if amplitude == 0.0
+            else f"no foot-height swing: the left-right height difference varies by {amplitude:.3g} m, "
+            "within float noise (1e-6 x the hips-to-foot distance)"
+        )
         g.gait_phase_unavailable = why
         g.cycles_unavailable = why
         return g
