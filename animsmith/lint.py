@@ -838,6 +838,23 @@ def _real_index(files: List[FileResult], cache: Dict[str, Any]) -> Dict[str, int
     return hit[2]
 
 
+_CLIP_INDEX_KEY = "\0clip_index"  # never a real path (NUL)
+
+
+def _clip_index(files: List[FileResult], cache: Dict[str, Any]) -> Dict[str, List[int]]:
+    """{clip name: indices of the linted files (loaded, in order) holding it}, built once per run."""
+    hit = cache.get(_CLIP_INDEX_KEY)
+    if hit is None or hit[0] is not files or hit[1] != len(files):
+        index: Dict[str, List[int]] = {}
+        for i, f in enumerate(files):
+            if f.error is None:
+                for name in dict.fromkeys(f.clip_names):
+                    index.setdefault(name, []).append(i)
+        hit = (files, len(files), index)
+        cache[_CLIP_INDEX_KEY] = hit
+    return hit[2]
+
+
 def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Dict[str, Any]]], plan: Plan, extra_cache: Dict[str, Any]):
     """[Member] for a group's declared members, and the index of the file the group attaches to.
 
@@ -852,12 +869,14 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
     attach: Optional[int] = None
     for ref in group.members:
         if ref.file is None:
-            hit = next((i for i, f in enumerate(files) if ref.clip in f.clip_names and f.error is None), None)
-            if hit is None:
+            hits = _clip_index(files, extra_cache).get(ref.clip, [])
+            if not hits:
                 members.append(Member(ref.label, reason=f"no clip named '{ref.clip}' in the linted file(s)"))
                 continue
+            hit = hits[0]
             attach = hit if attach is None else attach
-            members.append(Member(ref.label, files[hit].path, ref.clip, summaries[hit].get(ref.clip)))
+            others = tuple(files[i].path for i in hits[1:])
+            members.append(Member(ref.label, files[hit].path, ref.clip, summaries[hit].get(ref.clip), also_in=others))
             continue
         real = _realpath(ref.file)
         display = os.path.relpath(ref.file) if not os.path.isabs(plan.contract.path or "") else ref.file

@@ -605,3 +605,22 @@ def test_a_member_file_without_animations_says_so(tmp_path, capsys):
     code, doc = lint_json(tmp_path, capsys, [gait_clip("a"), gait_clip("b")], gait_config(["a", "b", "rig.glb"]))
     missing = [f for f in by_check(doc, "gait-group")[0] if "rig.glb" in f["message"]]
     assert code == 1 and len(missing) == 1 and missing[0]["message"].endswith("the file has no animations")
+
+
+def test_a_bare_member_name_held_by_several_files_gets_a_note(tmp_path, capsys):
+    """'walk' is a clip of both x.glb and y.glb: the first in argument order is used (as
+    documented) and a note says so, naming the other file."""
+    write_clips(tmp_path / "x.glb", [gait_clip("walk"), gait_clip("run")])
+    write_clips(tmp_path / "y.glb", [gait_clip("walk", offset_cycles=0.5)])
+    cfg = write_config(tmp_path / "animsmith.toml", gait_config(["walk", "run"]))
+    x, y = str(tmp_path / "x.glb"), str(tmp_path / "y.glb")
+    code, out, _ = run_cli(["--config", cfg, "lint", "--format", "json", x, y], capsys)
+    doc = validate_json(out)
+    notes = [f for f in by_check(doc, "gait-group")[0] if f["severity"] == "note"]
+    assert code == 0 and len(notes) == 1
+    assert notes[0]["clip"] == "walk" and notes[0]["measured"] == 2
+    assert f"{x} is used (also in {y})" in notes[0]["message"]
+    # named with its file: no note
+    cfg = write_config(tmp_path / "animsmith.toml", gait_config(["x.glb#walk", "run"]))
+    code, out, _ = run_cli(["--config", cfg, "lint", "--format", "json", x, y], capsys)
+    assert by_check(validate_json(out), "gait-group") == ([], [])

@@ -43,6 +43,23 @@ def allowance(magnitude: float = 0.0) -> float:
     return max(CAP_EPSILON, 4.0 * float(np.spacing(np.float32(min(m, 3.0e38)))))
 
 
+def ambiguity_notes(ctx, kind: str):
+    """A note per bare clip-name member that several linted files hold (the first is used)."""
+    seen = set()
+    for m in ctx.members:
+        if m.also_in and m.label not in seen:
+            seen.add(m.label)
+            others = ", ".join(m.also_in[:3]) + (f" and {len(m.also_in) - 3} more" if len(m.also_in) > 3 else "")
+            yield ctx.finding(
+                f"{kind} group '{ctx.group_name}' member '{m.label}' is a clip in {1 + len(m.also_in)} linted files; "
+                f"{m.path} is used (also in {others}); name the file ('file.glb#{m.label}') to choose",
+                severity="note",
+                clip=m.label,
+                measured=1 + len(m.also_in),
+                expected=1,
+            )
+
+
 def missing_message(kind: str, group: str, member) -> str:
     return f"{kind} group '{group}' member '{member.label}' not found: {member.reason}"
 

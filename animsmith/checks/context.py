@@ -7,7 +7,7 @@ The runner (``animsmith/lint.py``) builds one context per (check, clip) or
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from animsmith.checks.base import CheckContextBase
 
@@ -46,7 +46,9 @@ class Member:
     ``clip_name``: the clip's name in that file or None; ``summary``: the
     clip's measurements dict (``ClipAnalysis.measurements()`` plus
     ``lr_signal_m`` (list, one cycle) and ``loop`` (declared)) or None when
-    missing; ``reason``: why the member is missing (None when found).
+    missing; ``reason``: why the member is missing (None when found);
+    ``also_in``: for a bare clip name, the other linted files that hold a clip of
+    that name (the first file in argument order is used).
     """
 
     label: str
@@ -54,6 +56,7 @@ class Member:
     clip_name: Optional[str] = None
     summary: Optional[Dict[str, Any]] = None
     reason: Optional[str] = None
+    also_in: Tuple[str, ...] = ()
 
     @property
     def found(self) -> bool:

@@ -18,7 +18,9 @@ read from its measurements. Then, in declared order:
   too short to sample, an exact-zero left-minus-right swing, a swing above
   the floor with no left/right alternation) is an **error** finding with the
   reason — the group's coherence is never silently unverified;
-* a member listed twice counts once.
+* a member listed twice counts once;
+* a bare clip name held by several linted files is taken from the first (in
+  argument order) and gets a **note** naming the others.
 
 The anchor is per stride (``cycles`` strides in the clip: the phase of the
 dominant harmonic, see ``measure``). Measured members whose stride counts
@@ -42,7 +44,7 @@ The group's anchors, spread, cap and outliers are published in the JSON
 
 from __future__ import annotations
 
-from animsmith.checks._group import below, exceeds, finite, fmt_list, missing_message, phase_reason
+from animsmith.checks._group import ambiguity_notes, below, exceeds, finite, fmt_list, missing_message, phase_reason
 from animsmith.checks.context import GroupRecord
 
 ID = "gait-group"
@@ -70,6 +72,7 @@ def check(ctx):
     name = ctx.group_name
     cap = float(g.max_gait_phase_spread)
     floor = float(g.min_lr_amplitude_m)
+    yield from ambiguity_notes(ctx, "gait")
     measured = []  # (label, phase, amplitude)
     strides = []  # (label, cycles)
     seen = set()

@@ -21,7 +21,9 @@ key times are float32):
 duration spread > ``max_duration_delta_s``; frame-count spread >
 ``max_frame_count_delta``; fps spread > ``max_fps_delta``; members whose loop
 endpoint conventions differ. A missing member is an error finding naming it.
-A member listed twice is compared with itself (no spread). The members table's
+A member listed twice is compared with itself (no spread). A bare clip name
+held by several linted files is taken from the first (in argument order) and
+gets a **note** naming the others. The members table's
 ``frame_count`` is the largest authored key count (not ``measure``'s grid
 ``frame_count``).
 
@@ -34,7 +36,7 @@ decided (that comparison is then skipped).
 
 from __future__ import annotations
 
-from animsmith.checks._group import exceeds, finite, missing_message
+from animsmith.checks._group import ambiguity_notes, exceeds, finite, missing_message
 
 ID = "sync-group"
 SEVERITY = "error"
@@ -71,6 +73,7 @@ def _listing(rows, digits):
 def check(ctx):
     g = ctx.group
     name = ctx.group_name
+    yield from ambiguity_notes(ctx, "sync")
     present = []
     for m in ctx.members:
         if not m.found:
