@@ -248,7 +248,8 @@ def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measureme
 
 
 def _override(item, severity: Optional[str]):
-    if severity is not None and isinstance(item, Finding):
+    """``[checks.<id>] severity`` applied to a finding (informational notes keep theirs)."""
+    if severity is not None and isinstance(item, Finding) and not item.informational:
         item.severity = severity
     return item
 

@@ -26,6 +26,8 @@ class Finding:
     measured: Any = None
     expected: Any = None
     members: Optional[List[Any]] = None
+    #: an informational note a ``[checks.<id>] severity`` override leaves alone (not in the JSON)
+    informational: bool = field(default=False, repr=False, compare=False)
 
     def to_json(self) -> Dict[str, Any]:
         return {

@@ -415,3 +415,32 @@ def test_step_clips_are_judged_at_their_keys(fps, frames):
     roles = resolve_roles(sk)
     phases = [ClipAnalysis(Asset(sk, [c]), c, roles).gait.gait_phase for c in (step, linear)]
     assert phases[0] == pytest.approx(phases[1], abs=1e-9)
+
+
+def test_measured_anchors_a_third_apart_have_a_stable_spread():
+    """Anchors a third apart with measurement-sized noise (1e-8..1e-6) have no mean direction
+    either: the spread stays 1/3 (the shortest-arc centre), not anything in [1/3, 1/2]."""
+    rng = np.random.default_rng(3)
+    for scale in (1e-8, 1e-7, 1e-6):
+        for _ in range(50):
+            phases = [0.1, 0.1 + 1 / 3, 0.1 + 2 / 3] + rng.normal(0, scale, 3)
+            assert circular_spread_cycles(phases) == pytest.approx(1 / 3, abs=10 * scale)
+
+
+def test_grid_snaps_to_the_largest_key_of_every_frame_grid():
+    """Two key-time arrays of N keys that round differently (f32(i/30) and f32(i)·f32(1/30)):
+    the grid takes the larger key at each frame, so neither array's STEP channel is sampled
+    before its key."""
+    from animsmith.core.pose import grid_times_s
+    from animsmith.model import Channel, Clip
+
+    n = 31
+    a = (np.arange(n) / 30).astype(np.float32)
+    b = (np.arange(n, dtype=np.float32) * np.float32(1 / 30)).astype(np.float32)
+    b[-1] = a[-1]
+    assert (a != b).any()  # the premise
+    clip = Clip("c", [Channel.make(0, "translation", a, np.zeros((n, 3)), interpolation="STEP"),
+                      Channel.make(1, "translation", b, np.zeros((n, 3)), interpolation="STEP")])
+    g = grid_times_s(clip)
+    assert np.array_equal(g, np.maximum(a.astype(np.float64), b.astype(np.float64)))
+    assert (g >= a).all() and (g >= b).all() and (np.diff(g) > 0).all()

@@ -624,3 +624,36 @@ def test_a_bare_member_name_held_by_several_files_gets_a_note(tmp_path, capsys):
     cfg = write_config(tmp_path / "animsmith.toml", gait_config(["x.glb#walk", "run"]))
     code, out, _ = run_cli(["--config", cfg, "lint", "--format", "json", x, y], capsys)
     assert by_check(validate_json(out), "gait-group") == ([], [])
+
+
+def test_sync_group_counts_a_member_listed_twice_once(tmp_path, capsys):
+    clips = [gait_clip("walk"), gait_clip("run")]
+    code, doc = lint_json(tmp_path, capsys, clips, sync_config(["walk", "walk"]), "--select", "sync-group")
+    findings, gaps = by_check(doc, "sync-group")
+    assert findings == [] and [g["code"] for g in gaps] == ["insufficient_measurable_members"]
+    code, doc = lint_json(tmp_path, capsys, clips, sync_config(["nope", "nope", "run"]), "--select", "sync-group")
+    findings, _ = by_check(doc, "sync-group")
+    assert [f["measured"] for f in findings] == ["missing"]
+
+
+def test_sync_group_fps_spread_allows_float32_durations(tmp_path, capsys):
+    # 31 keys over 1 s and 242 keys over 241/30 s are both 30 fps as authored; (keys − 1) over a
+    # float32 duration reads 30.0000017 for the second: at a cap of 0 that is not a spread
+    import numpy as np
+
+    long_d = 241 / 30
+    assert abs(241 / float(np.float32(long_d)) - 30.0) > 1e-6  # the premise
+    clips = [gait_clip("a"), gait_clip("b", frames=242, duration_s=long_d)]
+    cfg = sync_config(["a", "b"]).replace("max_fps_delta = 0.01", "max_fps_delta = 0.0").replace(
+        "max_duration_delta_s = 0.001", "max_duration_delta_s = 10.0").replace("max_frame_count_delta = 0", "max_frame_count_delta = 300")
+    code, doc = lint_json(tmp_path, capsys, clips, cfg, "--select", "sync-group")
+    assert [f for f in by_check(doc, "sync-group")[0] if "fps" in f["message"]] == []
+
+
+def test_a_severity_override_leaves_the_ambiguity_note_a_note(tmp_path, capsys):
+    write_clips(tmp_path / "x.glb", [gait_clip("walk"), gait_clip("run")])
+    write_clips(tmp_path / "y.glb", [gait_clip("walk")])
+    cfg = write_config(tmp_path / "animsmith.toml", gait_config(["walk", "run"]) + '[checks.gait-group]\nseverity = "error"\n')
+    code, out, _ = run_cli(["--config", cfg, "lint", "--format", "json", str(tmp_path / "x.glb"), str(tmp_path / "y.glb")], capsys)
+    findings = by_check(validate_json(out), "gait-group")[0]
+    assert code == 0 and [f["severity"] for f in findings] == ["note"]

@@ -57,6 +57,7 @@ def ambiguity_notes(ctx, kind: str):
                 clip=m.label,
                 measured=1 + len(m.also_in),
                 expected=1,
+                informational=True,
             )
 
 

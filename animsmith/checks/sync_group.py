@@ -16,12 +16,12 @@ grid and loop endpoint convention. Per present member:
   ``loop-seam``, not its convention).
 
 Errors (spread = max − min over present members; a spread at the cap passes:
-within 1e-6, or for durations within four float32 steps of the longest, as
-key times are float32):
+within 1e-6, or for durations and fps within four float32 steps of the
+largest value, as key times are float32):
 duration spread > ``max_duration_delta_s``; frame-count spread >
 ``max_frame_count_delta``; fps spread > ``max_fps_delta``; members whose loop
 endpoint conventions differ. A missing member is an error finding naming it.
-A member listed twice is compared with itself (no spread). A bare clip name
+A member listed twice counts once. A bare clip name
 held by several linted files is taken from the first (in argument order) and
 gets a **note** naming the others. The members table's
 ``frame_count`` is the largest authored key count (not ``measure``'s grid
@@ -75,7 +75,11 @@ def check(ctx):
     name = ctx.group_name
     yield from ambiguity_notes(ctx, "sync")
     present = []
+    seen = set()
     for m in ctx.members:
+        if m.label in seen:  # listed twice: counted once
+            continue
+        seen.add(m.label)
         if not m.found:
             yield ctx.finding(missing_message("sync", name, m), clip=m.label, measured="missing", expected="present")
             continue
@@ -116,8 +120,9 @@ def check(ctx):
                 continue
             nums = [v for _, v in values]
             spread = float(max(nums) - min(nums))
-            # durations are float32 key times: the allowance grows with them (_group.allowance)
-            if exceeds(spread, cap, max(nums) if col == 1 else 0.0):
+            # durations are float32 key times, and fps divide by them: the allowance grows
+            # with the values (_group.allowance); frame counts are exact
+            if exceeds(spread, cap, max(nums) if col != 2 else 0.0):
                 shown = [(k, float(v) if col != 2 else int(v)) for k, v in values]
                 yield ctx.finding(
                     f"sync group '{name}': {label} spread {spread:.{digits}f} {unit} exceeds cap {cap:.{digits}f} {unit} "

@@ -224,15 +224,18 @@ def gait_metrics(grid, roles) -> GaitMetrics:
 # --------------------------------------------------------------------------
 
 
-#: a resultant length |Σ e^{2πip}| / n below this is no mean direction (evenly spread phases)
-NO_MEAN_DIRECTION = 1e-9
+#: a resultant length |Σ e^{2πip}| / n below this is no mean direction (evenly spread
+#: phases): well above the ~1e-7 noise of measured anchors, so three anchors a third apart
+#: as measured fall under it too. (Near it the mean-based spread is ill-conditioned: a
+#: direction set by a small asymmetry can put the spread anywhere in [1/3, 1/2] for thirds.)
+NO_MEAN_DIRECTION = 1e-5
 
 
 def circular_mean_cycles(phases) -> float:
     """Circular mean of phases in cycles: atan2(Σ sin 2πp, Σ cos 2πp)/2π mod 1.
 
     Phases with no mean direction (resultant length / n below
-    :data:`NO_MEAN_DIRECTION`: an antiphase pair, three phases a third apart),
+    :data:`NO_MEAN_DIRECTION` = 1e-5: an antiphase pair, three phases a third apart),
     whose atan2 would be rounding noise, get the centre of the shortest arc that
     holds them all (opposite the middle of the largest gap between neighbours;
     the first such gap in sorted order on a tie), the centre that makes the

@@ -74,26 +74,32 @@ SNAP_F32_STEPS = 4
 
 
 def _snapped_to_keys(t: np.ndarray, times_arrays) -> np.ndarray:
-    """``t`` with each sample within :data:`SNAP_F32_STEPS` float32 steps of the matching key of
-    the first key-time array as long as ``t`` (finite, strictly increasing) set to that key."""
+    """``t`` with each sample that is within :data:`SNAP_F32_STEPS` float32 steps of key i of
+    a key-time array as long as ``t`` (finite, strictly increasing) set to the largest such
+    key, so no channel sees the sample before its key i; unchanged when that would not keep
+    the grid strictly increasing (only millions of keys per second come that close)."""
     n = t.shape[0]
-    keys = next((k for k in times_arrays if k.shape[0] == n), None)
-    if keys is None:
+    best = None
+    for keys in times_arrays:
+        if keys.shape[0] != n:
+            continue
+        k = np.asarray(keys, dtype=np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            if not (np.isfinite(k).all() and (k[1:] > k[:-1]).all()):
+                continue
+            close = np.abs(t - k) <= SNAP_F32_STEPS * np.spacing(np.abs(k).astype(np.float32)).astype(np.float64)
+        cand = np.where(close, k, -np.inf)
+        best = cand if best is None else np.maximum(best, cand)
+    if best is None:
         return t
-    k = np.asarray(keys, dtype=np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        if not (np.isfinite(k).all() and (k[1:] > k[:-1]).all()):
-            return t
-        close = np.abs(t - k) <= SNAP_F32_STEPS * np.spacing(np.abs(k).astype(np.float32)).astype(np.float64)
-    if close.any():
-        t = np.where(close, k, t)
-    return t
+    snapped = np.where(best > -np.inf, best, t)
+    return snapped if (snapped[1:] > snapped[:-1]).all() else t
 
 
 def grid_times_s(clip: Clip, duration_s: Optional[float] = None) -> np.ndarray:
     """Judged grid: t_i = duration·i/(N−1), i = 0..N−1, N = max(2, largest key count); a
-    t_i within four float32 steps of key i of a key-time array with N keys is that key
-    (the frames are sampled at their keys, not one rounding step before them).
+    t_i within four float32 steps of key i of key-time arrays with N keys is the largest
+    such key (the frames are sampled at their keys, not one rounding step before them).
 
     The last sample is exactly the clip duration (``duration_s`` when given).
     """
