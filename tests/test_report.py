@@ -273,3 +273,37 @@ def test_sync_group_findings_do_not_jump_to_a_gait_figure(tmp_path, capsys):
     data = page_data(out.read_text(encoding="utf-8"))
     sync = [f for f in data["findings"] if f["check_id"] == "sync-group"]
     assert sync and all(not f["target"].startswith("group") for f in sync)
+
+
+def _report(tmp_path, capsys, cfg_text, paths, *extra):
+    cfg = write_config(tmp_path / "g.toml", cfg_text)
+    out = tmp_path / "r.html"
+    assert run_cli(["--config", cfg, "report", *map(str, paths), "-o", str(out), *extra], capsys)[0] == 0
+    return page_data(out.read_text(encoding="utf-8"))
+
+
+def test_a_group_note_jumps_to_the_clip_it_says_is_used(tmp_path, capsys):
+    """x.glb and y.glb both hold 'walk'; the sync group's findings attach to y.glb (its first
+    member 'run' is there); the note says x.glb's walk is used, so it must open x.glb's walk."""
+    x = write_clips(tmp_path / "x.glb", [gait_clip("walk")])
+    y = write_clips(tmp_path / "y.glb", [gait_clip("run"), gait_clip("walk")])
+    data = _report(tmp_path, capsys, '[sync_groups.s]\nclips = ["run", "walk"]\n', [x, y])
+    # argument order x, y: 'walk' is x.glb's; the group's findings attach to y.glb ('run')
+    note = [f for f in data["findings"] if f["check_id"] == "sync-group" and f["severity"] == "note"]
+    assert len(note) == 1
+    target = note[0]["target"]
+    clip = next(c for c in data["clips"] if c.get("anchor") == target)
+    assert clip["name"] == "walk" and data["files"][clip["file"]]["path"] == str(x)
+
+
+def test_group_figure_counts_a_duplicate_once_and_shows_noise_and_strides(tmp_path, capsys):
+    glb = write_clips(tmp_path / "g.glb", [gait_clip("walk"), gait_clip("walk2", cycles=2),
+                                            gait_clip("tiny", amplitude_m=1e-4)])
+    data = _report(tmp_path, capsys, '[gait_groups.g]\nclips = ["walk", "walk", "walk2", "tiny"]\n', [glb])
+    members = data["groups"][0]["members"]
+    assert [m["label"] for m in members] == ["walk", "walk2", "tiny"]
+    assert [m["status"] for m in members] == ["measured", "measured", "excluded"]
+    assert [m["cycles"] for m in members[:2]] == [1, 2]
+    assert data["groups"][0]["judged"] is True
+    data = _report(tmp_path, capsys, '[gait_groups.g]\nclips = ["walk", "walk2"]\n', [glb], "--select", "nan")
+    assert data["groups"][0]["judged"] is False

@@ -26,7 +26,7 @@ import json
 import os
 import re
 from importlib import resources
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 PALETTE = ("#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e", "#7f7f7f")
 
@@ -61,7 +61,7 @@ def _finite(x: Any) -> Optional[float]:
 
 def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
     """One entry per declared gait group (sorted by name) for the figure and the pair player."""
-    from animsmith.checks._group import exceeds
+    from animsmith.checks._group import below, exceeds
     from animsmith.core.gait import circular_distance_cycles
 
     records: Dict[str, Dict[str, Any]] = {}
@@ -71,6 +71,7 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
                 records[name] = rec
     members_by_group = (result.group_members or {}).get("gait_groups", {})
     out = []
+    checks_run = getattr(result, "checks", None)
     for gi, name in enumerate(sorted(contract.gait_groups)):
         group = contract.gait_groups[name]
         rec = records.get(name)
@@ -86,17 +87,25 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
             "mean": mean,
             "spread": _finite(rec.get("spread")) if rec else None,
             "outliers": list((rec or {}).get("outliers", [])),
+            # False when the run left gait-group out (--select): the figure says so
+            "judged": checks_run is None or "gait-group" in checks_run,
             "members": [],
         }
+        seen = set()
         for mi, m in enumerate(members_by_group.get(name, [])):
+            if m.label in seen:  # listed twice: counted once, as gait-group does
+                continue
+            seen.add(m.label)
             summ = m.summary or {}
             phase = _finite(summ.get("gait_phase"))
             amp = _finite(summ.get("lr_amplitude_m"))
             if not m.found:
                 status, reason = "missing", m.reason
+            elif amp is not None and amp > 0.0 and below(amp, floor):  # excluded as noise, phase or not
+                status, reason = "excluded", None
             elif phase is None:
                 status, reason = "unmeasurable", summ.get("gait_phase_unavailable") or "gait phase could not be measured"
-            elif m.label in anchors or (rec is None and amp is not None and amp >= floor):
+            elif m.label in anchors or (rec is None and amp is not None and not below(amp, floor)):
                 status, reason = "measured", None
             else:
                 status, reason = "excluded", None
@@ -132,7 +141,12 @@ def _target(f, fi: int, data, groups: List[Dict[str, Any]], path: str) -> Option
             if g["name"] == f.group:
                 return g["anchor"]
     if f.clip is not None:
-        idx = data.clip_index.get((os.path.realpath(path), f.clip))
+        key: Optional[Tuple[str, str]] = (os.path.realpath(path), f.clip)
+        if f.group is not None:  # a group finding's clip is a member label: that member's own clip
+            table = "gait_groups" if f.check_id == "gait-group" else "sync_groups"
+            m = next((x for x in (data.result.group_members or {}).get(table, {}).get(f.group, []) if x.label == f.clip), None)
+            key = (os.path.realpath(m.path), m.clip_name) if (m is not None and m.path and m.clip_name) else None
+        idx = data.clip_index.get(key) if key else None
         if idx is not None and data.clips[idx].get("shown"):
             return data.clips[idx]["anchor"]
     return "summary"

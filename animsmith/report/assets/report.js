@@ -265,14 +265,21 @@
       h("span", { class: "swatch", style: "background:" + m.color }, li);
       h("b", null, li, m.label);
       var txt = "";
-      if (m.status === "measured") txt = " — anchor " + fmt(m.phase, 3) + ", " + fmt(m.distance, 3) + " from mean, amplitude " + fmt(m.amplitude, 3) + " m";
+      if (m.status === "measured") txt = " — anchor " + fmt(m.phase, 3) + ", " + fmt(m.distance, 3) + " from mean, amplitude " + fmt(m.amplitude, 3) + " m" +
+        (m.cycles > 1 ? ", " + m.cycles + " strides (folded onto one)" : "");
       else if (m.status === "excluded") txt = " — excluded as noise: amplitude " + fmt(m.amplitude, 3) + " m below the " + fmt(grp.floor, 3) + " m floor";
       else txt = " — " + m.status + ": " + (m.reason || "");
       h("span", null, li, txt);
       if (m.outlier) h("span", { class: "outside" }, li, " · outside the band");
     });
     var out = h("div", { class: "outliers", "data-outliers": grp.outliers.join(",") }, side);
-    if (grp.mean === null) out.textContent = "Fewer than two measurable anchors: the spread is not judged.";
+    var strides = {};
+    grp.members.forEach(function (m) { if (m.status === "measured" && m.cycles) strides[m.cycles] = 1; });
+    var counts = Object.keys(strides);
+    if (counts.length > 1) h("div", { class: "outside", "data-strides": counts.join(",") }, side,
+      "Members hold different numbers of strides (" + counts.join(", ") + "): at one normalized time their strides cannot line up.");
+    if (!grp.judged) out.textContent = "gait-group was not run (--select): the spread is not judged.";
+    else if (grp.mean === null) out.textContent = "Fewer than two measurable anchors: the spread is not judged.";
     else if (grp.outliers.length) out.textContent = "Outside the band: " + grp.outliers.join(", ");
     else out.textContent = "All measured anchors are inside the band.";
     if (grp.mean !== null) h("div", { class: "small" }, side,
