@@ -297,3 +297,19 @@ def test_outputs_may_not_replace_an_input_that_holds_no_member(capsys, tmp_path)
     assert (rc, out) == (2, "")
     assert f"output {extra!r} is an input file ({extra})" in err
     assert open(extra, "rb").read() == before
+
+
+def test_a_member_listed_twice_is_retimed_once(capsys, tmp_path):
+    """The group checks count a repeated member once; so does the collection: the reference
+    listed twice is not "ambiguous" and no clip is planned twice."""
+    offsets = {"run_forward": 0.0, "run_left": 0.25}
+    path, cfg = write_ring(tmp_path, [stepping_clip(n, o) for n, o in offsets.items()])
+    (tmp_path / "ring.toml").write_text('[gait_groups.run-ring]\nclips = ["run_forward", "run_left", "run_forward"]\n')
+    out = tmp_path / "out.glb"
+    rc, stdout, err = run_cli(
+        capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
+        "--reference", "run_forward", "-o", str(out), path, "--format", "json",
+    )
+    assert rc == 0, err
+    doc = json.loads(stdout)
+    assert sorted(m["name"] for m in doc["members"]) == ["run_forward", "run_left"]

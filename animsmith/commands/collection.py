@@ -63,12 +63,17 @@ def _publish_all(files: Dict[str, bytes]) -> None:
 
 
 def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tuple[str, str, Any]]:
-    """[(label, file, clip)] for every member; AnimsmithError for a missing or ambiguous one."""
+    """[(label, file, clip)] for every member (a member listed twice once, as the group
+    checks count it); AnimsmithError for a missing or ambiguous one."""
     from animsmith.errors import AnimsmithError
     from animsmith.io.read import load_asset
 
     out = []
+    seen = set()
     for ref in group.members:
+        if ref.label in seen:
+            continue
+        seen.add(ref.label)
         if ref.file is not None:
             f = ref.file
             if f not in assets:
