@@ -50,6 +50,16 @@ def write_ring(tmp_path, clips, name="ring.glb"):
     return path, str(cfg)
 
 
+def retime_onto_run_forward(capsys, cfg, path, out):
+    """`collection transform-foot-cycle --reference run_forward -o OUT PATH --format json`: the JSON (exit 0)."""
+    rc, stdout, err = run_cli(
+        capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
+        "--reference", "run_forward", "-o", str(out), path, "--format", "json",
+    )
+    assert rc == 0, err
+    return json.loads(stdout)
+
+
 def events_of(path, clip_name):
     from animsmith.core.roles import resolve_roles
     from animsmith.io.read import load_asset
@@ -82,12 +92,7 @@ def test_retime_aligns_members_with_different_contact_timing(capsys, tmp_path):
     before = events_of(path, "run_left")
     assert max(fc.circular_distance(a, b) for a, b in zip(before.as_list(), ref.as_list())) * 30 >= 6
     out = tmp_path / "out.glb"
-    rc, stdout, err = run_cli(
-        capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
-        "--reference", "run_forward", "-o", str(out), path, "--format", "json",
-    )
-    assert rc == 0, err
-    doc = json.loads(stdout)
+    doc = retime_onto_run_forward(capsys, cfg, path, out)
     assert doc["outcome"] == "published" and doc["outputs"] == [str(out)]
     assert {m["name"] for m in doc["members"]} == set(offsets)
     # independent re-measurement of the written file
@@ -306,10 +311,5 @@ def test_a_member_listed_twice_is_retimed_once(capsys, tmp_path):
     path, cfg = write_ring(tmp_path, [stepping_clip(n, o) for n, o in offsets.items()])
     (tmp_path / "ring.toml").write_text('[gait_groups.run-ring]\nclips = ["run_forward", "run_left", "run_forward"]\n')
     out = tmp_path / "out.glb"
-    rc, stdout, err = run_cli(
-        capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
-        "--reference", "run_forward", "-o", str(out), path, "--format", "json",
-    )
-    assert rc == 0, err
-    doc = json.loads(stdout)
+    doc = retime_onto_run_forward(capsys, cfg, path, out)
     assert sorted(m["name"] for m in doc["members"]) == ["run_forward", "run_left"]
