@@ -307,3 +307,19 @@ def test_override_naming_two_bones_is_unresolved_not_the_first():
     assert roles.unresolved["hips"] == "[rig.roles] hips = 'Hips': 2 bones have that exact name (rename one in the source)"
     mesh = Skeleton.build(["root", "Hips", "Hips"], [-1, 0, 0], is_joint=[True, True, False])
     assert resolve_roles(mesh, "none", {"hips": "Hips"}).get("hips") == 1
+
+
+def test_a_character_of_another_convention_outside_the_default_scene_takes_no_role():
+    """UE character in the default scene, a Mixamo one only in another scene: the roles are
+    the UE character's (the off-scene one does not even compete for the convention)."""
+    names = ["Armature", "pelvis", "foot_l", "foot_r", "Armature2", "mixamorig:Hips", "mixamorig:LeftFoot", "mixamorig:RightFoot"]
+    parents = [-1, 0, 1, 1, -1, 4, 5, 5]
+    sk = Skeleton.build(names, parents)
+    sk.in_scene = np.array([True] * 4 + [False] * 4)
+    rm = resolve_roles(sk)
+    assert rm.profile == "ue-mannequin"
+    assert (rm.names["hips"], rm.names["left_foot"], rm.names["right_foot"]) == ("pelvis", "foot_l", "foot_r")
+    # nothing in the default scene matches: the other scene's character is used
+    sk2 = Skeleton.build(["cam", "Armature2", "mixamorig:Hips", "mixamorig:LeftFoot"], [-1, -1, 1, 2])
+    sk2.in_scene = np.array([True, False, False, False])
+    assert resolve_roles(sk2).names["hips"] == "mixamorig:Hips"

@@ -34,9 +34,11 @@ Conventions (``RoleMap.conventions`` names the one that matched each role)
 
 Resolution
 ----------
-* Ranking of candidates for one role within one convention: nodes of the
-  default scene before nodes only other scenes show (a second character kept
-  in another scene is no rival), then joint bones before non-joint nodes (non-joint nodes are never hips/feet/toes/hands/
+* Nodes only another scene shows (not reachable from the default scene: a
+  second character kept there) are no candidates, unless no convention
+  matches anything in the default scene. Ranking of candidates for one role
+  within one convention: default-scene nodes first, then joint bones before
+  non-joint nodes (non-joint nodes are never hips/feet/toes/hands/
   spine/head when the skeleton has joints; they may be ``root`` by an exact
   convention name such as ``root`` or ``Bip01``, never by the generic word
   reading), then the
@@ -329,7 +331,9 @@ class _Outcome:
     skipped: Dict[str, int] = field(default_factory=dict)
 
 
-def _candidates(skeleton, convention: str, parsed, skipped: Optional[Dict[str, int]] = None) -> Dict[str, List[Tuple[tuple, int]]]:
+def _candidates(
+    skeleton, convention: str, parsed, skipped: Optional[Dict[str, int]] = None, scene_only: bool = False
+) -> Dict[str, List[Tuple[tuple, int]]]:
     """{role: [(rank tuple, bone)]} of every bone matching ``convention``.
 
     Rank: in the default scene, skin joint, layer prefix, case-exact name.
@@ -340,6 +344,8 @@ def _candidates(skeleton, convention: str, parsed, skipped: Optional[Dict[str, i
     out: Dict[str, List[Tuple[tuple, int]]] = {}
     biped_roots: Dict[str, List[int]] = {}
     for b, (ns, layer, stem) in enumerate(parsed):
+        if scene_only and not in_scene[b]:
+            continue
         if convention == "mixamo":
             matches = _MIXAMO(ns, stem)
         elif convention == "ue-mannequin":
@@ -366,7 +372,7 @@ def _candidates(skeleton, convention: str, parsed, skipped: Optional[Dict[str, i
             out.setdefault(role, []).append((rank, b))
     if convention == "biped" and biped_roots:
         for b, (ns, layer, stem) in enumerate(parsed):
-            if stem in biped_roots:
+            if stem in biped_roots and not (scene_only and not in_scene[b]):
                 joint = bool(skeleton.is_joint[b]) if any_joint else True
                 scene = 1 if in_scene is None else int(bool(in_scene[b]))
                 out.setdefault("root", []).append(((scene, int(joint), 2, 1), b))
@@ -385,9 +391,9 @@ def _on_one_chain(skeleton, bones: Sequence[int]) -> Optional[int]:
     return ordered[0]
 
 
-def _resolve_convention(skeleton, convention: str, parsed) -> _Outcome:
+def _resolve_convention(skeleton, convention: str, parsed, scene_only: bool = False) -> _Outcome:
     out = _Outcome()
-    cands = _candidates(skeleton, convention, parsed, out.skipped)
+    cands = _candidates(skeleton, convention, parsed, out.skipped, scene_only)
     names = skeleton.names
     for role, lst in cands.items():
         best = max(r for r, _ in lst)
@@ -524,7 +530,13 @@ def _resolve(skeleton, prof: str, ovr: Dict[str, str]) -> RoleMap:
 
     if prof not in ("none",):
         order = CONVENTIONS if prof == "auto" else (prof,)
-        outcomes = {c: _resolve_convention(skeleton, c, parsed) for c in order}
+        # nodes only another scene shows (a second character kept there) are no candidates,
+        # unless the default scene holds nothing any convention matches
+        in_scene = getattr(skeleton, "in_scene", None)
+        scene_only = in_scene is not None and bool(np.any(in_scene)) and not bool(np.all(in_scene))
+        outcomes = {c: _resolve_convention(skeleton, c, parsed, scene_only) for c in order}
+        if scene_only and not any(o.bones or o.ambiguous for o in outcomes.values()):
+            outcomes = {c: _resolve_convention(skeleton, c, parsed) for c in order}
         if prof == "auto":
             ranked = sorted(
                 (
