@@ -280,6 +280,15 @@ def test_constant_rotation_with_a_small_epsilon_is_not_dropped_by_the_prefilter(
     assert fast == general and len(fast[0]) == 1
 
 
+def test_a_constant_rotation_is_constant_at_epsilon_zero(monkeypatch):
+    """Identical keys are 0 rad apart: noted even with rotation_epsilon_rad = 0 (the angle
+    formula left ~1e-17 rad for a non-identity quaternion)."""
+    q = np.tile(np.array([0.3, 0.5, -0.2, 0.7]) / np.linalg.norm([0.3, 0.5, -0.2, 0.7]), (3, 1))
+    asset = Asset(skeleton=skeleton(), clips=[Clip("walk", [Channel.make(1, "rotation", [0, 0.5, 1], q)])])
+    fast, general = both_paths(monkeypatch, "constant-track", asset, options={"rotation_epsilon_rad": 0.0})
+    assert fast == general and len(fast[0]) == 1 and fast[0][0]["measured"] == 0.0
+
+
 def test_quat_norm_at_exactly_its_tolerance_never_contradicts_itself(monkeypatch):
     """"off by more than the tolerance": with the tolerance set exactly to a key's
     error |‖q‖ − 1| (as the check words its count), no finding may say "0 key(s) off"

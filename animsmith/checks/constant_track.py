@@ -54,6 +54,8 @@ def channel_motion(ch) -> float:
     if not np.all(np.isfinite(v)):
         return float("nan")
     if ch.path == "rotation":
+        if (v == v[:1]).all():  # identical keys: 0 exactly (the formula leaves a rounding residue)
+            return 0.0
         return float(np.max(quat_angle_rad(v[:1], v)))
     return float(np.max(v.max(axis=0) - v.min(axis=0)))
 
