@@ -7,6 +7,7 @@ the real CLI entry point: exit 1, stdout empty, OUT keeps its sentinel bytes.
 """
 
 import math
+import re
 import os
 
 import numpy as np
@@ -300,9 +301,20 @@ def test_low_amplitude_refuses_below_3cm_and_accepts_above(capsys, tmp_path):
     bad = write(tmp_path, biped_clip(amp_m=0.007), name="bad.glb")
     err = refuse_cli(capsys, tmp_path, bad, "low_amplitude")
     s = 2 * 0.007 * np.sin(2 * np.pi * np.arange(30) / 30)
-    assert f"{s.max() - s.min():.4f} m" in err and "0.03 m" in err
+    shown = float(re.search(r"amplitude ([0-9.e-]+) m", err).group(1))
+    assert shown == pytest.approx(s.max() - s.min(), abs=1e-6) and "0.03 m" in err
     ok = write(tmp_path, biped_clip(amp_m=0.008), name="ok.glb")
     accept_cli(capsys, tmp_path, ok)
+
+
+def test_low_amplitude_floor_allows_float32_rounding_like_gait_group(capsys, tmp_path):
+    # p2p = 4A·sin(2π·7/30) on the 30-sample cycle: 3e-7 m under 0.03 (float32 data) is at the
+    # floor, as gait-group counts it; 5e-6 m under is below
+    per_a = 4 * np.sin(2 * np.pi * 7 / 30)
+    at = write(tmp_path, biped_clip(amp_m=(0.03 - 3e-7) / per_a), name="at.glb")
+    accept_cli(capsys, tmp_path, at)
+    under = write(tmp_path, biped_clip(amp_m=(0.03 - 5e-6) / per_a), name="under.glb")
+    refuse_cli(capsys, tmp_path, under, "low_amplitude")
 
 
 # --------------------------------------------------------------------------

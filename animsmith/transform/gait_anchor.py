@@ -35,7 +35,7 @@ Proofs, in evaluation order (first failure refuses):
    turn, a step < −180° counts +1; yaw = |heading_last − heading_0 + 360·turns|.
 8. ``no_stride_anchor`` / ``low_amplitude``: the core's stride anchor
    (``core.gait.gait_metrics`` on the E-sample grid) must exist and the L−R
-   amplitude must be >= 0.03 m.
+   amplitude must be >= 0.03 m (within 1e-6 m, as ``gait-group`` counts it).
 
 The rewrite: s = round_half_away(anchor·E) where anchor is the clip fraction
 of the first trough (gait_phase / cycles); among s, s−1, s+1 (that order) the
@@ -510,12 +510,15 @@ def _stride(grid, roles):
 
 
 def prove_stride_anchor(skeleton, clip, grid, roles):
-    """GaitMetrics with a phase and amplitude >= 0.03 m, or a refusal."""
+    """GaitMetrics with a phase and amplitude >= 0.03 m (within 1e-6 m, as ``gait-group``
+    counts a member at its floor), or a refusal."""
+    from animsmith.checks._group import below
+
     gm = _stride(grid, roles)
     hips = roles.names.get("hips") if roles.has("hips") else None
     amp = gm.lr_amplitude_m
     if gm.gait_phase is None:
-        if amp is not None and 0.0 < amp < MIN_LR_AMPLITUDE_M:
+        if amp is not None and amp > 0.0 and below(amp, MIN_LR_AMPLITUDE_M):
             raise _low_amplitude(clip.name, hips, amp)
         raise _refuse(
             "no_stride_anchor", clip.name, hips, None, "a measurable stride anchor",
@@ -523,13 +526,13 @@ def prove_stride_anchor(skeleton, clip, grid, roles):
             "map hips and both feet in [rig.roles] if they are unresolved; a clip that does not alternate its feet "
             "cannot be gait-anchored — align it with runtime phase offsets instead",
         )
-    if amp is None or amp < MIN_LR_AMPLITUDE_M:
+    if amp is None or below(amp, MIN_LR_AMPLITUDE_M):
         raise _low_amplitude(clip.name, hips, amp)
     return gm
 
 
 def _low_amplitude(clip: str, hips: Optional[str], amp: Optional[float]) -> Refusal:
-    shown = "n/a" if amp is None else f"{amp:.4f} m"
+    shown = "n/a" if amp is None else f"{amp:.9g} m"
     return _refuse(
         "low_amplitude", clip, hips, amp, MIN_LR_AMPLITUDE_M,
         f"left-right foot-height amplitude {shown} is below the {MIN_LR_AMPLITUDE_M:.2f} m floor, so the stride "
