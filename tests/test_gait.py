@@ -444,3 +444,22 @@ def test_grid_snaps_to_the_largest_key_of_every_frame_grid():
     g = grid_times_s(clip)
     assert np.array_equal(g, np.maximum(a.astype(np.float64), b.astype(np.float64)))
     assert (g >= a).all() and (g >= b).all() and (np.diff(g) > 0).all()
+
+
+def test_grid_snaps_to_keys_of_any_channel_not_only_the_densest():
+    """A constant channel keyed at half frames (61 keys) sets the grid; its whole-frame keys
+    sit one float32 step below the feet's keys. The frame samples take the larger key, so
+    the STEP feet are never sampled just before their key."""
+    from animsmith.core.pose import grid_times_s
+    from animsmith.model import Channel, Clip
+
+    feet = (np.arange(31) / 30).astype(np.float32)
+    half = (np.arange(61) / 60).astype(np.float32)
+    half[2::2] = np.nextafter(feet[1:], np.float32(0))
+    half[-1] = feet[-1]
+    clip = Clip("c", [Channel.make(2, "translation", feet, np.zeros((31, 3)), interpolation="STEP"),
+                      Channel.make(1, "scale", half, np.ones((61, 3)), interpolation="STEP")])
+    g = grid_times_s(clip)
+    assert g.shape[0] == 61 and (np.diff(g) > 0).all()
+    assert (g[::2] >= feet.astype(np.float64)).all()
+    assert np.array_equal(g[::2], feet.astype(np.float64))

@@ -74,32 +74,35 @@ SNAP_F32_STEPS = 4
 
 
 def _snapped_to_keys(t: np.ndarray, times_arrays) -> np.ndarray:
-    """``t`` with each sample that is within :data:`SNAP_F32_STEPS` float32 steps of key i of
-    a key-time array as long as ``t`` (finite, strictly increasing) set to the largest such
-    key, so no channel sees the sample before its key i; unchanged when that would not keep
-    the grid strictly increasing (only millions of keys per second come that close)."""
-    n = t.shape[0]
-    best = None
+    """``t`` with each sample that is within :data:`SNAP_F32_STEPS` float32 steps of a key of
+    any key-time array (finite, strictly increasing) set to the largest such key, so no
+    channel sees the sample just before its key; unchanged when that would not keep the
+    grid strictly increasing (only millions of keys per second come that close)."""
+    best = np.full(t.shape, -np.inf)
     for keys in times_arrays:
-        if keys.shape[0] != n:
-            continue
         k = np.asarray(keys, dtype=np.float64)
+        if k.shape[0] == 0:
+            continue
         with np.errstate(invalid="ignore", over="ignore"):
             if not (np.isfinite(k).all() and (k[1:] > k[:-1]).all()):
                 continue
-            close = np.abs(t - k) <= SNAP_F32_STEPS * np.spacing(np.abs(k).astype(np.float32)).astype(np.float64)
-        cand = np.where(close, k, -np.inf)
-        best = cand if best is None else np.maximum(best, cand)
-    if best is None:
+            tol = SNAP_F32_STEPS * np.spacing(np.abs(k).astype(np.float32)).astype(np.float64)
+        hi = np.searchsorted(k, t)  # k[hi - 1] <= t < k[hi]: the two keys around each sample
+        for j in (hi - 1, hi):
+            ok = (j >= 0) & (j < k.shape[0])
+            jj = np.clip(j, 0, k.shape[0] - 1)
+            near = ok & (np.abs(t - k[jj]) <= tol[jj])
+            best = np.where(near, np.maximum(best, k[jj]), best)
+    if not np.isfinite(best).any():
         return t
-    snapped = np.where(best > -np.inf, best, t)
+    snapped = np.where(np.isfinite(best), best, t)
     return snapped if (snapped[1:] > snapped[:-1]).all() else t
 
 
 def grid_times_s(clip: Clip, duration_s: Optional[float] = None) -> np.ndarray:
     """Judged grid: t_i = duration·i/(N−1), i = 0..N−1, N = max(2, largest key count); a
-    t_i within four float32 steps of key i of key-time arrays with N keys is the largest
-    such key (the frames are sampled at their keys, not one rounding step before them).
+    t_i within four float32 steps of keys is the largest such key (the frames are sampled
+    at their keys, not one rounding step before them).
 
     The last sample is exactly the clip duration (``duration_s`` when given).
     """
