@@ -751,3 +751,12 @@ def test_keys_budget_is_inclusive_at_one_million():
             ga.prove_budget(asset.skeleton, clip, 31, "root")
         assert exc.value.code == "budget_exceeded" and "maximum keys" in exc.value.message
         assert exc.value.measured == 1_000_004 and exc.value.limit == 1_000_000
+
+
+def test_an_exempt_constant_channel_with_a_repeated_time_refuses(capsys, tmp_path):
+    """Constant channels are exempt from the grid proof, but a repeated key time is a glTF
+    defect the published file would keep (lint: time-monotonic; measure refuses the file)."""
+    const = Channel.make(1, "scale", [0.0, 0.5, 0.5, 1.0], np.ones((4, 3)))
+    path = write(tmp_path, biped_clip(extra=[const]))
+    err = refuse_cli(capsys, tmp_path, path, "off_grid_key")
+    assert "not strictly increasing" in err

@@ -12,7 +12,8 @@ Proofs, in evaluation order (first failure refuses):
    or not; ``unsupported_channel``: no morph-weight or node-less (pointer)
    channels, which the rewrite could not rotate with the bones.
 3. ``no_trajectory_bone``: the ``root`` role, else ``hips`` ("Hips fallback").
-4. ``off_grid_key`` (grid): d = clip duration (s), I = d·fps must be a whole
+4. ``off_grid_key`` (grid): every channel's key times strictly increasing
+   (exempt constant channels too); d = clip duration (s), I = d·fps must be a whole
    number n >= 1 within 4·eps32·max(|I|, 1); E = n + 1 declared frames at
    t_k = f32(k / fps).
 5. ``budget_exceeded``: E × bones, E × channels and max(2, most keys) × bones
@@ -297,7 +298,22 @@ def trajectory_bone(skeleton, clip_name: str, roles) -> Tuple[int, str]:
 
 
 def declared_frames(clip, fps: float, bone_label: str) -> Tuple[int, float]:
-    """(E, d): E = d·fps + 1 declared frames, or ``off_grid_key`` / ``budget_exceeded``."""
+    """(E, d): E = d·fps + 1 declared frames, or ``off_grid_key`` / ``budget_exceeded``.
+
+    First, every channel's key times (exempt constant channels included) must be strictly
+    increasing, as glTF requires: a repeated or backwards time is duplicate-time evidence
+    (``off_grid_key``), and a published file would keep the defect.
+    """
+    for ch in clip.channels:
+        t = np.asarray(ch.times, dtype=np.float64)
+        if t.shape[0] > 1 and not bool((t[1:] > t[:-1]).all()):
+            k = int(np.flatnonzero(~(t[1:] > t[:-1]))[0]) + 1
+            raise _refuse(
+                "off_grid_key", clip.name, bone_label, float(t[k]), f"> {float(t[k - 1])!r}",
+                f"the {ch.path} channel's key times are not strictly increasing (key {k} at {float(t[k]):.6f} s "
+                f"after {float(t[k - 1]):.6f} s)",
+                "repair the source keys in the DCC and re-export",
+            )
     d = float(clip.duration_s)
     fps = float(fps)
     if not (math.isfinite(fps) and fps > 0):
