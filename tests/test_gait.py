@@ -463,3 +463,17 @@ def test_grid_snaps_to_keys_of_any_channel_not_only_the_densest():
     assert g.shape[0] == 61 and (np.diff(g) > 0).all()
     assert (g[::2] >= feet.astype(np.float64)).all()
     assert np.array_equal(g[::2], feet.astype(np.float64))
+
+
+def test_grid_snap_takes_the_largest_key_in_the_window():
+    """Several keys within four float32 steps: the largest wins (a STEP jump made of keys a
+    step apart is sampled after it), whether they come from one array or from several."""
+    from animsmith.core.pose import _snapped_to_keys
+
+    u = float(np.spacing(np.float32(1.0)))
+    t = np.array([0.0, 1.0 - u / 4, 2.0])
+    assert _snapped_to_keys(t, [np.array([0.0, 1.0, 1.0 + u, 1.0 + 2 * u, 2.0])])[1] == 1.0 + 2 * u
+    split = [np.array([0.0, 1.0, 2.0]), np.array([0.5, 1.0 + u]), np.array([1.0 + 2 * u, 1.5])]
+    assert _snapped_to_keys(t, split)[1] == 1.0 + 2 * u
+    # 5 float32 steps away: not a key of this sample
+    assert _snapped_to_keys(t, [np.array([0.0, 1.0 + 5 * u, 2.0])])[1] == 1.0 - u / 4

@@ -759,4 +759,5 @@ def test_an_exempt_constant_channel_with_a_repeated_time_refuses(capsys, tmp_pat
     const = Channel.make(1, "scale", [0.0, 0.5, 0.5, 1.0], np.ones((4, 3)))
     path = write(tmp_path, biped_clip(extra=[const]))
     err = refuse_cli(capsys, tmp_path, path, "off_grid_key")
-    assert "not strictly increasing" in err
+    # the refusal names the defective channel and its bone (Hips), not the trajectory bone (root)
+    assert "not strictly increasing" in err and "bone 'Hips'" in err and "channel 2 (scale of 'Hips')" in err

@@ -77,22 +77,33 @@ def _snapped_to_keys(t: np.ndarray, times_arrays) -> np.ndarray:
     """``t`` with each sample that is within :data:`SNAP_F32_STEPS` float32 steps of a key of
     any key-time array (finite, strictly increasing) set to the largest such key, so no
     channel sees the sample just before its key; unchanged when that would not keep the
-    grid strictly increasing (only millions of keys per second come that close)."""
-    best = np.full(t.shape, -np.inf)
+    grid strictly increasing (only millions of keys per second come that close).
+
+    All arrays' keys are merged once (O((K + N) log K) for K keys, N samples); the keys
+    within a sample's window are at most a few float32 values, looked at from the top.
+    """
+    valid = []
     for keys in times_arrays:
         k = np.asarray(keys, dtype=np.float64)
         if k.shape[0] == 0:
             continue
-        with np.errstate(invalid="ignore", over="ignore"):
-            if not (np.isfinite(k).all() and (k[1:] > k[:-1]).all()):
-                continue
-            tol = SNAP_F32_STEPS * np.spacing(np.abs(k).astype(np.float32)).astype(np.float64)
-        hi = np.searchsorted(k, t)  # k[hi - 1] <= t < k[hi]: the two keys around each sample
-        for j in (hi - 1, hi):
-            ok = (j >= 0) & (j < k.shape[0])
-            jj = np.clip(j, 0, k.shape[0] - 1)
-            near = ok & (np.abs(t - k[jj]) <= tol[jj])
-            best = np.where(near, np.maximum(best, k[jj]), best)
+        with np.errstate(invalid="ignore"):
+            if np.isfinite(k).all() and (k[1:] > k[:-1]).all():
+                valid.append(k)
+    if not valid:
+        return t
+    k = np.unique(np.concatenate(valid)) if len(valid) > 1 else valid[0]
+    with np.errstate(over="ignore"):
+        tol = SNAP_F32_STEPS * np.spacing(np.abs(k).astype(np.float32)).astype(np.float64)
+        window = 2.0 * SNAP_F32_STEPS * np.spacing(np.abs(t).astype(np.float32)).astype(np.float64)
+    top = np.searchsorted(k, t + window, side="right") - 1  # the largest key that can be near
+    best = np.full(t.shape, -np.inf)
+    for step in range(2 * SNAP_F32_STEPS + 2):  # float32 values in the window, from the top
+        j = top - step
+        ok = j >= 0
+        jj = np.where(ok, j, 0)
+        near = ok & ~np.isfinite(best) & (np.abs(t - k[jj]) <= tol[jj])
+        best = np.where(near, k[jj], best)
     if not np.isfinite(best).any():
         return t
     snapped = np.where(np.isfinite(best), best, t)

@@ -297,23 +297,24 @@ def trajectory_bone(skeleton, clip_name: str, roles) -> Tuple[int, str]:
     )
 
 
-def declared_frames(clip, fps: float, bone_label: str) -> Tuple[int, float]:
-    """(E, d): E = d·fps + 1 declared frames, or ``off_grid_key`` / ``budget_exceeded``.
-
-    First, every channel's key times (exempt constant channels included) must be strictly
-    increasing, as glTF requires: a repeated or backwards time is duplicate-time evidence
-    (``off_grid_key``), and a published file would keep the defect.
-    """
-    for ch in clip.channels:
+def prove_increasing_times(skeleton, clip) -> None:
+    """``off_grid_key``: every channel's key times (exempt constant channels included) must be
+    strictly increasing, as glTF requires: a repeated or backwards time is duplicate-time
+    evidence, and a published file would keep the defect."""
+    for i, ch in enumerate(clip.channels):
         t = np.asarray(ch.times, dtype=np.float64)
         if t.shape[0] > 1 and not bool((t[1:] > t[:-1]).all()):
             k = int(np.flatnonzero(~(t[1:] > t[:-1]))[0]) + 1
             raise _refuse(
-                "off_grid_key", clip.name, bone_label, float(t[k]), f"> {float(t[k - 1])!r}",
-                f"the {ch.path} channel's key times are not strictly increasing (key {k} at {float(t[k]):.6f} s "
-                f"after {float(t[k - 1]):.6f} s)",
+                "off_grid_key", clip.name, _bone_name(skeleton, ch.bone), float(t[k]), f"> {float(t[k - 1])!r}",
+                f"{_channel_label(skeleton, i, ch)} has key times that are not strictly increasing "
+                f"(key {k} at {float(t[k]):.6f} s after {float(t[k - 1]):.6f} s)",
                 "repair the source keys in the DCC and re-export",
             )
+
+
+def declared_frames(clip, fps: float, bone_label: str) -> Tuple[int, float]:
+    """(E, d): E = d·fps + 1 declared frames, or ``off_grid_key`` / ``budget_exceeded``."""
     d = float(clip.duration_s)
     fps = float(fps)
     if not (math.isfinite(fps) and fps > 0):
@@ -629,6 +630,7 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
     prove_supported_channels(asset, clip)
     bone, label = trajectory_bone(sk, clip.name, roles)
     bone_name = _bone_name(sk, bone)
+    prove_increasing_times(sk, clip)
     frames, duration = declared_frames(clip, fps, bone_name)
     prove_budget(sk, clip, frames, bone_name)
     rotated, exempt = classify_channels(sk, clip, frames, fps, duration)
