@@ -477,3 +477,16 @@ def test_grid_snap_takes_the_largest_key_in_the_window():
     assert _snapped_to_keys(t, split)[1] == 1.0 + 2 * u
     # 5 float32 steps away: not a key of this sample
     assert _snapped_to_keys(t, [np.array([0.0, 1.0 + 5 * u, 2.0])])[1] == 1.0 - u / 4
+
+
+def test_grid_snap_beyond_float32_range_never_snaps_everything(recwarn):
+    """A key that rounds to float32's maximum has no finite float32 step: it must not count
+    as near every sample (which broke the grid's order and undid all snapping), and samples
+    beyond float32's range look at no window at all."""
+    from animsmith.core.pose import _snapped_to_keys
+
+    f32max = float(np.finfo(np.float32).max)
+    near = float(np.float32(2.5e38))
+    out = _snapped_to_keys(np.array([0.0, 2.5e38, 5e38, 7.5e38, 1e39]), [np.array([0.0, near, f32max, 1e39])])
+    assert out[1] == near and list(out[2:]) == [5e38, 7.5e38, 1e39]
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

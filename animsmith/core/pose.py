@@ -80,7 +80,8 @@ def _snapped_to_keys(t: np.ndarray, times_arrays) -> np.ndarray:
     grid strictly increasing (only millions of keys per second come that close).
 
     All arrays' keys are merged once (O((K + N) log K) for K keys, N samples); the keys
-    within a sample's window are at most a few float32 values, looked at from the top.
+    within a sample's window are at most a few float32 values (key times are float32, as
+    loaded), looked at from the top. Keys and samples beyond float32's range never snap.
     """
     valid = []
     for keys in times_arrays:
@@ -93,9 +94,12 @@ def _snapped_to_keys(t: np.ndarray, times_arrays) -> np.ndarray:
     if not valid:
         return t
     k = np.unique(np.concatenate(valid)) if len(valid) > 1 else valid[0]
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         tol = SNAP_F32_STEPS * np.spacing(np.abs(k).astype(np.float32)).astype(np.float64)
         window = 2.0 * SNAP_F32_STEPS * np.spacing(np.abs(t).astype(np.float32)).astype(np.float64)
+    # beyond float32's range there is no float32 step: no snapping there
+    tol = np.where(np.isfinite(tol), tol, 0.0)
+    window = np.where(np.isfinite(window), window, 0.0)
     top = np.searchsorted(k, t + window, side="right") - 1  # the largest key that can be near
     best = np.full(t.shape, -np.inf)
     for step in range(2 * SNAP_F32_STEPS + 2):  # float32 values in the window, from the top
