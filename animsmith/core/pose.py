@@ -98,19 +98,31 @@ def _snapped_to_keys(t: np.ndarray, times_arrays) -> np.ndarray:
         tol = SNAP_F32_STEPS * np.spacing(np.abs(k).astype(np.float32)).astype(np.float64)
         window = 2.0 * SNAP_F32_STEPS * np.spacing(np.abs(t).astype(np.float32)).astype(np.float64)
     # beyond float32's range there is no float32 step: no snapping there
-    tol = np.where(np.isfinite(tol), tol, 0.0)
-    window = np.where(np.isfinite(window), window, 0.0)
-    top = np.searchsorted(k, t + window, side="right") - 1  # the largest key that can be near
-    best = np.full(t.shape, -np.inf)
-    for step in range(2 * SNAP_F32_STEPS + 2):  # float32 values in the window, from the top
-        j = top - step
-        ok = j >= 0
-        jj = np.where(ok, j, 0)
-        near = ok & ~np.isfinite(best) & (np.abs(t - k[jj]) <= tol[jj])
-        best = np.where(near, k[jj], best)
-    if not np.isfinite(best).any():
+    tol[~np.isfinite(tol)] = 0.0
+    window[~np.isfinite(window)] = 0.0
+    if k.shape == t.shape and (np.abs(t - k) <= tol).all() and (k[1:] - k[:-1] > window[1:] + window[:-1]).all():
+        # one key per frame, each near its frame and no window reaching a second key: the
+        # grid is the keys (the usual baked clip)
+        return k.copy()
+    # the keys that can be near t_i are k[lo_i..hi_i] (a near key is within the window:
+    # 4 steps of a key are at most 8 steps of t_i); look at them from the top, and only
+    # at the samples still open (one or two rounds for any real grid)
+    lo = np.searchsorted(k, t - window, side="left")
+    hi = np.searchsorted(k, t + window, side="right") - 1
+    best = np.full(t.shape, np.nan)
+    rows = np.flatnonzero(hi >= lo)
+    j = hi[rows]
+    for _ in range(4 * SNAP_F32_STEPS + 2):  # float32 values in a window, from the top
+        if not rows.shape[0]:
+            break
+        near = np.abs(t[rows] - k[j]) <= tol[j]
+        best[rows[near]] = k[j[near]]
+        keep = ~near & (j > lo[rows])
+        rows, j = rows[keep], j[keep] - 1
+    hit = ~np.isnan(best)
+    if not hit.any():
         return t
-    snapped = np.where(np.isfinite(best), best, t)
+    snapped = np.where(hit, best, t)
     return snapped if (snapped[1:] > snapped[:-1]).all() else t
 
 
