@@ -336,21 +336,23 @@ def test_anchor_lands_within_half_a_frame_of_zero(capsys, tmp_path, offset):
 def test_rewrite_is_an_exact_left_rotation(capsys, tmp_path):
     from animsmith.io.read import load_asset
 
-    path = write(tmp_path, biped_clip(offset=0.2))
+    path = write(tmp_path, biped_clip(offset=0.21))
     out = accept_cli(capsys, tmp_path, path)
     a, b = load_asset(path).clip("walk"), load_asset(out).clip("walk")
-    # anchor 0.55 of E = 31 frames: s = round(17.05) = 17 (seam n/a: steps < 2 cm keep s)
-    s = 17
+    # the sine repeats its first pose at key 30 (a duplicated endpoint): the cycle is the 30
+    # unique frames; anchor 0.54 of it: s = round(16.2) = 16 (seam n/a: steps < 2 cm keep s)
+    s = 16
     for ca, cb in zip(a.channels, b.channels):
         assert ca.times.tobytes() == cb.times.tobytes()
-        expected = np.array([ca.values[(k + s) % 31] for k in range(31)])
+        expected = np.array([ca.values[(k + s) % 30] for k in range(30)] + [ca.values[s]])
         assert expected.tobytes() == cb.values.tobytes()
+        assert cb.values[-1].tobytes() == cb.values[0].tobytes()  # still a duplicated endpoint
 
 
 def test_text_and_json_outputs(capsys, tmp_path):
     import json
 
-    path = write(tmp_path, biped_clip(offset=0.2))
+    path = write(tmp_path, biped_clip(offset=0.21))
     out = tmp_path / "out.glb"
     rc, stdout, _ = run_cli(capsys, "transform", path, "-o", str(out), "--gait-anchor", "--format", "json")
     assert rc == 0
@@ -359,11 +361,80 @@ def test_text_and_json_outputs(capsys, tmp_path):
     assert doc["output"] == str(out) and doc["refusal"] is None
     (c,) = doc["clips"]
     assert set(["name", "phase_before", "phase_after", "shift_frames", "frames", "fps", "seam_ratio"]) <= set(c)
-    assert c["name"] == "walk" and c["frames"] == 31 and c["fps"] == 30.0 and c["shift_frames"] == 17
-    assert c["phase_before"] == pytest.approx(0.55, abs=1e-6)
+    assert c["name"] == "walk" and c["frames"] == 31 and c["fps"] == 30.0 and c["shift_frames"] == 16
+    assert c["endpoint"] == "duplicated_endpoint" and c["period_frames"] == 30
+    assert c["phase_before"] == pytest.approx(0.54, abs=1e-6)
+    assert c["phase_after"] == pytest.approx(0.54 - 16 / 30, abs=1e-6)
     rc, stdout, _ = run_cli(capsys, "transform", path, "-o", str(out), "--gait-anchor")
-    assert stdout.splitlines()[0].startswith("gait-anchored 'walk': phase 0.550 -> ")
-    assert "(shift 17 frames, seam n/a)" in stdout.splitlines()[0]
+    assert stdout.splitlines()[0].startswith("gait-anchored 'walk': phase 0.540 -> ")
+    assert "(shift 16 frames, seam n/a)" in stdout.splitlines()[0]
+
+
+def test_key_order_over_the_cycle():
+    # an open loop rotates all E keys; a duplicated endpoint rotates E − 1 and repeats the new first
+    assert ga.key_order(5, 2, 5).tolist() == [2, 3, 4, 0, 1]
+    assert ga.key_order(5, 2, 4).tolist() == [2, 3, 0, 1, 2]
+    assert ga.key_order(5, 0, 4).tolist() == [0, 1, 2, 3, 0]
+
+
+@pytest.mark.parametrize("offset", [0.1, 0.37, 0.62, 0.9])
+def test_duplicated_endpoint_stays_closed_and_holds_no_frame(capsys, tmp_path, offset):
+    """A loop whose last key repeats its first (what `sim bake` writes): rotating all E keys put
+    that duplicate mid-clip (a pose held for two frames, and a one-frame skip at the wrap). The
+    30 unique frames rotate, the last key repeats the new first, `measure` still reads a
+    duplicated endpoint, and the anchor lands within half a frame of the 30-frame cycle."""
+    import json
+
+    from animsmith.io.read import load_asset
+
+    path = write(tmp_path, biped_clip(offset=offset))
+    out = accept_cli(capsys, tmp_path, path)
+    src, dst = load_asset(path).clip("walk"), load_asset(out).clip("walk")
+    shifts = []
+    for a, b in zip(src.channels, dst.channels):
+        unique = a.values[:30]
+        assert a.values[30].tobytes() == a.values[0].tobytes()
+        # the first 30 keys are the 30 unique frames, each once, in cyclic order (no frame held
+        # twice, none lost), and the last key repeats the new first one
+        shifts.append({k for k in range(30) if np.roll(unique, -k, axis=0).tobytes() == b.values[:30].tobytes()})
+        assert b.values[30].tobytes() == b.values[0].tobytes()
+    assert set.intersection(*shifts)  # one rotation for every channel
+    after, frames = anchor_of_file(out, "walk")
+    assert min(after.gait_phase, 1.0 - after.gait_phase) * (frames - 1) <= 0.5 + 1e-9
+    rc, stdout, _ = run_cli(capsys, "measure", out, "--format", "json")
+    (clip,) = json.loads(stdout)["files"][0]["clips"]
+    assert clip["loop_endpoint_mode"] == "duplicated_endpoint"
+
+
+def test_nearly_duplicated_endpoint_is_closed_exactly(tmp_path):
+    """A last key within the duplicated-endpoint tolerance of the first (1e-5; a DCC that samples
+    t = 0 and t = d separately) is the same pose: it becomes an exact copy of the new first key."""
+    clip = biped_clip(offset=0.3)
+    for ch in clip.channels:
+        ch.values[-1, 1] += 4e-6
+    asset = asset_of(clip)
+    from test_transform_builders import roles_of
+
+    plan = ga.prove_gait_anchor(asset, clip, roles_of(asset), 30.0)
+    assert plan.period_frames == 30 and plan.endpoint == "duplicated_endpoint"
+    moved = ga.apply_plan_in_memory(clip, plan)
+    s = plan.shift_frames
+    for a, b in zip(clip.channels, moved.channels):
+        assert np.array_equal(b.values[:30], np.roll(a.values[:30], -s, axis=0))
+        assert np.array_equal(b.values[30], a.values[s])
+
+
+def test_open_loop_rotates_every_key(tmp_path):
+    """A loop whose last key is a real frame (period 31 on 31 keys) keeps the E-key rotation."""
+    from test_transform_builders import roles_of
+
+    clip = biped_clip(offset=0.3, period_frames=31.0)
+    asset = asset_of(clip)
+    plan = ga.prove_gait_anchor(asset, clip, roles_of(asset), 30.0)
+    assert plan.period_frames == 31 and plan.endpoint == "open"
+    moved = ga.apply_plan_in_memory(clip, plan)
+    for a, b in zip(clip.channels, moved.channels):
+        assert np.array_equal(b.values, np.roll(a.values, -plan.shift_frames, axis=0))
 
 
 def test_dry_run_writes_nothing(capsys, tmp_path):
@@ -699,11 +770,10 @@ def test_anchor_within_half_a_frame_for_every_offset(amp_m, period):
 
 @pytest.mark.parametrize("amp_m", [0.05, 0.3])
 def test_two_stride_clip_shifts_to_its_first_trough(amp_m):
-    # period 15 frames on the E = 31 grid (a 30-frame cycle): 2 strides. The per-stride anchor is
-    # (0.75 − o) mod 1, so the first trough is at clip fraction ((0.75 − o) mod 1)/2 and
-    # s = round_half_away(that · 31) (docs/transform.md). A neighbour may replace s only when its
-    # re-measured anchor is nearer 0, which cannot happen when s is already the frame nearest
-    # the true trough (fraction · 30 frames).
+    # period 15 frames on the E = 31 grid (a 30-frame cycle whose last key repeats the first): 2
+    # strides. The per-stride anchor is (0.75 − o) mod 1, so the first trough is at clip fraction
+    # ((0.75 − o) mod 1)/2 and s = round_half_away(that · 30) (docs/transform.md): the frame
+    # nearest the true trough, so no neighbour can have its re-measured anchor nearer 0.
     from animsmith.core.gait import gait_metrics
     from animsmith.core.pose import sample_pose
 
@@ -715,12 +785,11 @@ def test_two_stride_clip_shifts_to_its_first_trough(amp_m):
         roles = roles_of(asset)
         plan = ga.prove_gait_anchor(asset, clip, roles, 30.0)
         first_trough = ((0.75 - offset) % 1.0) / 2
-        s = ga.round_half_away(first_trough * 31)
-        assert plan.cycles == 2
+        s = ga.round_half_away(first_trough * 30)
+        assert plan.cycles == 2 and plan.period_frames == 30
         assert plan.phase_before == pytest.approx((0.75 - offset) % 1.0, abs=1e-6)  # float32 keys
-        assert abs(plan.frame_offset) <= 1 and plan.shift_frames == (s + plan.frame_offset) % 31
-        if abs(first_trough * 30 - s) <= 0.5:
-            assert plan.frame_offset == 0, offset
+        if abs(abs(first_trough * 30 - s) - 0.5) > 1e-6:  # not a half-frame tie, decided by float noise
+            assert plan.frame_offset == 0 and plan.shift_frames == s % 30, offset
         moved = ga.apply_plan_in_memory(clip, plan)
         gm = gait_metrics(sample_pose(asset.skeleton, moved, frame_times(31).astype(np.float64)), roles)
         assert gm.cycles == 2

@@ -96,6 +96,27 @@ def _first_and_last_keys(channels) -> np.ndarray:
     return np.stack([flat[last - counts + 1], flat[last]], axis=1).astype(np.float64)
 
 
+def last_key_mismatch(channels) -> Optional[str]:
+    """Why some channel's last key does not repeat its first, or None when every one does:
+    vector components within 1e-5, rotations within 1e-4 rad (sign-invariant), both ends
+    finite. Channels without keys are skipped."""
+    for is_rot in (True, False):
+        group = [ch for ch in channels if (ch.path == "rotation") == is_rot and ch.values.shape[0]]
+        if not group:
+            continue
+        ends = _first_and_last_keys(group)  # (G, 2, C)
+        if not np.all(np.isfinite(ends)):
+            return "non-finite key values"
+        if is_rot:
+            bad = _rotation_gap(ends[:, 0], ends[:, 1]) > _ROT_GAP_TOL
+        else:
+            bad = np.max(np.abs(ends[:, 1] - ends[:, 0]), axis=1) > ENDPOINT_VECTOR_TOL
+        if np.any(bad):
+            kind = "rotation" if is_rot else "translation/scale"
+            return f"a {kind} channel's last key differs from its first"
+    return None
+
+
 def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
     """(True, None) when the last key repeats the first pose on every channel (module docstring).
 
@@ -117,20 +138,9 @@ def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
     values = list({id(ch.values): ch.values for ch in chans}.values())
     if not np.isfinite(np.concatenate([v.reshape(-1) for v in values])).all():  # any key, not only the ends
         return False, "non-finite key values"
-    for is_rot in (True, False):
-        group = [ch for ch in chans if (ch.path == "rotation") == is_rot]
-        if not group:
-            continue
-        ends = _first_and_last_keys(group)  # (G, 2, C)
-        if not np.all(np.isfinite(ends)):
-            return False, "non-finite key values"
-        if is_rot:
-            bad = _rotation_gap(ends[:, 0], ends[:, 1]) > _ROT_GAP_TOL
-        else:
-            bad = np.max(np.abs(ends[:, 1] - ends[:, 0]), axis=1) > ENDPOINT_VECTOR_TOL
-        if np.any(bad):
-            kind = "rotation" if is_rot else "translation/scale"
-            return False, f"a {kind} channel's last key differs from its first"
+    why = last_key_mismatch(chans)
+    if why is not None:
+        return False, why
     if not any(_channel_moves(ch) for ch in chans):
         return False, "no channel with 3 or more keys moves"
     return True, None

@@ -54,7 +54,9 @@ def _pad(data: bytes, fill: bytes) -> bytes:
 
 @dataclass
 class SamplerEdit:
-    """Rotate the output of ``animations[animation].samplers[sampler]`` left by ``shift`` elements.
+    """Rearrange the output elements of ``animations[animation].samplers[sampler]``:
+    new element k = old element ``order[k]`` (a key-index mapping; the gait anchor's
+    rotation over its cycle).
 
     ``values`` (optional, (count, C) float32) are the decoded outputs, used
     only when the accessor cannot be read as raw bytes (sparse / no view).
@@ -62,7 +64,7 @@ class SamplerEdit:
 
     animation: int
     sampler: int
-    shift: int
+    order: Sequence[int]
     values: Optional[np.ndarray] = None
 
 
@@ -294,10 +296,13 @@ class GlbPatch:
             raw = self._elements(rng, count) if rng is not None else None
             edited = {("output", e.animation, e.sampler) for e in es}
             all_users = set(users.get(ai, []))
-            same_shift = len({e.shift % count for e in es}) == 1
+            for e in es:
+                if len(e.order) != count or not all(0 <= int(k) < count for k in e.order):
+                    raise AnimsmithError(f"sampler {e.sampler} of animation {e.animation}: key order does not fit its {count} outputs")
+            same_order = len({tuple(int(k) for k in e.order) for e in es}) == 1
             in_place = (
                 rng is not None
-                and same_shift
+                and same_order
                 and all_users == edited
                 and len(users.get(ai, [])) == len(es)
                 and self._exclusive(ai, rng)
@@ -305,21 +310,21 @@ class GlbPatch:
             plans.append((ai, es, count, rng, raw, in_place))
         for ai, es, count, rng, raw, in_place in plans:
             if in_place:
-                shift = es[0].shift % count
+                order = [int(k) for k in es[0].order]
                 start, _, stride, elem = rng
                 for k in range(count):
-                    src = raw[(k + shift) % count]
+                    src = raw[order[k]]
                     off = start + k * stride
                     self.bin[off : off + elem] = src
                 report.in_place_accessors.append(ai)
                 report.rewritten_bin_ranges.append((rng[0], rng[1]))
                 continue
             for e in es:
-                shift = e.shift % count
+                order = [int(k) for k in e.order]
                 if raw is not None:
-                    data = b"".join(raw[(k + shift) % count] for k in range(count))
+                    data = b"".join(raw[k] for k in order)
                 else:
-                    data = _encode(np.roll(np.asarray(e.values), -shift, axis=0), accs[ai])
+                    data = _encode(np.asarray(e.values)[order], accs[ai])
                 new_ai = self._append_accessor(ai, data)
                 anims[e.animation]["samplers"][e.sampler]["output"] = new_ai
                 report.new_accessors.append(new_ai)

@@ -25,6 +25,7 @@ from animsmith.transform.gait_anchor import (  # noqa: F401 - re-exported
     CODES,
     AnchorPlan,
     apply_plan_in_memory,
+    key_order,
     measure_anchor_after,
     prove_gait_anchor,
     rotated_values,
@@ -72,7 +73,8 @@ def sampler_edits(asset, plans: Iterable[AnchorPlan]):
             if key in seen:
                 continue
             seen.add(key)
-            edits.append(SamplerEdit(plan.clip_index, ch.sampler, plan.shift_frames, np.asarray(ch.values)))
+            order = key_order(ch.values.shape[0], plan.shift_frames, plan.period_frames or ch.values.shape[0])
+            edits.append(SamplerEdit(plan.clip_index, ch.sampler, order, np.asarray(ch.values)))
     return edits
 
 
@@ -109,7 +111,8 @@ def verify_gait_anchored(
 
     Checks: same skeleton rest pose; every clip has the same channels, key
     times (bit-equal) and interpolation; rotated channels hold exactly
-    old[(k + s) mod E], every other channel is bit-identical; the stride anchor
+    old[(k mod P + s) mod P] (P = E, or E − 1 with a duplicated endpoint),
+    every other channel is bit-identical; the stride anchor
     re-measured by fresh sampling equals the plan's phase_after (1e-6 cycles).
     """
     from animsmith.core.gait import circular_distance_cycles
@@ -135,7 +138,7 @@ def verify_gait_anchored(
         for i, (a, b) in enumerate(zip(c0.channels, c1.channels)):
             if (a.node, a.path, a.interpolation) != (b.node, b.path, b.interpolation) or not _same_bits(a.times, b.times):
                 raise _verification_refusal(c0.name, f"channel {i} target or key times changed")
-            expected = rotated_values(a.values, plan.shift_frames) if i in rotated else a.values
+            expected = rotated_values(a.values, plan.shift_frames, plan.period_frames or None) if i in rotated else a.values
             if not _same_bits(expected, b.values):
                 raise _verification_refusal(c0.name, f"channel {i} values are not the planned permutation")
             if (b.output_component_type, b.output_normalized) != (a.output_component_type, a.output_normalized):

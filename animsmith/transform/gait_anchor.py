@@ -38,7 +38,11 @@ Proofs, in evaluation order (first failure refuses):
    (``core.gait.gait_metrics`` on the E-sample grid) must exist and the L−R
    amplitude must be >= 0.03 m (within 1e-6 m, as ``gait-group`` counts it).
 
-The rewrite: s = round_half_away(anchor·E) where anchor is the clip fraction
+The cycle: P = E − 1 key frames when every rotated channel's last key repeats
+its first (a duplicated endpoint: ``core.analysis.last_key_mismatch``, E >= 4),
+else P = E (an open loop: the wrap step is a real frame).
+
+The rewrite: s = round_half_away(anchor·P) where anchor is the clip fraction
 of the first trough (gait_phase / cycles); among s, s−1, s+1 (that order) the
 candidate with the smallest re-measured loop-seam ratio wins. Ratios at or
 below 1 (the wrap step is no larger than its neighbours: seamless) and a
@@ -47,9 +51,11 @@ and ranks within ``SEAM_TIE_TOLERANCE`` (0.05) of the best are ties; a tie
 goes to the candidate whose re-measured anchor is nearest 0, then to s. So
 seam noise on a seamless loop never moves the anchor off the nearest frame;
 a neighbour replaces s only when s's rank is more than 0.05 above the best
-(a real pop). Every nonconstant channel's key values are rotated left:
-new[k] = old[(k + s) mod E]; times, interpolation and duration are
-unchanged and nothing is resampled.
+(a real pop). Every nonconstant channel's key values are rotated left over
+the cycle: new[k] = old[(k + s) mod P] for k < P, and with a duplicated
+endpoint the last key repeats the new first one (new[E − 1] = new[0] =
+old[s]), so the loop stays closed and no pose is held twice mid-clip. Times,
+interpolation and duration are unchanged and nothing is resampled.
 """
 
 from __future__ import annotations
@@ -162,6 +168,13 @@ class AnchorPlan:
     heading_axis: str
     rotated_channels: List[int] = field(default_factory=list)
     exempt_channels: List[int] = field(default_factory=list)
+    #: key frames in one cycle: E (open loop) or E − 1 (duplicated endpoint)
+    period_frames: int = 0
+
+    @property
+    def endpoint(self) -> str:
+        """``"duplicated_endpoint"`` (the last key repeats the first) or ``"open"``."""
+        return "duplicated_endpoint" if self.period_frames == self.frames - 1 else "open"
 
     def to_json(self) -> Dict[str, Any]:
         """The ``clips[]`` entry of ``transform --format json``."""
@@ -182,6 +195,8 @@ class AnchorPlan:
             "yaw_deg": self.yaw_deg,
             "rotated_channels": len(self.rotated_channels),
             "exempt_channels": len(self.exempt_channels),
+            "endpoint": self.endpoint,
+            "period_frames": self.period_frames,
         }
 
     def text_line(self, dry_run: bool = False) -> str:
@@ -558,9 +573,23 @@ def _low_amplitude(clip: str, hips: Optional[str], amp: Optional[float]) -> Refu
     )
 
 
-def _rolled_grid(grid, shift: int):
-    """The grid of the clip rotated left by ``shift`` keys: new[k] = old[(k + shift) mod E]."""
+def key_order(count: int, shift: int, period: int) -> np.ndarray:
+    """The source key of every output key: k -> (k mod P + s) mod P for k = 0..E−1.
+
+    P = E: new[k] = old[(k + s) mod E] (an open loop). P = E − 1: the same over the
+    first E − 1 keys, and the last key repeats the new first one (a duplicated
+    endpoint stays duplicated).
+    """
+    k = np.arange(int(count))
+    return (k % int(period) + int(shift)) % int(period)
+
+
+def _rolled_grid(grid, shift: int, period: Optional[int] = None):
+    """The grid of the clip rotated left by ``shift`` keys over ``period`` (default E) (:func:`key_order`)."""
     from animsmith.model import PoseGrid
+
+    frames = grid.model_position_m.shape[0]
+    order = key_order(frames, shift, frames if period is None else period)
 
     return PoseGrid(
         times_s=grid.times_s,
@@ -568,7 +597,7 @@ def _rolled_grid(grid, shift: int):
         local_rotation=None,
         local_scale=None,
         model_matrix=None,
-        model_position_m=np.roll(grid.model_position_m, -shift, axis=0),
+        model_position_m=grid.model_position_m[order],
         model_rotation=None,
         duration_s=grid.duration_s,
     )
@@ -586,21 +615,23 @@ def _seam_rank(seam: Optional[float]) -> float:
     return SEAMLESS_RATIO if seam is None else max(float(seam), SEAMLESS_RATIO)
 
 
-def choose_shift(grid, roles, anchor_fraction: float, frames: int):
+def choose_shift(grid, roles, anchor_fraction: float, frames: int, period: Optional[int] = None):
     """(shift, frame_offset, GaitMetrics after, seam ratio or None) — see the module docstring.
 
-    Candidates s, s−1, s+1 (s = round_half_away(anchor·E)). The best seam rank
+    Candidates s, s−1, s+1 (s = round_half_away(anchor·P), P = ``period``, default
+    E = ``frames``), each applied over the cycle (:func:`key_order`). The best seam rank
     r* wins; candidates within ``SEAM_TIE_TOLERANCE`` of r* are ties, and a
     tie goes to the candidate whose re-measured anchor (``gait_phase``) is
     nearest 0 on the unit circle, then to the earlier of s, s−1, s+1.
     """
     from animsmith.core.gait import circular_distance_cycles, loop_seam_ratio
 
-    base = round_half_away(anchor_fraction * frames)
+    period = frames if period is None else int(period)
+    base = round_half_away(anchor_fraction * period)
     measured = []
     for order, offset in enumerate((0, -1, 1)):
-        shift = (base + offset) % frames
-        rolled = _rolled_grid(grid, shift)
+        shift = (base + offset) % period
+        rolled = _rolled_grid(grid, shift, period)
         gm = _stride(rolled, roles)
         if gm.gait_phase is None:
             continue
@@ -611,7 +642,7 @@ def choose_shift(grid, roles, anchor_fraction: float, frames: int):
         return None
     best_rank = min(m[0] for m in measured)
     tied = [m for m in measured if m[0] <= best_rank + SEAM_TIE_TOLERANCE]
-    best = min(tied, key=lambda m: (round(m[1], 12), m[2]))
+    best = min(tied, key=lambda m: (round(m[1], 9), m[2]))  # 1e-9 cycles: float noise of an exact half-frame tie
     return best[3], best[4], best[5], best[6]
 
 
@@ -646,7 +677,8 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
     gm = prove_stride_anchor(sk, clip, grid, roles)
     cycles = int(gm.cycles or 1)
     anchor_fraction = float(gm.gait_phase) / cycles
-    chosen = choose_shift(grid, roles, anchor_fraction, frames)
+    period = cycle_period(clip, rotated, frames)
+    chosen = choose_shift(grid, roles, anchor_fraction, frames, period)
     if chosen is None:
         raise _refuse(
             "no_stride_anchor", clip.name, roles.names.get("hips"), None, "a measurable candidate",
@@ -674,12 +706,26 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
         heading_axis=axis,
         rotated_channels=rotated,
         exempt_channels=exempt,
+        period_frames=period,
     )
 
 
-def rotated_values(values: np.ndarray, shift: int) -> np.ndarray:
-    """new[k] = old[(k + shift) mod E] along the key axis."""
-    return np.roll(np.asarray(values), -int(shift), axis=0)
+def cycle_period(clip, rotated: Sequence[int], frames: int) -> int:
+    """Key frames in one cycle: E − 1 when every rotated channel's last key repeats its first
+    (``core.analysis.last_key_mismatch``; E >= 4, as the core's gait then reads the last
+    sample as the wrap duplicate), else E."""
+    from animsmith.core.analysis import last_key_mismatch
+
+    if frames >= 4 and rotated and last_key_mismatch([clip.channels[i] for i in rotated]) is None:
+        return frames - 1
+    return frames
+
+
+def rotated_values(values: np.ndarray, shift: int, period: Optional[int] = None) -> np.ndarray:
+    """The key values rotated left by ``shift`` over ``period`` keys (default: all): :func:`key_order`."""
+    values = np.asarray(values)
+    count = values.shape[0]
+    return values[key_order(count, shift, count if period is None else period)]
 
 
 def apply_plan_in_memory(clip, plan: AnchorPlan):
@@ -692,7 +738,7 @@ def apply_plan_in_memory(clip, plan: AnchorPlan):
     rotated = set(plan.rotated_channels)
     for i, ch in enumerate(clip.channels):
         if i in rotated:
-            chans.append(replace(ch, values=rotated_values(ch.values, plan.shift_frames)))
+            chans.append(replace(ch, values=rotated_values(ch.values, plan.shift_frames, plan.period_frames or None)))
         else:
             chans.append(ch)
     return Clip(name=clip.name, channels=chans, index=clip.index, weight_channel_count=clip.weight_channel_count, extras=clip.extras)
