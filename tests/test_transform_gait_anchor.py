@@ -406,22 +406,50 @@ def test_duplicated_endpoint_stays_closed_and_holds_no_frame(capsys, tmp_path, o
     assert clip["loop_endpoint_mode"] == "duplicated_endpoint"
 
 
-def test_nearly_duplicated_endpoint_is_closed_exactly(tmp_path):
-    """A last key within the duplicated-endpoint tolerance of the first (1e-5; a DCC that samples
-    t = 0 and t = d separately) is the same pose: it becomes an exact copy of the new first key."""
-    clip = biped_clip(offset=0.3)
-    for ch in clip.channels:
-        ch.values[-1, 1] += 4e-6
-    asset = asset_of(clip)
-    from test_transform_builders import roles_of
+@pytest.mark.parametrize("kind", ["translation", "negated_rotation"])
+def test_inexact_duplicated_endpoint_refuses(capsys, tmp_path, kind):
+    """A last key that repeats the first pose only within the duplicated-endpoint tolerance (a DCC
+    that samples t = 0 and t = d separately; a −q copy of a rotation) cannot be rotated: as an open
+    loop the pose is held for two frames mid-clip, as a closed one the differing key is dropped
+    (and the accessor's min/max may no longer hold). Refused, nothing written."""
+    extra = []
+    if kind == "negated_rotation":
+        q = np.tile(x_quat(0.2), (31, 1))
+        q[:, 3] += 0.01 * np.sin(2 * np.pi * np.arange(31) / 30)
+        q /= np.linalg.norm(q, axis=1, keepdims=True)
+        q[-1] = -q[0]
+        extra = [Channel.make(1, "rotation", frame_times(31), q)]
+    clip = biped_clip(offset=0.3, extra=extra)
+    if kind == "translation":
+        clip.channels[0].values[-1, 1] += np.float32(4e-6)
+    path = write(tmp_path, clip)
+    err = refuse_cli(capsys, tmp_path, path, "inexact_endpoint")
+    bone = "LeftFoot" if kind == "translation" else "Hips"
+    assert f"bone '{bone}'" in err and "only approximately" in err and "exact copy" in err
 
-    plan = ga.prove_gait_anchor(asset, clip, roles_of(asset), 30.0)
-    assert plan.period_frames == 30 and plan.endpoint == "duplicated_endpoint"
-    moved = ga.apply_plan_in_memory(clip, plan)
-    s = plan.shift_frames
-    for a, b in zip(clip.channels, moved.channels):
-        assert np.array_equal(b.values[:30], np.roll(a.values[:30], -s, axis=0))
-        assert np.array_equal(b.values[30], a.values[s])
+
+def test_duplicated_endpoint_on_three_keys_refuses(capsys, tmp_path):
+    """[A, B, A]: two unique frames, no stride to anchor (rotating all three keys held A twice)."""
+    path = write(tmp_path, biped_clip(frames=3, fps=1.0, amp_m=0.3, offset=0.25, period_frames=2.0))
+    err = refuse_cli(capsys, tmp_path, path, "no_stride_anchor", "--fps", "1")
+    assert "leaving 2 unique frames" in err
+
+
+def test_open_loop_through_the_file(capsys, tmp_path):
+    """An open loop (period 31 on 31 keys) is written as the E-key rotation and reported open."""
+    import json
+
+    from animsmith.io.read import load_asset
+
+    path = write(tmp_path, biped_clip(offset=0.3, period_frames=31.0))
+    out = tmp_path / "out.glb"
+    rc, stdout, err = run_cli(capsys, "transform", path, "-o", str(out), "--gait-anchor", "--format", "json")
+    assert rc == 0, err
+    (c,) = json.loads(stdout)["clips"]
+    assert c["endpoint"] == "open" and c["period_frames"] == 31
+    a, b = load_asset(path).clip("walk"), load_asset(str(out)).clip("walk")
+    for ca, cb in zip(a.channels, b.channels):
+        assert cb.values.tobytes() == np.roll(ca.values, -c["shift_frames"], axis=0).tobytes()
 
 
 def test_open_loop_rotates_every_key(tmp_path):

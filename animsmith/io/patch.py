@@ -6,7 +6,7 @@ Only what an edit touches changes; everything else keeps its bytes:
   is dense (no ``sparse``), and whose element bytes overlap no other accessor
   and no raw buffer-view user (images, extensions) is rewritten in its own
   byte range — but only when every user of that accessor is a sampler the edit
-  rewrites with the same permutation. JSON and every other byte stay identical.
+  rewrites with the same key order. JSON and every other byte stay identical.
 * **Appended**: otherwise the sampler gets a new accessor (same componentType,
   ``normalized``, type, count, min/max) over a new bufferView appended to the
   end of the BIN chunk, and only that sampler's ``output`` is repointed. The

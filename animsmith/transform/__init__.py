@@ -140,7 +140,7 @@ def verify_gait_anchored(
                 raise _verification_refusal(c0.name, f"channel {i} target or key times changed")
             expected = rotated_values(a.values, plan.shift_frames, plan.period_frames or None) if i in rotated else a.values
             if not _same_bits(expected, b.values):
-                raise _verification_refusal(c0.name, f"channel {i} values are not the planned permutation")
+                raise _verification_refusal(c0.name, f"channel {i} values are not the planned key order")
             if (b.output_component_type, b.output_normalized) != (a.output_component_type, a.output_normalized):
                 raise _verification_refusal(c0.name, f"channel {i} output encoding changed")
         if plan is not None:

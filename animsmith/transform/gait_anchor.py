@@ -38,9 +38,13 @@ Proofs, in evaluation order (first failure refuses):
    (``core.gait.gait_metrics`` on the E-sample grid) must exist and the L−R
    amplitude must be >= 0.03 m (within 1e-6 m, as ``gait-group`` counts it).
 
-The cycle: P = E − 1 key frames when every rotated channel's last key repeats
-its first (a duplicated endpoint: ``core.analysis.last_key_mismatch``, E >= 4),
-else P = E (an open loop: the wrap step is a real frame).
+The cycle (checked after 8): P = E − 1 key frames when every
+rotated channel's last key is a bit-identical copy of its first (a duplicated
+endpoint; E = 3 then refuses ``no_stride_anchor``: 2 unique frames), else P = E
+(an open loop: the wrap step is a real frame). ``inexact_endpoint`` when every
+rotated channel's last key repeats its first only within the duplicated-endpoint
+tolerances (``core.analysis.last_key_mismatch``) and some not bit for bit: either
+rotation would hold that pose twice mid-clip or drop a key.
 
 The rewrite: s = round_half_away(anchor·P) where anchor is the clip fraction
 of the first trough (gait_phase / cycles); among s, s−1, s+1 (that order) the
@@ -81,6 +85,8 @@ SEAM_TIE_TOLERANCE = 0.05
 #: a wrap step no larger than its neighbouring steps (ratio <= 1) is seamless:
 #: all such candidates rank equal.
 SEAMLESS_RATIO = 1.0
+#: re-measured anchors this close (cycles) are a tie: float noise of an exact half-frame tie
+ANCHOR_TIE_CYCLES = 1e-9
 F32_EPS = float(np.finfo(np.float32).eps)
 
 CODES = (
@@ -97,6 +103,7 @@ CODES = (
     "no_stride_anchor",
     "low_amplitude",
     "unsupported_channel",
+    "inexact_endpoint",
     "verification_failed",
 )
 
@@ -642,7 +649,10 @@ def choose_shift(grid, roles, anchor_fraction: float, frames: int, period: Optio
         return None
     best_rank = min(m[0] for m in measured)
     tied = [m for m in measured if m[0] <= best_rank + SEAM_TIE_TOLERANCE]
-    best = min(tied, key=lambda m: (round(m[1], 9), m[2]))  # 1e-9 cycles: float noise of an exact half-frame tie
+    nearest = min(m[1] for m in tied)
+    # anchors within ANCHOR_TIE_CYCLES of the nearest are one tie (an exact half-frame tie
+    # differs only by float noise): the earliest of s, s−1, s+1 among them wins
+    best = min((m for m in tied if m[1] <= nearest + ANCHOR_TIE_CYCLES), key=lambda m: m[2])
     return best[3], best[4], best[5], best[6]
 
 
@@ -677,7 +687,7 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
     gm = prove_stride_anchor(sk, clip, grid, roles)
     cycles = int(gm.cycles or 1)
     anchor_fraction = float(gm.gait_phase) / cycles
-    period = cycle_period(clip, rotated, frames)
+    period = cycle_period(sk, clip, rotated, frames)
     chosen = choose_shift(grid, roles, anchor_fraction, frames, period)
     if chosen is None:
         raise _refuse(
@@ -710,15 +720,40 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
     )
 
 
-def cycle_period(clip, rotated: Sequence[int], frames: int) -> int:
-    """Key frames in one cycle: E − 1 when every rotated channel's last key repeats its first
-    (``core.analysis.last_key_mismatch``; E >= 4, as the core's gait then reads the last
-    sample as the wrap duplicate), else E."""
+def cycle_period(skeleton, clip, rotated: Sequence[int], frames: int) -> int:
+    """Key frames in one cycle: E − 1 when every rotated channel's last key is a bit-identical
+    copy of its first (a duplicated endpoint), else E (an open loop).
+
+    Refuses ``inexact_endpoint`` when every rotated channel's last key repeats its first only
+    within ``core.analysis``'s duplicated-endpoint tolerances and some not bit for bit (a
+    −q copy of a rotation included): rotating E keys would hold that pose for two frames
+    mid-clip, and rotating E − 1 would drop the differing key. Refuses ``no_stride_anchor``
+    for a duplicated endpoint on 3 keys (2 unique frames).
+    """
     from animsmith.core.analysis import last_key_mismatch
 
-    if frames >= 4 and rotated and last_key_mismatch([clip.channels[i] for i in rotated]) is None:
-        return frames - 1
-    return frames
+    chans = [clip.channels[i] for i in rotated]
+    if not chans or last_key_mismatch(chans) is not None:
+        return frames
+    for i, ch in zip(rotated, chans):
+        first, last = np.asarray(ch.values[0], dtype=np.float32), np.asarray(ch.values[-1], dtype=np.float32)
+        if first.tobytes() != last.tobytes():
+            diff = float(np.max(np.abs(last.astype(np.float64) - first.astype(np.float64))))
+            raise _refuse(
+                "inexact_endpoint", clip.name, _bone_name(skeleton, ch.bone), diff, "a bit-identical copy",
+                f"every rotated channel's last key repeats its first pose, but {_channel_label(skeleton, i, ch)}'s "
+                f"only approximately (largest component difference {diff:.3g}), so the keys cannot be rotated "
+                "without holding that pose for two frames or changing a key",
+                "make the closing key an exact copy of the first (or remove it) and re-export, or use runtime "
+                "phase offsets instead",
+            )
+    if frames < 4:
+        raise _refuse(
+            "no_stride_anchor", clip.name, _bone_name(skeleton, chans[0].bone), frames - 1, 3,
+            f"the last of the {frames} keys repeats the first, leaving {frames - 1} unique frames; a stride needs at least 3",
+            "gait-anchor only whole cycles; use runtime phase offsets instead",
+        )
+    return frames - 1
 
 
 def rotated_values(values: np.ndarray, shift: int, period: Optional[int] = None) -> np.ndarray:
