@@ -313,3 +313,37 @@ def test_a_member_listed_twice_is_retimed_once(capsys, tmp_path):
     out = tmp_path / "out.glb"
     doc = retime_onto_run_forward(capsys, cfg, path, out)
     assert sorted(m["name"] for m in doc["members"]) == ["run_forward", "run_left"]
+
+
+def test_open_loop_members_stay_open_and_follow_the_reference(capsys, tmp_path):
+    """Members baked as open loops (31 keys, period 31 frames: the wrap step is a real frame).
+    The cycle is all 31 frames, an open member's last key blends into its first over the wrap,
+    and it stays open: it used to be retimed over 30 frames, its last key becoming a copy of the
+    first (a pose held over the wrap, measured `duplicated_endpoint`). A member entering o
+    cycles later, warped onto the reference's contacts, is the reference again within a frame
+    of motion."""
+    from animsmith.io.read import load_asset
+
+    def open_clip(name, offset):
+        t = frame_times(FRAMES, 30.0)
+        u = np.arange(FRAMES) / FRAMES
+        hl = A * np.maximum(0.0, np.sin(2 * np.pi * (u + offset)))
+        hr = A * np.maximum(0.0, np.sin(2 * np.pi * (u + offset + 0.5)))
+        lf = np.stack([np.full(FRAMES, 0.1), -0.9 + hl, np.zeros(FRAMES)], axis=1)
+        rf = np.stack([np.full(FRAMES, -0.1), -0.9 + hr, np.zeros(FRAMES)], axis=1)
+        return Clip(name=name, channels=[Channel.make(2, "translation", t, lf), Channel.make(3, "translation", t, rf)])
+
+    offsets = {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}
+    path, cfg = write_ring(tmp_path, [open_clip(n, o) for n, o in offsets.items()])
+    out = tmp_path / "out.glb"
+    retime_onto_run_forward(capsys, cfg, path, out)
+    rc, stdout, _ = run_cli(capsys, "measure", str(out), "--format", "json")
+    assert "duplicated_endpoint" not in {c["loop_endpoint_mode"] for c in json.loads(stdout)["files"][0]["clips"]}
+    ref = load_asset(path).clip("run_forward")
+    after = load_asset(str(out))
+    one_frame_of_motion = A * 2 * np.pi / FRAMES
+    for name in offsets:
+        clip = after.clip(name)
+        assert any(c.values[-1].tobytes() != c.values[0].tobytes() for c in clip.channels)  # still open
+        for c_ref, c in zip(ref.channels, clip.channels):
+            assert np.max(np.abs(c.values - c_ref.values)) <= one_frame_of_motion, name

@@ -5,8 +5,10 @@ the reference is retimed so its four contact events — left plant, left lift,
 right plant, right lift — happen at the reference's phases.
 
 Definitions (one member, frame rate fps, E frames at t_k = f32(k/fps),
-duration d = (E − 1)/fps; the cycle is the C = E − 1 samples 0..E−2, the last
-frame being the wrap of frame 0, as in ``core.gait``):
+duration d = (E − 1)/fps; the cycle is the C samples 0..C−1 of gait anchoring's
+period: C = E − 1 when the last key repeats the first (a duplicated endpoint, as
+``core.gait`` reads every clip), C = E for an open loop, whose wrap step is a
+real frame):
 
 * **Proofs first**: the member passes every gait-anchor proof
   (``gait_anchor.prove_gait_anchor``: finite keys, unique channels, Root/Hips
@@ -24,9 +26,11 @@ frame being the wrap of frame 0, as in ``core.gait``):
   for the four events (r = reference phases, m = member phases). The events
   must occur in the same cyclic order in both clips (``contact_order``
   otherwise). Output frame k samples the member at source time
-  (w(k/C) mod 1)·d with the core's glTF sampler (LINEAR rotations by
-  shortest-path slerp); times, key counts and interpolation stay as they are,
-  constant channels are untouched.
+  (w(k/C) mod 1)·C/fps with the core's glTF sampler (LINEAR rotations by
+  shortest-path slerp; an open loop's last key blends into its first over the
+  wrap step); times, key counts and interpolation stay as they are, constant
+  channels are untouched, and each member keeps its endpoint convention (a
+  duplicated endpoint's last frame is w(1) = w(0) + 1, the copy of frame 0).
 * **Proof after writing** (``verify_retimed``): the outputs are re-loaded and
   re-measured by the core; every member's events must lie within one frame of
   the reference's and its stride anchor within 0.5 frame of the reference's
@@ -104,8 +108,12 @@ def cycle_grid(asset, clip, fps: float, frames: int):
     return sample_pose(asset.skeleton, clip, frame_times_f32(frames, fps).astype(np.float64))
 
 
-def foot_events(grid, roles, clip_name: str, contact_height_m: float) -> FootEvents:
-    """V1 contact topology on the cycle (frames 0..E−2) -> event phases, or ``contact_topology``."""
+def foot_events(grid, roles, clip_name: str, contact_height_m: float, cycle_frames: Optional[int] = None) -> FootEvents:
+    """V1 contact topology on the cycle -> event phases, or ``contact_topology``.
+
+    The cycle is frames 0..C−1 with C = ``cycle_frames``: E − 1 by default (the last frame
+    repeats the first: a duplicated endpoint), E for an open loop.
+    """
     from animsmith.core.contacts import contact_events, stance_mask
 
     feet = []
@@ -117,7 +125,7 @@ def foot_events(grid, roles, clip_name: str, contact_height_m: float) -> FootEve
             )
         feet.append(int(roles.get(role)))
     n = grid.frame_count
-    c = n - 1
+    c = n - 1 if cycle_frames is None else min(int(cycle_frames), n)
     if c < 3:
         raise _refuse("contact_topology", clip_name, None, n, ">= 4 frames", f"only {n} frames", TOPOLOGY_ADVICE)
     height = grid.model_position_m[:c, feet, 1]
@@ -186,13 +194,19 @@ def retimed_values(clip, plan: AnchorPlan, r: np.ndarray, m: np.ndarray) -> Dict
     """{channel index: (E, C) float32} for every nonconstant channel (see the module docstring)."""
     from animsmith.core.sampling import sample_channel
 
-    c = plan.frames - 1
+    from animsmith.model import Channel
+
+    c = plan.period_frames or plan.frames - 1
     phase = np.arange(plan.frames, dtype=np.float64) / c
     src_phase = np.mod(warp_phase(phase, r, m), 1.0)
-    src_times = src_phase * plan.duration_s
+    src_times = src_phase * (plan.duration_s * c / (plan.frames - 1))  # one cycle: C frames
     out = {}
     for i in plan.rotated_channels:
-        out[i] = np.asarray(sample_channel(clip.channels[i], src_times), dtype=np.float32)
+        ch = clip.channels[i]
+        if c == plan.frames:  # an open loop: the wrap step (last key -> first) is a real frame
+            times = np.append(ch.times, np.float32(plan.duration_s * c / (plan.frames - 1)))
+            ch = Channel.make(ch.bone, ch.path, times, np.concatenate([ch.values, ch.values[:1]]), interpolation=ch.interpolation)
+        out[i] = np.asarray(sample_channel(ch, src_times), dtype=np.float32)
     return out
 
 
@@ -200,7 +214,7 @@ def plan_member(asset, clip, roles, fps: float, source: str, contact_height_m: f
     """Prove one member and (when ``target`` is given) compute its retimed values."""
     anchor = _prove(asset, clip, roles, fps)
     grid = cycle_grid(asset, clip, fps, anchor.frames)
-    events = foot_events(grid, roles, clip.name, contact_height_m)
+    events = foot_events(grid, roles, clip.name, contact_height_m, anchor.period_frames)
     plan = MemberPlan(
         clip=clip.name, clip_index=int(clip.index), source=source, fps=float(fps), frames=anchor.frames,
         anchor=anchor, events_before=events, target=target or events, reference=target is None,
@@ -225,11 +239,11 @@ def verify_retimed(asset, clip, roles, plan: MemberPlan, reference: MemberPlan, 
     from animsmith.core.gait import gait_metrics
 
     grid = cycle_grid(asset, clip, plan.fps, plan.frames)
-    events = foot_events(grid, roles, clip.name, contact_height_m)
+    events = foot_events(grid, roles, clip.name, contact_height_m, plan.anchor.period_frames)
     gm = gait_metrics(grid, roles)
     plan.events_after = events
     plan.anchor_after = gm.gait_phase
-    c = plan.frames - 1
+    c = plan.anchor.period_frames or plan.frames - 1
     worst = max(circular_distance(a, b) for a, b in zip(events.as_list(), reference.events_before.as_list())) * c
     if worst > MAX_EVENT_ERROR_FRAMES + 1e-9:
         raise _refuse(
