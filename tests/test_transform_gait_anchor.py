@@ -407,11 +407,16 @@ def test_duplicated_endpoint_stays_closed_and_holds_no_frame(capsys, tmp_path, o
 
 
 @pytest.mark.parametrize("kind", ["translation", "negated_rotation"])
-def test_inexact_duplicated_endpoint_refuses(capsys, tmp_path, kind):
-    """A last key that repeats the first pose only within the duplicated-endpoint tolerance (a DCC
-    that samples t = 0 and t = d separately; a −q copy of a rotation) cannot be rotated: as an open
-    loop the pose is held for two frames mid-clip, as a closed one the differing key is dropped
-    (and the accessor's min/max may no longer hold). Refused, nothing written."""
+def test_nearly_duplicated_endpoint_is_closed_with_an_exact_copy(capsys, tmp_path, kind):
+    """A closing key that repeats the first pose only within the duplicated-endpoint tolerance
+    (what `sim bake` and DCCs that evaluate t = 0 and t = d separately write: last-bit
+    differences; a −q copy of a rotation) is still a duplicated endpoint: the 30 unique frames
+    rotate and the last key becomes an exact copy of the new first one (rotating all 31 keys
+    would hold that pose for two frames mid-clip). The JSON reports the replaced key's delta."""
+    import json
+
+    from animsmith.io.read import load_asset
+
     extra = []
     if kind == "negated_rotation":
         q = np.tile(x_quat(0.2), (31, 1))
@@ -423,9 +428,74 @@ def test_inexact_duplicated_endpoint_refuses(capsys, tmp_path, kind):
     if kind == "translation":
         clip.channels[0].values[-1, 1] += np.float32(4e-6)
     path = write(tmp_path, clip)
-    err = refuse_cli(capsys, tmp_path, path, "inexact_endpoint")
-    bone = "LeftFoot" if kind == "translation" else "Hips"
-    assert f"bone '{bone}'" in err and "only approximately" in err and "exact copy" in err
+    out = tmp_path / "out.glb"
+    rc, stdout, err = run_cli(capsys, "transform", path, "-o", str(out), "--gait-anchor", "--format", "json")
+    assert rc == 0, err
+    (c,) = json.loads(stdout)["clips"]
+    assert c["endpoint"] == "duplicated_endpoint" and c["period_frames"] == 30
+    src = load_asset(path).clip("walk")
+    want_delta = max(float(np.max(np.abs(ch.values[-1].astype(np.float64) - ch.values[0]))) for ch in src.channels)
+    assert c["closing_key_delta"] == pytest.approx(want_delta, rel=1e-6) and 3e-6 < c["closing_key_delta"] <= 2.0
+    s = c["shift_frames"]
+    for a, b in zip(src.channels, load_asset(str(out)).clip("walk").channels):
+        assert b.values[:30].tobytes() == np.roll(a.values[:30], -s, axis=0).tobytes()
+        assert b.values[30].tobytes() == a.values[s].tobytes()
+
+
+def test_replaced_closing_key_keeps_declared_bounds_true(capsys, tmp_path, request):
+    """The closing key dropped for an exact copy was the unique maximum of its component (float)
+    and the unique minimum of an int16 normalized rotation component: the output accessors'
+    declared min/max are recomputed (integers for the integer type, as the validator requires)
+    and equal the bounds of the data written; the Khronos validator accepts the file."""
+    import json
+    import subprocess
+
+    from gltf_raw import RawGltf
+    from test_transform_patch import chunks
+
+    raw = RawGltf()
+    lf_n = raw.node("LeftFoot", translation=[0.1, -0.9, 0.0])
+    rf_n = raw.node("RightFoot", translation=[-0.1, -0.9, 0.0])
+    hips = raw.node("Hips", children=[lf_n, rf_n], translation=[0.0, 1.0, 0.0])
+    root = raw.node("root", children=[hips])
+    raw.scene([root])
+    t = raw.floats(frame_times(31), "SCALAR")
+    h = 0.05 * np.sin(2 * np.pi * (np.arange(31) / 30 + 0.25))  # the left foot's highest at key 0
+    lf = np.stack([np.full(31, 0.1), -0.9 + h, np.zeros(31)], axis=1).astype(np.float32)
+    rf = np.stack([np.full(31, -0.1), -0.9 - h, np.zeros(31)], axis=1).astype(np.float32)
+    lf[-1, 1] = np.nextafter(np.nextafter(lf[0, 1], np.float32(1)), np.float32(1))  # 2 ulps over: the unique max
+    ang = 0.3 * np.sin(2 * np.pi * (np.arange(31) / 30 + 0.25))
+    qi = np.round(np.stack([np.zeros(31), np.sin(ang / 2), np.zeros(31), np.cos(ang / 2)], axis=1) * 32767).astype(np.int16)
+    qi[-1, 1] = qi[0, 1] + 1  # ... and here the unique max of component y
+    qi[0, 1] -= 0  # key 0 keeps its value
+    acc_lf = raw.accessor(lf, "VEC3", min=lf.min(axis=0).tolist(), max=lf.max(axis=0).tolist())
+    acc_rf = raw.accessor(rf, "VEC3", min=rf.min(axis=0).tolist(), max=rf.max(axis=0).tolist())
+    acc_q = raw.accessor(qi, "VEC4", normalized=True, min=qi.min(axis=0).tolist(), max=qi.max(axis=0).tolist())
+    raw.animation("walk", [(lf_n, "translation", t, acc_lf, "LINEAR"), (rf_n, "translation", t, acc_rf, "LINEAR"),
+                           (hips, "rotation", t, acc_q, "LINEAR")])
+    src = tmp_path / "bounds.glb"
+    src.write_bytes(raw.glb())
+    out = tmp_path / "bounds_out.glb"
+    rc, stdout, err = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor", "--format", "json")
+    assert rc == 0, err
+    (c,) = json.loads(stdout)["clips"]
+    assert c["endpoint"] == "duplicated_endpoint" and c["closing_key_delta"] > 0
+    doc, _, bin_ = chunks(out.read_bytes())
+    dtypes = {5126: "<f4", 5122: "<i2"}
+    for sampler in doc["animations"][0]["samplers"]:
+        acc = doc["accessors"][sampler["output"]]
+        view = doc["bufferViews"][acc["bufferView"]]
+        width = {"VEC3": 3, "VEC4": 4}[acc["type"]]
+        start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+        data = np.frombuffer(bin_, dtype=dtypes[acc["componentType"]], count=acc["count"] * width, offset=start)
+        data = data.reshape(acc["count"], width)
+        assert data[-1].tobytes() == data[0].tobytes()  # closed with an exact copy
+        assert acc["min"] == data.min(axis=0).tolist() and acc["max"] == data.max(axis=0).tolist()
+    oracles = request.getfixturevalue("oracles") if os.environ.get("ANIMSMITH_ORACLES") else None
+    if oracles:
+        res = subprocess.run(["node", os.path.join(oracles, "validate.mjs"), str(out), "--report", str(out) + ".json"],
+                             capture_output=True, text=True, timeout=120)
+        assert res.returncode == 0 and "errors=0" in res.stdout, res.stdout
 
 
 def test_duplicated_endpoint_on_three_keys_refuses(capsys, tmp_path):

@@ -316,6 +316,7 @@ class GlbPatch:
                     src = raw[order[k]]
                     off = start + k * stride
                     self.bin[off : off + elem] = src
+                self._refresh_bounds(accs[ai], raw, order)
                 report.in_place_accessors.append(ai)
                 report.rewritten_bin_ranges.append((rng[0], rng[1]))
                 continue
@@ -326,6 +327,8 @@ class GlbPatch:
                 else:
                     data = _encode(np.asarray(e.values)[order], accs[ai])
                 new_ai = self._append_accessor(ai, data)
+                if raw is not None:
+                    self._refresh_bounds(self.doc["accessors"][new_ai], raw, order)
                 anims[e.animation]["samplers"][e.sampler]["output"] = new_ai
                 report.new_accessors.append(new_ai)
         if self.original_bin_length is not None and self.bin is not None and len(self.bin) > self.original_bin_length:
@@ -379,6 +382,25 @@ class GlbPatch:
             report.appended_bin_range = (self.original_bin_length, len(self.bin))
         report.json_changed = self.json_changed
         return report
+
+    def _refresh_bounds(self, acc: dict, raw: List[bytes], order: Sequence[int]) -> None:
+        """Declared ``min``/``max`` of ``acc`` recomputed when the rearrangement ``order`` of its
+        elements ``raw`` drops a value (a duplicated loop endpoint's closing key replaced by a
+        copy): per component, in the component type's own domain (integers for integer types,
+        as the glTF validator requires). A true permutation changes no bound and no JSON."""
+        if "min" not in acc and "max" not in acc:
+            return
+        if sorted(order) == list(range(len(raw))):
+            return
+        ctype, width = acc.get("componentType"), TYPE_WIDTH.get(acc.get("type"))
+        if ctype not in COMPONENT_DTYPE or not width:
+            return
+        new = np.frombuffer(b"".join(raw[k] for k in order), dtype=COMPONENT_DTYPE[ctype]).reshape(len(order), width)
+        as_json = (lambda a: [float(x) for x in a]) if ctype == 5126 else (lambda a: [int(x) for x in a])
+        for key, bound in (("min", new.min(axis=0)), ("max", new.max(axis=0))):
+            if key in acc and acc[key] != as_json(bound):
+                acc[key] = as_json(bound)
+                self.json_changed = True
 
     def _append_accessor(self, source: int, data: bytes) -> int:
         """New bufferView + accessor (copy of accessor ``source`` minus view/offset/sparse) over ``data``."""

@@ -38,13 +38,10 @@ Proofs, in evaluation order (first failure refuses):
    (``core.gait.gait_metrics`` on the E-sample grid) must exist and the L−R
    amplitude must be >= 0.03 m (within 1e-6 m, as ``gait-group`` counts it).
 
-The cycle (checked after 8): P = E − 1 key frames when every
-rotated channel's last key is a bit-identical copy of its first (a duplicated
-endpoint; E = 3 then refuses ``no_stride_anchor``: 2 unique frames), else P = E
-(an open loop: the wrap step is a real frame). ``inexact_endpoint`` when every
-rotated channel's last key repeats its first only within the duplicated-endpoint
-tolerances (``core.analysis.last_key_mismatch``) and some not bit for bit: either
-rotation would hold that pose twice mid-clip or drop a key.
+The cycle (checked after 8): P = E − 1 key frames when every rotated channel's
+last key repeats its first within the duplicated-endpoint tolerances
+(``core.analysis.last_key_mismatch``; E = 3 then refuses ``no_stride_anchor``: 2
+unique frames), else P = E (an open loop: the wrap step is a real frame).
 
 The rewrite: s = round_half_away(anchor·P) where anchor is the clip fraction
 of the first trough (gait_phase / cycles); among s, s−1, s+1 (that order) the
@@ -58,8 +55,10 @@ a neighbour replaces s only when s's rank is more than 0.05 above the best
 (a real pop). Every nonconstant channel's key values are rotated left over
 the cycle: new[k] = old[(k + s) mod P] for k < P, and with a duplicated
 endpoint the last key repeats the new first one (new[E − 1] = new[0] =
-old[s]), so the loop stays closed and no pose is held twice mid-clip. Times,
-interpolation and duration are unchanged and nothing is resampled.
+old[s]), so the loop stays closed and no pose is held twice mid-clip (a
+closing key that was not a bit-identical copy is the one value not carried
+over: ``closing_key_delta``). Times, interpolation and duration are unchanged
+and nothing is resampled.
 """
 
 from __future__ import annotations
@@ -103,7 +102,6 @@ CODES = (
     "no_stride_anchor",
     "low_amplitude",
     "unsupported_channel",
-    "inexact_endpoint",
     "verification_failed",
 )
 
@@ -177,6 +175,8 @@ class AnchorPlan:
     exempt_channels: List[int] = field(default_factory=list)
     #: key frames in one cycle: E (open loop) or E − 1 (duplicated endpoint)
     period_frames: int = 0
+    #: largest component difference of a closing key replaced by an exact copy (0.0: none)
+    closing_key_delta: float = 0.0
 
     @property
     def endpoint(self) -> str:
@@ -204,6 +204,7 @@ class AnchorPlan:
             "exempt_channels": len(self.exempt_channels),
             "endpoint": self.endpoint,
             "period_frames": self.period_frames,
+            "closing_key_delta": self.closing_key_delta,
         }
 
     def text_line(self, dry_run: bool = False) -> str:
@@ -687,7 +688,7 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
     gm = prove_stride_anchor(sk, clip, grid, roles)
     cycles = int(gm.cycles or 1)
     anchor_fraction = float(gm.gait_phase) / cycles
-    period = cycle_period(sk, clip, rotated, frames)
+    period, closing_delta = cycle_period(sk, clip, rotated, frames)
     chosen = choose_shift(grid, roles, anchor_fraction, frames, period)
     if chosen is None:
         raise _refuse(
@@ -717,43 +718,38 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
         rotated_channels=rotated,
         exempt_channels=exempt,
         period_frames=period,
+        closing_key_delta=closing_delta,
     )
 
 
-def cycle_period(skeleton, clip, rotated: Sequence[int], frames: int) -> int:
-    """Key frames in one cycle: E − 1 when every rotated channel's last key is a bit-identical
-    copy of its first (a duplicated endpoint), else E (an open loop).
+def cycle_period(skeleton, clip, rotated: Sequence[int], frames: int) -> Tuple[int, float]:
+    """(key frames in one cycle, closing-key delta).
 
-    Refuses ``inexact_endpoint`` when every rotated channel's last key repeats its first only
-    within ``core.analysis``'s duplicated-endpoint tolerances and some not bit for bit (a
-    −q copy of a rotation included): rotating E keys would hold that pose for two frames
-    mid-clip, and rotating E − 1 would drop the differing key. Refuses ``no_stride_anchor``
-    for a duplicated endpoint on 3 keys (2 unique frames).
+    E − 1 when every rotated channel's last key repeats its first (a duplicated endpoint,
+    within ``core.analysis``'s tolerances: 1e-5 per vector component, 1e-4 rad for rotations,
+    sign-invariant); the delta is the largest component difference of a closing key that is
+    not a bit-identical copy (it is replaced by one: a simulator or DCC that evaluates t = 0
+    and t = d separately leaves last-bit differences), 0.0 when every copy is exact. Else
+    (E, 0.0): an open loop. Refuses ``no_stride_anchor`` for a duplicated endpoint on 3 keys
+    (2 unique frames).
     """
     from animsmith.core.analysis import last_key_mismatch
 
     chans = [clip.channels[i] for i in rotated]
     if not chans or last_key_mismatch(chans) is not None:
-        return frames
-    for i, ch in zip(rotated, chans):
-        first, last = np.asarray(ch.values[0], dtype=np.float32), np.asarray(ch.values[-1], dtype=np.float32)
-        if first.tobytes() != last.tobytes():
-            diff = float(np.max(np.abs(last.astype(np.float64) - first.astype(np.float64))))
-            raise _refuse(
-                "inexact_endpoint", clip.name, _bone_name(skeleton, ch.bone), diff, "a bit-identical copy",
-                f"every rotated channel's last key repeats its first pose, but {_channel_label(skeleton, i, ch)}'s "
-                f"only approximately (largest component difference {diff:.3g}), so the keys cannot be rotated "
-                "without holding that pose for two frames or changing a key",
-                "make the closing key an exact copy of the first (or remove it) and re-export, or use runtime "
-                "phase offsets instead",
-            )
+        return frames, 0.0
     if frames < 4:
         raise _refuse(
             "no_stride_anchor", clip.name, _bone_name(skeleton, chans[0].bone), frames - 1, 3,
             f"the last of the {frames} keys repeats the first, leaving {frames - 1} unique frames; a stride needs at least 3",
             "gait-anchor only whole cycles; use runtime phase offsets instead",
         )
-    return frames - 1
+    delta = 0.0
+    for ch in chans:
+        first, last = np.asarray(ch.values[0], dtype=np.float32), np.asarray(ch.values[-1], dtype=np.float32)
+        if first.tobytes() != last.tobytes():
+            delta = max(delta, float(np.max(np.abs(last.astype(np.float64) - first.astype(np.float64)))))
+    return frames - 1, delta
 
 
 def rotated_values(values: np.ndarray, shift: int, period: Optional[int] = None) -> np.ndarray:
