@@ -163,3 +163,27 @@ def test_sim_bake_cli_and_operator_errors(tmp_path, capsys):
     assert code == 2
     code, _, err = run_cli(["sim", "bake", "fox", "-o", str(tmp_path / "missing" / "x.glb")], capsys)
     assert code == 2 and "cannot write output" in err
+
+
+@pytest.mark.parametrize("fps", [24, 30, 60])
+def test_baked_walk_gait_anchors_and_stays_a_closed_loop(tmp_path, capsys, fps):
+    """The simulator's own walk (a duplicated endpoint whose closing rotation keys differ from
+    key 0 by a float32 ulp or two) is gait-anchored: its unique frames rotate, the last key
+    becomes an exact copy of the first, the anchor lands within half a frame of 0 and `measure`
+    still reads a duplicated endpoint (it was rotated as an open loop, a pose held mid-clip;
+    then refused as an inexact endpoint)."""
+    from animsmith.io.read import load_asset
+
+    src, out = str(tmp_path / "walk.glb"), str(tmp_path / "anchored.glb")
+    rc, _, err = run_cli(["sim", "bake", "biped", "-o", src, "--fps", str(fps)], capsys)
+    assert rc == 0, err
+    rc, stdout, err = run_cli(["transform", src, "-o", out, "--gait-anchor", "--fps", str(fps), "--format", "json"], capsys)
+    assert rc == 0, err
+    (c,) = json.loads(stdout)["clips"]
+    frames = c["frames"]
+    assert c["endpoint"] == "duplicated_endpoint" and c["period_frames"] == frames - 1
+    assert min(c["phase_after"], 1 - c["phase_after"]) * (frames - 1) <= 0.5 + 1e-6
+    for ch in load_asset(out).clips[0].channels:
+        assert ch.values[-1].tobytes() == ch.values[0].tobytes()
+    rc, stdout, _ = run_cli(["measure", out, "--format", "json"], capsys)
+    assert json.loads(stdout)["files"][0]["clips"][0]["loop_endpoint_mode"] == "duplicated_endpoint"
