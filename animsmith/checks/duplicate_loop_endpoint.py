@@ -5,10 +5,16 @@ authored keys, not on sampled poses: every channel has at least 2 keys and
 ends at the clip duration, every channel's last key equals its first (vector
 components within 1e-5, rotations within 1e-4 rad, sign-invariant), and at
 least one channel with 3 or more keys moves. Then the closing key is a
-duplicate of frame 0: an engine that wraps from the last frame to the first
-shows that pose twice (a one-frame hitch per cycle). Warning, time = clip
+duplicate of frame 0: a runtime that steps frame by frame and wraps from the
+last frame to the first shows that pose twice (a one-frame hitch per cycle);
+one that wraps time modulo the duration (glTF players such as three.js, and
+engines importing the last frame as the first) does not. Warning, time = clip
 duration, measured = redundant closing keys per channel (1), expected 0; the
-message gives the duration an open cycle would have.
+message gives the duration an open cycle would have. Dropping the closing key
+makes the wrap a real frame step, which ``loop-closure`` then judges against
+its caps (a walk moves more than 1 cm per frame): set them per clip
+(``max_loop_position_delta_m`` …) or turn this check off for runtimes that
+wrap time.
 
 This is the same predicate as ``measure``'s ``loop_endpoint_mode =
 "duplicated_endpoint"`` (one definition in ``animsmith.core.analysis``).
@@ -70,8 +76,10 @@ def check(ctx):
     after = open_cycle_duration_s(clip)
     yield ctx.finding(
         f"declared loop repeats its first pose at the authored endpoint: the last key of all "
-        f"{len(clip.channels)} channel(s) duplicates key 0, so a wrapping engine shows that pose twice; "
-        f"drop the closing key for an open cycle ({before:.6f}s -> {after:.6f}s)",
+        f"{len(clip.channels)} channel(s) duplicates key 0, so a runtime that steps frames and wraps to the "
+        f"first shows that pose twice (one that wraps time modulo the duration does not); for a frame-stepping "
+        f"runtime drop the closing key for an open cycle ({before:.6f}s -> {after:.6f}s) and let loop-closure "
+        f"allow one frame step",
         clip=clip.name,
         time_s=before,
         measured=1,
