@@ -604,3 +604,17 @@ def test_only_json_computes_measurements(fmt, capsys, monkeypatch):
         assert out == expected
     run_cli(["--config", config, "lint", "--jobs", "1", "--format", "json", asset], capsys)
     assert len(calls) == 4  # the ring's four clips
+
+
+def test_junit_several_errors_of_one_check_are_one_failure():
+    """Four clips failing one check in one file: one <failure> (the Ant JUnit schema allows at
+    most one per test case, and readers such as GitLab's show only the first), its message the
+    first finding plus "(+3 more)", its text every finding."""
+    findings = [Finding(check_id="loop-seam-vel", severity="error", message=f"seam {i}", clip=f"c{i}") for i in range(4)]
+    r = LintResult(files=[FileResult(path="ring.glb", findings=findings)])
+    root = ET.fromstring(render_lint(r, "junit", checks=["loop-seam-vel"]))
+    (case,) = root.iter("testcase")
+    (fail,) = case.findall("failure")
+    assert fail.get("message").endswith("seam 0 (+3 more)")
+    assert [line.split(": ", 1)[1] for line in fail.text.splitlines()] == [f"seam {i}" for i in range(4)]
+    assert root.get("failures") == "1"

@@ -9,9 +9,11 @@ takes them from the JSON documents) plus any check with output in the file;
 without such a list (a JSON document from before it was recorded) every
 registered check. A test case
 
-* **fails** (one ``<failure>`` per error finding, ``type`` = the check id,
-  ``message`` = the finding line) when the check reported an error (and, with
-  ``deny_warnings``, a warning);
+* **fails** (one ``<failure>``, ``type`` = the check id, ``message`` = the first
+  failing finding's line plus "(+N more)", text = every failing finding's line:
+  several ``<failure>`` elements in one case are invalid in the Ant JUnit schema
+  and some report readers show only the first) when the check reported an error
+  (and, with ``deny_warnings``, a warning);
 * is **skipped** (``<skipped message="coverage gap ...">``) when the check
   produced only coverage gaps for this file: it could not judge;
 * otherwise passes; warnings and notes are listed in ``<system-out>``.
@@ -73,11 +75,11 @@ def junit_tree(result: Any, checks: Optional[Sequence[str]] = None, deny_warning
             case = ET.SubElement(suite, "testcase", classname=_xml_safe(path), name=cid)
             counts["tests"] += 1
             fails = [f for f in fs if f["severity"] in failing]
-            for f in fails:
-                line = _xml_safe(finding_line(f))
-                node = ET.SubElement(case, "failure", type=cid, message=line)
-                node.text = line
-            if fails:
+            if fails:  # one <failure> per case: report readers that take only one miss none
+                lines = [_xml_safe(finding_line(f)) for f in fails]
+                more = f" (+{len(lines) - 1} more)" if len(lines) > 1 else ""
+                node = ET.SubElement(case, "failure", type=cid, message=lines[0] + more)
+                node.text = "\n".join(lines)
                 counts["failures"] += 1
             elif gs and not fs:
                 node = ET.SubElement(case, "skipped", message=_xml_safe(f"coverage gap: {gap_text(gs[0])}"))
