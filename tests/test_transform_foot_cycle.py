@@ -315,6 +315,17 @@ def test_a_member_listed_twice_is_retimed_once(capsys, tmp_path):
     assert sorted(m["name"] for m in doc["members"]) == ["run_forward", "run_left"]
 
 
+def open_clip(name, offset):
+    """``stepping_clip`` as an open loop: 31 keys over a 31-frame period (the wrap is a real step)."""
+    t = frame_times(FRAMES, 30.0)
+    u = np.arange(FRAMES) / FRAMES
+    hl = A * np.maximum(0.0, np.sin(2 * np.pi * (u + offset)))
+    hr = A * np.maximum(0.0, np.sin(2 * np.pi * (u + offset + 0.5)))
+    lf = np.stack([np.full(FRAMES, 0.1), -0.9 + hl, np.zeros(FRAMES)], axis=1)
+    rf = np.stack([np.full(FRAMES, -0.1), -0.9 + hr, np.zeros(FRAMES)], axis=1)
+    return Clip(name=name, channels=[Channel.make(2, "translation", t, lf), Channel.make(3, "translation", t, rf)])
+
+
 def test_open_loop_members_stay_open_and_follow_the_reference(capsys, tmp_path):
     """Members baked as open loops (31 keys, period 31 frames: the wrap step is a real frame).
     The cycle is all 31 frames, an open member's last key blends into its first over the wrap,
@@ -323,15 +334,6 @@ def test_open_loop_members_stay_open_and_follow_the_reference(capsys, tmp_path):
     cycles later, warped onto the reference's contacts, is the reference again within a frame
     of motion."""
     from animsmith.io.read import load_asset
-
-    def open_clip(name, offset):
-        t = frame_times(FRAMES, 30.0)
-        u = np.arange(FRAMES) / FRAMES
-        hl = A * np.maximum(0.0, np.sin(2 * np.pi * (u + offset)))
-        hr = A * np.maximum(0.0, np.sin(2 * np.pi * (u + offset + 0.5)))
-        lf = np.stack([np.full(FRAMES, 0.1), -0.9 + hl, np.zeros(FRAMES)], axis=1)
-        rf = np.stack([np.full(FRAMES, -0.1), -0.9 + hr, np.zeros(FRAMES)], axis=1)
-        return Clip(name=name, channels=[Channel.make(2, "translation", t, lf), Channel.make(3, "translation", t, rf)])
 
     offsets = {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}
     path, cfg = write_ring(tmp_path, [open_clip(n, o) for n, o in offsets.items()])
@@ -347,3 +349,27 @@ def test_open_loop_members_stay_open_and_follow_the_reference(capsys, tmp_path):
         assert any(c.values[-1].tobytes() != c.values[0].tobytes() for c in clip.channels)  # still open
         for c_ref, c in zip(ref.channels, clip.channels):
             assert np.max(np.abs(c.values - c_ref.values)) <= one_frame_of_motion, name
+
+
+@pytest.mark.parametrize("member_offset", [0.1, 0.3])
+def test_mixed_ring_open_member_onto_a_duplicated_reference(capsys, tmp_path, member_offset):
+    """A duplicated-endpoint reference and open-loop members: each is measured on its own cycle
+    (the open one closed with a copy of its first frame, not read as if its last frame were the
+    wrap, which put its anchor half a frame late and refused a correct retime), and the retimed
+    members follow the reference's motion within a frame."""
+    from animsmith.io.read import load_asset
+
+    clips = [stepping_clip("run_forward", 0.0)] + [open_clip(n, member_offset) for n in ("run_backward", "run_left", "run_right")]
+    path, cfg = write_ring(tmp_path, clips)
+    out = tmp_path / "out.glb"
+    doc = retime_onto_run_forward(capsys, cfg, path, out)
+    ref = load_asset(path).clip("run_forward")
+    for m in doc["members"]:
+        assert fc.circular_distance(m["anchor_after"], 0.75) * 30 <= 0.5 + 1e-9, m
+    after = load_asset(str(out))
+    for name in ("run_backward", "run_left", "run_right"):
+        for c_ref, c in zip(ref.channels, after.clip(name).channels):
+            # the reference's frame k is at phase k/30, the member's at k/31: compare on phase
+            u = np.arange(FRAMES) / FRAMES
+            want = np.stack([np.interp(u, np.arange(FRAMES) / (FRAMES - 1), c_ref.values[:, j]) for j in range(3)], axis=1)
+            assert np.max(np.abs(c.values - want)) <= A * 2 * np.pi / FRAMES, name

@@ -434,8 +434,11 @@ def test_nearly_duplicated_endpoint_is_closed_with_an_exact_copy(capsys, tmp_pat
     (c,) = json.loads(stdout)["clips"]
     assert c["endpoint"] == "duplicated_endpoint" and c["period_frames"] == 30
     src = load_asset(path).clip("walk")
-    want_delta = max(float(np.max(np.abs(ch.values[-1].astype(np.float64) - ch.values[0]))) for ch in src.channels)
-    assert c["closing_key_delta"] == pytest.approx(want_delta, rel=1e-6) and 3e-6 < c["closing_key_delta"] <= 2.0
+    if kind == "translation":  # the raised key, as stored in float32
+        want = float(np.float32(np.float32(-0.9 + 0.05 * np.sin(2 * np.pi * 0.3)) + np.float32(4e-6))) - float(src.channels[0].values[0, 1])
+        assert c["closing_key_delta"] == pytest.approx(want, rel=1e-6)
+    else:  # −q0 is q0's rotation: nothing differs (the key is still replaced by the +q0 copy)
+        assert c["closing_key_delta"] == 0.0
     s = c["shift_frames"]
     for a, b in zip(src.channels, load_asset(str(out)).clip("walk").channels):
         assert b.values[:30].tobytes() == np.roll(a.values[:30], -s, axis=0).tobytes()
@@ -928,3 +931,73 @@ def test_an_exempt_constant_channel_with_a_repeated_time_refuses(capsys, tmp_pat
     err = refuse_cli(capsys, tmp_path, path, "off_grid_key")
     # the refusal names the defective channel and its bone (Hips), not the trajectory bone (root)
     assert "not strictly increasing" in err and "bone 'Hips'" in err and "channel 2 (scale of 'Hips')" in err
+
+
+def _feet_glb(tmp_path, name, *, sparse=False, bump=0.0):
+    """root -> Hips -> feet, LeftFoot highest at key 0 (a duplicated endpoint, the closing key
+    raised by ``bump``), every output accessor declaring min/max spelled as a person would."""
+    from gltf_raw import RawGltf
+
+    raw = RawGltf()
+    lf_n = raw.node("LeftFoot", translation=[0.1, -0.9, 0.0])
+    rf_n = raw.node("RightFoot", translation=[-0.1, -0.9, 0.0])
+    hips = raw.node("Hips", children=[lf_n, rf_n], translation=[0.0, 1.0, 0.0])
+    root = raw.node("root", children=[hips])
+    raw.scene([root])
+    t = raw.floats(frame_times(31), "SCALAR")
+    h = 0.05 * np.sin(2 * np.pi * (np.arange(31) / 30 + 0.25))
+    lf = np.stack([np.full(31, 0.1), -0.9 + h, np.zeros(31)], axis=1).astype(np.float32)
+    rf = np.stack([np.full(31, -0.1), -0.9 - h, np.zeros(31)], axis=1).astype(np.float32)
+    lf[-1] = lf[0]
+    lf[-1, 1] += np.float32(bump)
+
+    def bounds(a):
+        return {"min": [round(float(x), 7) for x in a.min(axis=0)], "max": [round(float(x), 7) for x in a.max(axis=0)]}
+
+    if sparse:
+        idx_view = raw.view(np.arange(31, dtype=np.uint16).tobytes())
+        val_view = raw.view(lf.tobytes())
+        sp = {"count": 31, "indices": {"bufferView": idx_view, "componentType": 5123}, "values": {"bufferView": val_view}}
+        acc_lf = raw.accessor(None, "VEC3", count=31, component_type=5126, sparse=sp, **bounds(lf))
+    else:
+        acc_lf = raw.accessor(lf, "VEC3", **bounds(lf))
+    acc_rf = raw.accessor(rf, "VEC3", **bounds(rf))
+    raw.animation("walk", [(lf_n, "translation", t, acc_lf, "LINEAR"), (rf_n, "translation", t, acc_rf, "LINEAR")])
+    path = tmp_path / name
+    path.write_bytes(raw.glb())
+    return path
+
+
+def test_sparse_output_gets_its_bounds_recomputed(capsys, tmp_path):
+    """A sparse output (rewritten as a new dense accessor) whose closing key was the unique
+    maximum: the new accessor's declared max is the maximum of what was written."""
+    import json
+
+    from animsmith.io.read import load_asset
+
+    src = _feet_glb(tmp_path, "sparse.glb", sparse=True, bump=5e-6)
+    out = tmp_path / "out.glb"
+    rc, stdout, err = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor", "--format", "json")
+    assert rc == 0, err
+    asset = load_asset(str(out))
+    doc = asset.gltf
+    for ch in asset.clips[0].channels:
+        acc = doc["accessors"][doc["animations"][0]["samplers"][ch.sampler]["output"]]
+        assert np.array_equal(np.float32(acc["max"]), ch.values.max(axis=0))
+        assert np.array_equal(np.float32(acc["min"]), ch.values.min(axis=0))
+
+
+def test_exact_closing_copy_leaves_the_json_chunk_alone(capsys, tmp_path):
+    """An exact duplicated endpoint loses no value: the bounds hold as declared (however they are
+    spelled), the accessors are permuted in place and the JSON chunk stays byte-identical."""
+    import json
+
+    from test_transform_patch import chunks
+
+    src = _feet_glb(tmp_path, "exact.glb")
+    out = tmp_path / "out.glb"
+    rc, stdout, err = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor", "--format", "json")
+    assert rc == 0, err
+    doc = json.loads(stdout)
+    assert doc["clips"][0]["closing_key_delta"] == 0.0 and doc["patch"]["json_rewritten"] is False
+    assert chunks(out.read_bytes())[1] == chunks(src.read_bytes())[1]

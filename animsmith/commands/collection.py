@@ -273,7 +273,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
             "frames": p.frames, "fps": p.fps,
             "events_before": p.events_before.to_json(), "events_after": p.events_after.to_json() if p.events_after else None,
             "target": p.target.to_json(),
-            "anchor_before": round(p.anchor.phase_before, 6),
+            "anchor_before": None if p.anchor_before is None else round(p.anchor_before, 6),
             "anchor_after": None if p.anchor_after is None else round(p.anchor_after, 6),
         })
     if fmt_name == "json":
@@ -283,6 +283,6 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
             b, a = p.events_before.phases, (p.events_after or p.events_before).phases
             ev = ", ".join(f"{n.replace('_', ' ')} {b[n]:.3f}->{a[n]:.3f}" for n in fc.EVENT_NAMES)
             what = "reference" if p.reference else "retimed"
-            click.echo(f"{what} {p.clip!r}: {ev}; anchor {p.anchor.phase_before:.3f}->{(p.anchor_after or 0.0):.3f}")
+            click.echo(f"{what} {p.clip!r}: {ev}; anchor {(p.anchor_before or 0.0):.3f}->{(p.anchor_after or 0.0):.3f}")
         click.echo("dry run: nothing written" if dry_run else "wrote " + ", ".join(targets[f] for f in sources))
     return 0

@@ -48,6 +48,12 @@ TYPE_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9
 NORMALIZE_DIVISOR = {5120: 127.0, 5121: 255.0, 5122: 32767.0, 5123: 65535.0}
 
 
+def _element_bytes(data: bytes, count: int) -> List[bytes]:
+    """``count`` equal slices of densely packed ``data`` (one accessor element each)."""
+    size = len(data) // max(count, 1)
+    return [data[k * size : (k + 1) * size] for k in range(count)]
+
+
 def _pad(data: bytes, fill: bytes) -> bytes:
     return data + fill * (-len(data) % 4)
 
@@ -323,12 +329,13 @@ class GlbPatch:
             for e in es:
                 order = [int(k) for k in e.order]
                 if raw is not None:
+                    elements = raw
                     data = b"".join(raw[k] for k in order)
-                else:
-                    data = _encode(np.asarray(e.values)[order], accs[ai])
+                else:  # sparse or view-less: the decoded values, re-encoded
+                    elements = _element_bytes(_encode(np.asarray(e.values), accs[ai]), count)
+                    data = b"".join(elements[k] for k in order)
                 new_ai = self._append_accessor(ai, data)
-                if raw is not None:
-                    self._refresh_bounds(self.doc["accessors"][new_ai], raw, order)
+                self._refresh_bounds(self.doc["accessors"][new_ai], elements, order)
                 anims[e.animation]["samplers"][e.sampler]["output"] = new_ai
                 report.new_accessors.append(new_ai)
         if self.original_bin_length is not None and self.bin is not None and len(self.bin) > self.original_bin_length:
@@ -383,23 +390,30 @@ class GlbPatch:
         report.json_changed = self.json_changed
         return report
 
-    def _refresh_bounds(self, acc: dict, raw: List[bytes], order: Sequence[int]) -> None:
+    def _refresh_bounds(self, acc: dict, elements: List[bytes], order: Sequence[int]) -> None:
         """Declared ``min``/``max`` of ``acc`` recomputed when the rearrangement ``order`` of its
-        elements ``raw`` drops a value (a duplicated loop endpoint's closing key replaced by a
-        copy): per component, in the component type's own domain (integers for integer types,
-        as the glTF validator requires). A true permutation changes no bound and no JSON."""
+        elements (raw bytes each) loses a distinct value (a duplicated loop endpoint whose closing
+        key was not a bit-identical copy, replaced by one): per component, in the component
+        type's own domain (integers for integer types, as the glTF validator requires), and
+        written only where a bound really changes, so an exact copy or a permutation leaves the
+        JSON alone."""
         if "min" not in acc and "max" not in acc:
             return
-        if sorted(order) == list(range(len(raw))):
+        if set(elements[k] for k in order) == set(elements):
             return
         ctype, width = acc.get("componentType"), TYPE_WIDTH.get(acc.get("type"))
         if ctype not in COMPONENT_DTYPE or not width:
             return
-        new = np.frombuffer(b"".join(raw[k] for k in order), dtype=COMPONENT_DTYPE[ctype]).reshape(len(order), width)
-        as_json = (lambda a: [float(x) for x in a]) if ctype == 5126 else (lambda a: [int(x) for x in a])
+        dtype = np.dtype(COMPONENT_DTYPE[ctype])
+        new = np.frombuffer(b"".join(elements[k] for k in order), dtype=dtype).reshape(len(order), width)
         for key, bound in (("min", new.min(axis=0)), ("max", new.max(axis=0))):
-            if key in acc and acc[key] != as_json(bound):
-                acc[key] = as_json(bound)
+            declared = acc.get(key)
+            try:
+                same = declared is not None and np.array_equal(np.asarray(declared, dtype=dtype), bound)
+            except (TypeError, ValueError, OverflowError):
+                same = False
+            if declared is not None and not same:
+                acc[key] = [float(x) for x in bound] if ctype == 5126 else [int(x) for x in bound]
                 self.json_changed = True
 
     def _append_accessor(self, source: int, data: bytes) -> int:

@@ -94,6 +94,8 @@ class MemberPlan:
     new_values: Dict[int, np.ndarray] = field(default_factory=dict)
     events_after: Optional[FootEvents] = None
     anchor_after: Optional[float] = None
+    #: stride anchor over the member's own cycle (:func:`cycle_gait`), before retiming
+    anchor_before: Optional[float] = None
 
 
 def circular_distance(a: float, b: float) -> float:
@@ -106,6 +108,30 @@ def cycle_grid(asset, clip, fps: float, frames: int):
     from animsmith.core.pose import sample_pose
 
     return sample_pose(asset.skeleton, clip, frame_times_f32(frames, fps).astype(np.float64))
+
+
+def cycle_gait(grid, roles, cycle_frames: Optional[int] = None):
+    """``core.gait.gait_metrics`` over one cycle of ``cycle_frames`` samples.
+
+    The core reads the last of N samples as the wrap duplicate of the first (a cycle of
+    N − 1): right for a duplicated endpoint (the default), but an open loop's last frame is a
+    real one (reading it as the wrap biases the anchor by about half a frame). An open loop
+    (``cycle_frames`` = N) is therefore closed with a copy of its first sample first.
+    """
+    from animsmith.core.gait import gait_metrics
+    from animsmith.model import PoseGrid
+
+    n = grid.frame_count
+    if cycle_frames is None or int(cycle_frames) != n or n < 2:
+        return gait_metrics(grid, roles)
+    t = np.asarray(grid.times_s, dtype=np.float64)
+    pos = np.asarray(grid.model_position_m)
+    closed = PoseGrid(
+        times_s=np.append(t, t[-1] + (t[-1] - t[0]) / (n - 1)),
+        local_translation=None, local_rotation=None, local_scale=None, model_matrix=None,
+        model_position_m=np.concatenate([pos, pos[:1]]), model_rotation=None, duration_s=grid.duration_s,
+    )
+    return gait_metrics(closed, roles)
 
 
 def foot_events(grid, roles, clip_name: str, contact_height_m: float, cycle_frames: Optional[int] = None) -> FootEvents:
@@ -218,6 +244,7 @@ def plan_member(asset, clip, roles, fps: float, source: str, contact_height_m: f
     plan = MemberPlan(
         clip=clip.name, clip_index=int(clip.index), source=source, fps=float(fps), frames=anchor.frames,
         anchor=anchor, events_before=events, target=target or events, reference=target is None,
+        anchor_before=cycle_gait(grid, roles, anchor.period_frames).gait_phase,
     )
     if target is not None:
         r, m = warp_knots(target, events, clip.name)
@@ -236,11 +263,9 @@ def _prove(asset, clip, roles, fps: float) -> AnchorPlan:
 
 def verify_retimed(asset, clip, roles, plan: MemberPlan, reference: MemberPlan, contact_height_m: float) -> None:
     """Re-measure a re-loaded member: events within one frame, anchor within 0.5 frame of the reference."""
-    from animsmith.core.gait import gait_metrics
-
     grid = cycle_grid(asset, clip, plan.fps, plan.frames)
     events = foot_events(grid, roles, clip.name, contact_height_m, plan.anchor.period_frames)
-    gm = gait_metrics(grid, roles)
+    gm = cycle_gait(grid, roles, plan.anchor.period_frames)
     plan.events_after = events
     plan.anchor_after = gm.gait_phase
     c = plan.anchor.period_frames or plan.frames - 1
@@ -251,17 +276,17 @@ def verify_retimed(asset, clip, roles, plan: MemberPlan, reference: MemberPlan, 
             f"after retiming, a contact event is {worst:.3f} frames from the reference's (allowed 1 frame)",
             TOPOLOGY_ADVICE,
         )
-    if gm.gait_phase is None or reference.anchor.phase_before is None:
+    if gm.gait_phase is None or reference.anchor_before is None:
         raise _refuse(
             "foot_cycle_unproven", clip.name, None, None, MAX_ANCHOR_ERROR_FRAMES,
             "after retiming, the stride anchor is not measurable", TOPOLOGY_ADVICE,
         )
-    anchor_err = circular_distance(gm.gait_phase, reference.anchor.phase_before) * c
+    anchor_err = circular_distance(gm.gait_phase, reference.anchor_before) * c
     if anchor_err > MAX_ANCHOR_ERROR_FRAMES + 1e-9:
         raise _refuse(
             "foot_cycle_unproven", clip.name, roles.names.get("hips"), round(anchor_err, 4), MAX_ANCHOR_ERROR_FRAMES,
             f"after retiming, the stride anchor {gm.gait_phase:.4f} is {anchor_err:.3f} frames from the reference's "
-            f"{reference.anchor.phase_before:.4f} (allowed 0.5 frame): the contacts align but the gait shapes differ",
+            f"{reference.anchor_before:.4f} (allowed 0.5 frame): the contacts align but the gait shapes differ",
             TOPOLOGY_ADVICE,
         )
 

@@ -175,7 +175,8 @@ class AnchorPlan:
     exempt_channels: List[int] = field(default_factory=list)
     #: key frames in one cycle: E (open loop) or E − 1 (duplicated endpoint)
     period_frames: int = 0
-    #: largest component difference of a closing key replaced by an exact copy (0.0: none)
+    #: largest component difference of a closing key from the first key, rotations
+    #: sign-invariantly (0.0: every closing key was the same value or rotation)
     closing_key_delta: float = 0.0
 
     @property
@@ -727,9 +728,10 @@ def cycle_period(skeleton, clip, rotated: Sequence[int], frames: int) -> Tuple[i
 
     E − 1 when every rotated channel's last key repeats its first (a duplicated endpoint,
     within ``core.analysis``'s tolerances: 1e-5 per vector component, 1e-4 rad for rotations,
-    sign-invariant); the delta is the largest component difference of a closing key that is
-    not a bit-identical copy (it is replaced by one: a simulator or DCC that evaluates t = 0
-    and t = d separately leaves last-bit differences), 0.0 when every copy is exact. Else
+    sign-invariant); the delta is the largest component difference between a closing key and
+    the first key (rotations sign-invariantly: −q is the same rotation); the closing key is
+    replaced by an exact copy of the new first key either way (a simulator or DCC that
+    evaluates t = 0 and t = d separately leaves last-bit differences). Else
     (E, 0.0): an open loop. Refuses ``no_stride_anchor`` for a duplicated endpoint on 3 keys
     (2 unique frames).
     """
@@ -746,9 +748,11 @@ def cycle_period(skeleton, clip, rotated: Sequence[int], frames: int) -> Tuple[i
         )
     delta = 0.0
     for ch in chans:
-        first, last = np.asarray(ch.values[0], dtype=np.float32), np.asarray(ch.values[-1], dtype=np.float32)
-        if first.tobytes() != last.tobytes():
-            delta = max(delta, float(np.max(np.abs(last.astype(np.float64) - first.astype(np.float64)))))
+        first, last = np.asarray(ch.values[0], dtype=np.float64), np.asarray(ch.values[-1], dtype=np.float64)
+        d = float(np.max(np.abs(last - first)))
+        if ch.path == "rotation":  # −q is the same rotation
+            d = min(d, float(np.max(np.abs(last + first))))
+        delta = max(delta, d)
     return frames - 1, delta
 
 
