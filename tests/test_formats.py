@@ -618,3 +618,13 @@ def test_junit_several_errors_of_one_check_are_one_failure():
     assert fail.get("message").endswith("seam 0 (+3 more)")
     assert [line.split(": ", 1)[1] for line in fail.text.splitlines()] == [f"seam {i}" for i in range(4)]
     assert root.get("failures") == "1"
+
+
+def test_junit_failure_headline_is_an_error_before_warnings():
+    """With --deny-warnings a case can fail on warnings and errors: the headline is an error."""
+    findings = [Finding(check_id="foot-slide", severity="warning", message="warn first", clip="a"),
+                Finding(check_id="foot-slide", severity="error", message="the error", clip="b")]
+    r = LintResult(files=[FileResult(path="x.glb", findings=findings)])
+    root = ET.fromstring(render_lint(r, "junit", checks=["foot-slide"], deny_warnings=True))
+    (fail,) = next(root.iter("testcase")).findall("failure")
+    assert fail.get("message").endswith("the error (+1 more)")

@@ -1001,3 +1001,43 @@ def test_exact_closing_copy_leaves_the_json_chunk_alone(capsys, tmp_path):
     doc = json.loads(stdout)
     assert doc["clips"][0]["closing_key_delta"] == 0.0 and doc["patch"]["json_rewritten"] is False
     assert chunks(out.read_bytes())[1] == chunks(src.read_bytes())[1]
+
+
+def test_sparse_normalized_rotation_bounds_match_what_is_written(capsys, tmp_path):
+    """A sparse int16 normalized rotation whose w is spelled -32768 (it decodes to -1.0, like
+    -32767) is re-encoded as -32767: the new accessor's declared min says so (it kept -32768)."""
+    from gltf_raw import RawGltf
+    from test_transform_patch import chunks
+
+    raw = RawGltf()
+    lf_n = raw.node("LeftFoot", translation=[0.1, -0.9, 0.0])
+    rf_n = raw.node("RightFoot", translation=[-0.1, -0.9, 0.0])
+    hips = raw.node("Hips", children=[lf_n, rf_n], translation=[0.0, 1.0, 0.0])
+    root = raw.node("root", children=[hips])
+    raw.scene([root])
+    t = raw.floats(frame_times(31), "SCALAR")
+    h = 0.05 * np.sin(2 * np.pi * np.arange(31) / 30)
+    lf = np.stack([np.full(31, 0.1), -0.9 + h, np.zeros(31)], axis=1).astype(np.float32)
+    rf = np.stack([np.full(31, -0.1), -0.9 - h, np.zeros(31)], axis=1).astype(np.float32)
+    a = 0.2 * np.sin(2 * np.pi * np.arange(31) / 30)
+    qi = np.rint(np.stack([np.zeros(31), np.sin(a / 2), np.zeros(31), -np.cos(a / 2)], axis=1) * 32767).astype(np.int16)
+    qi[qi[:, 3] == -32767, 3] = -32768
+    assert (qi[:, 3] == -32768).any()
+    idx_view = raw.view(np.arange(31, dtype=np.uint16).tobytes())
+    val_view = raw.view(qi.tobytes())
+    sp = {"count": 31, "indices": {"bufferView": idx_view, "componentType": 5123}, "values": {"bufferView": val_view}}
+    acc_q = raw.accessor(None, "VEC4", count=31, component_type=5122, normalized=True, sparse=sp,
+                         min=qi.min(axis=0).tolist(), max=qi.max(axis=0).tolist())
+    raw.animation("walk", [(lf_n, "translation", t, raw.accessor(lf, "VEC3"), "LINEAR"),
+                           (rf_n, "translation", t, raw.accessor(rf, "VEC3"), "LINEAR"), (hips, "rotation", t, acc_q, "LINEAR")])
+    src = tmp_path / "sparse_q.glb"
+    src.write_bytes(raw.glb())
+    out = tmp_path / "out.glb"
+    rc, _, err = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor")
+    assert rc == 0, err
+    doc, _, bin_ = chunks(out.read_bytes())
+    acc = doc["accessors"][doc["animations"][0]["samplers"][2]["output"]]
+    view = doc["bufferViews"][acc["bufferView"]]
+    data = np.frombuffer(bin_, dtype="<i2", count=31 * 4, offset=view.get("byteOffset", 0) + acc.get("byteOffset", 0))
+    data = data.reshape(31, 4)
+    assert acc["min"] == data.min(axis=0).tolist() and acc["max"] == data.max(axis=0).tolist()

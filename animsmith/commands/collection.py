@@ -62,6 +62,11 @@ def _publish_all(files: Dict[str, bytes]) -> None:
         raise
 
 
+def _phase(value: Optional[float]) -> str:
+    """A stride anchor for the text line ("n/a" when it could not be measured)."""
+    return "n/a" if value is None else f"{value:.3f}"
+
+
 def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tuple[str, str, Any]]:
     """[(label, file, clip)] for every member (a member listed twice once, as the group
     checks count it); AnimsmithError for a missing or ambiguous one."""
@@ -283,6 +288,6 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
             b, a = p.events_before.phases, (p.events_after or p.events_before).phases
             ev = ", ".join(f"{n.replace('_', ' ')} {b[n]:.3f}->{a[n]:.3f}" for n in fc.EVENT_NAMES)
             what = "reference" if p.reference else "retimed"
-            click.echo(f"{what} {p.clip!r}: {ev}; anchor {(p.anchor_before or 0.0):.3f}->{(p.anchor_after or 0.0):.3f}")
+            click.echo(f"{what} {p.clip!r}: {ev}; anchor {_phase(p.anchor_before)}->{_phase(p.anchor_after)}")
         click.echo("dry run: nothing written" if dry_run else "wrote " + ", ".join(targets[f] for f in sources))
     return 0

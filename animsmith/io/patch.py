@@ -16,7 +16,9 @@ Only what an edit touches changes; everything else keeps its bytes:
   and whitespace may change.
 * Quantised (normalized integer) outputs keep their encoding: elements are
   moved as raw bytes, never decoded and re-encoded, except for sparse or
-  view-less accessors, whose decoded values are re-encoded exactly.
+  view-less accessors, whose decoded values are re-encoded to the same decoded values
+  (the one integer that changes: -32768 / -128, which decode to -1.0 like -32767 / -127
+  and come back as those; declared min/max are then recomputed).
 
 The GLB container is rebuilt with the updated chunk lengths and 4-byte
 padding (JSON with spaces, BIN with zeros); unknown chunks are kept in order.
@@ -335,7 +337,9 @@ class GlbPatch:
                     elements = _element_bytes(_encode(np.asarray(e.values), accs[ai]), count)
                     data = b"".join(elements[k] for k in order)
                 new_ai = self._append_accessor(ai, data)
-                self._refresh_bounds(self.doc["accessors"][new_ai], elements, order)
+                # re-encoded values may not be the original integers (-32768 and -128 decode to
+                # -1.0 like -32767 and -127 and come back as those): always check the bounds
+                self._refresh_bounds(self.doc["accessors"][new_ai], elements, order, always=raw is None)
                 anims[e.animation]["samplers"][e.sampler]["output"] = new_ai
                 report.new_accessors.append(new_ai)
         if self.original_bin_length is not None and self.bin is not None and len(self.bin) > self.original_bin_length:
@@ -390,16 +394,17 @@ class GlbPatch:
         report.json_changed = self.json_changed
         return report
 
-    def _refresh_bounds(self, acc: dict, elements: List[bytes], order: Sequence[int]) -> None:
+    def _refresh_bounds(self, acc: dict, elements: List[bytes], order: Sequence[int], always: bool = False) -> None:
         """Declared ``min``/``max`` of ``acc`` recomputed when the rearrangement ``order`` of its
         elements (raw bytes each) loses a distinct value (a duplicated loop endpoint whose closing
         key was not a bit-identical copy, replaced by one): per component, in the component
         type's own domain (integers for integer types, as the glTF validator requires), and
         written only where a bound really changes, so an exact copy or a permutation leaves the
-        JSON alone."""
+        JSON alone. ``always``: compare the bounds even when no value is lost (re-encoded data).
+        """
         if "min" not in acc and "max" not in acc:
             return
-        if set(elements[k] for k in order) == set(elements):
+        if not always and set(elements[k] for k in order) == set(elements):
             return
         ctype, width = acc.get("componentType"), TYPE_WIDTH.get(acc.get("type"))
         if ctype not in COMPONENT_DTYPE or not width:
@@ -466,7 +471,8 @@ class GlbPatch:
 
 
 def _encode(values: np.ndarray, acc: dict) -> bytes:
-    """Decoded float32 values -> raw bytes in the accessor's encoding (exact for our decode)."""
+    """Decoded float32 values -> raw bytes in the accessor's encoding (the same decoded values;
+    a normalized -32768 / -128 comes back as -32767 / -127, which decode to the same -1.0)."""
     ctype = acc.get("componentType")
     v = np.asarray(values, dtype=np.float32)
     if ctype == 5126:

@@ -10,7 +10,7 @@ without such a list (a JSON document from before it was recorded) every
 registered check. A test case
 
 * **fails** (one ``<failure>``, ``type`` = the check id, ``message`` = the first
-  failing finding's line plus "(+N more)", text = every failing finding's line:
+  failing finding's line (errors before warnings) plus "(+N more)", text = every failing finding's line:
   several ``<failure>`` elements in one case are invalid in the Ant JUnit schema
   and some report readers show only the first) when the check reported an error
   (and, with ``deny_warnings``, a warning);
@@ -74,7 +74,8 @@ def junit_tree(result: Any, checks: Optional[Sequence[str]] = None, deny_warning
             gs = [g for g in fr.get("coverage_gaps", []) if g["check_id"] == cid]
             case = ET.SubElement(suite, "testcase", classname=_xml_safe(path), name=cid)
             counts["tests"] += 1
-            fails = [f for f in fs if f["severity"] in failing]
+            # errors first (stable), so the failure's headline is an error when there is one
+            fails = sorted((f for f in fs if f["severity"] in failing), key=lambda f: f["severity"] != "error")
             if fails:  # one <failure> per case: report readers that take only one miss none
                 lines = [_xml_safe(finding_line(f)) for f in fails]
                 more = f" (+{len(lines) - 1} more)" if len(lines) > 1 else ""
