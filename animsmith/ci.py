@@ -31,17 +31,21 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from animsmith.errors import AnimsmithError
 
 
+#: most shards of one run (more than one per file of any real pack)
+MAX_SHARDS = 1_000_000
+
+
 def parse_shard(text: str) -> Tuple[int, int]:
-    """``"I/N"`` -> (I, N) with 1 <= I <= N; ``AnimsmithError`` otherwise."""
-    parts = str(text).split("/")
-    try:
-        if len(parts) != 2:
-            raise ValueError
-        index, count = int(parts[0]), int(parts[1])
-    except ValueError:
-        raise AnimsmithError(f"--shard: expected I/N (e.g. 1/4), got '{text}'") from None
-    if count < 1 or not 1 <= index <= count:
-        raise AnimsmithError(f"--shard: I/N needs 1 <= I <= N, got '{text}'")
+    """``"I/N"`` (ASCII digits only) -> (I, N) with 1 <= I <= N <= :data:`MAX_SHARDS`;
+    ``AnimsmithError`` otherwise."""
+    import re
+
+    m = re.fullmatch(r"([0-9]{1,7})/([0-9]{1,7})", str(text), flags=re.ASCII)
+    if m is None:
+        raise AnimsmithError(f"--shard: expected I/N (e.g. 1/4), got '{text}'")
+    index, count = int(m.group(1)), int(m.group(2))
+    if count < 1 or not 1 <= index <= count or count > MAX_SHARDS:
+        raise AnimsmithError(f"--shard: I/N needs 1 <= I <= N <= {MAX_SHARDS:,}, got '{text}'")
     return index, count
 
 
@@ -58,14 +62,27 @@ def shard_of(paths: Sequence[str], count: int) -> List[int]:
     return shard
 
 
-def shard_record(paths: Sequence[str], index: int, count: int) -> Dict[str, Any]:
+def shard_record(paths: Sequence[str], index: int, count: int, setup: str = "") -> Dict[str, Any]:
     """What a shard's JSON says of its run: ``index``/``count``, ``files`` (all files of the
-    run, every shard) and ``run``, the first 16 hex digits of the SHA-256 of their sorted
-    normalised paths joined by newlines (the same in every shard of one run)."""
+    run, every shard), ``run``, the first 16 hex digits of the SHA-256 of their sorted
+    normalised paths joined by newlines, and ``setup``, the same of what else decides the
+    result (:func:`run_setup`): both the same in every shard of one run."""
     import hashlib
 
     listing = "\n".join(sorted(shard_key(p) for p in paths)).encode("utf-8", "surrogateescape")
-    return {"index": index, "count": count, "files": len(paths), "run": hashlib.sha256(listing).hexdigest()[:16]}
+    return {
+        "index": index, "count": count, "files": len(paths), "run": hashlib.sha256(listing).hexdigest()[:16],
+        "setup": hashlib.sha256(setup.encode("utf-8", "surrogateescape")).hexdigest()[:16],
+    }
+
+
+def run_setup(contract, select: Optional[Sequence[str]] = None, allow: Sequence[str] = ()) -> str:
+    """What besides the file list decides a run's findings: the animsmith version, the
+    contract's bytes (:attr:`~animsmith.config.Contract.digest`), ``--select`` and ``--allow``."""
+    from animsmith import __version__
+
+    chosen = ",".join(sorted(select)) if select is not None else "*"
+    return "\n".join([__version__, getattr(contract, "digest", "") or "defaults", chosen, ",".join(sorted(allow))])
 
 
 def shard_paths(paths: Sequence[str], index: int, count: int) -> List[str]:
@@ -87,6 +104,7 @@ def run_lint_ci(
     with_measurements: bool = True,
     shard: Optional[Tuple[int, int]] = None,
     on_file: Optional[Callable[[str], None]] = None,
+    allow: Sequence[str] = (),
 ):
     """``lint.run_lint`` with an optional shard and a per-file callback (progress).
 
@@ -121,20 +139,24 @@ def run_lint_ci(
         group_members = run_group_checks(files, summaries, plan, select)
     kept = [f for f, k in zip(files, keep) if k]
     # a member file outside the shard that failed to load is that shard's error, not ours
-    record = None if shard is None else shard_record(paths, *shard)
+    record = None if shard is None else shard_record(paths, *shard, setup=run_setup(contract, select, allow))
     return LintResult(
         files=kept, config_path=contract.path, group_members=group_members, shard=record, checks=ran_checks(contract, select)
     )
 
 
-def _shard_fields(source: str, record: Any) -> Tuple[int, int, int, str]:
-    """(index, count, files, run) of a JSON ``shard`` record (``AnimsmithError`` when malformed)."""
+def _shard_fields(source: str, record: Any) -> Tuple[int, int, int, str, Optional[str]]:
+    """(index, count, files, run, setup) of a JSON ``shard`` record (``AnimsmithError`` when
+    malformed; ``setup`` is None in a record written before it was recorded)."""
     ok = isinstance(record, dict)
     vals = [record.get(k) if ok else None for k in ("index", "count", "files")]
     run = record.get("run") if ok else None
+    setup = record.get("setup") if ok else None
     if not (all(type(v) is int for v in vals) and isinstance(run, str) and 1 <= vals[0] <= vals[1] and vals[2] >= 0):
         raise AnimsmithError("malformed \"shard\" record (expected index, count, files, run)", path=source)
-    return vals[0], vals[1], vals[2], run
+    if setup is not None and not isinstance(setup, str):
+        raise AnimsmithError("malformed \"shard\" record (setup is not a string)", path=source)
+    return vals[0], vals[1], vals[2], run, setup
 
 
 def check_shards(docs: Sequence[Tuple[str, Dict[str, Any]]]) -> Optional[int]:
@@ -148,15 +170,20 @@ def check_shards(docs: Sequence[Tuple[str, Dict[str, Any]]]) -> Optional[int]:
     sharded = [(source, _shard_fields(source, doc["shard"])) for source, doc in docs if "shard" in doc]
     if not sharded:
         return None
-    first_source, (_, count, total, run) = sharded[0]
+    first_source, (_, count, total, run, setup) = sharded[0]
     for source, doc in docs:
         if "shard" not in doc:
             raise AnimsmithError(f"not a shard result, merged with shards ({first_source} is one)", path=source)
     by_index: Dict[int, str] = {}
-    for source, (index, n, files, r) in sharded:
+    for source, (index, n, files, r, su) in sharded:
         if (n, files, r) != (count, total, run):
             raise AnimsmithError(
                 f"shard {index}/{n} of another run than {first_source} (shard count, files or file list differ)", path=source
+            )
+        if su != setup:
+            raise AnimsmithError(
+                f"shard {index}/{n} was linted with another contract, --select/--allow or animsmith version than "
+                f"{first_source}", path=source,
             )
         if index in by_index:
             raise AnimsmithError(f"shard {index}/{n} given twice (also {by_index[index]})", path=source)

@@ -164,8 +164,9 @@ def _escape_char(err):
 
 def _escape_unencodable_output() -> None:
     """Let stdout/stderr write what their encoding cannot hold as ``\\uXXXX`` escapes
-    (an ASCII or Latin-1 terminal, a non-UTF-8 file name under strict UTF-8) instead of
-    failing with UnicodeEncodeError; streams with a lenient handler keep it."""
+    (an ASCII or Latin-1 terminal, a non-UTF-8 file name under strict UTF-8 or under a
+    C/POSIX locale's surrogateescape) instead of failing with UnicodeEncodeError or writing
+    invalid UTF-8; streams with another lenient handler keep it."""
     import codecs
 
     try:
@@ -173,7 +174,9 @@ def _escape_unencodable_output() -> None:
     except LookupError:
         codecs.register_error(OUTPUT_ESCAPE, _escape_char)
     for stream in (sys.stdout, sys.stderr):
-        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+        # "surrogateescape" (a C/POSIX locale) would write a non-UTF-8 file name's raw bytes:
+        # invalid UTF-8 in a JSON/SARIF document on stdout, where --output writes \udcXX
+        if getattr(stream, "errors", None) in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
             try:
                 stream.reconfigure(errors=OUTPUT_ESCAPE)
             except (ValueError, OSError, AttributeError):  # pragma: no cover - a stream that refuses

@@ -156,6 +156,9 @@ class Contract:
     gait_groups: Dict[str, GaitGroup] = field(default_factory=dict)
     sync_groups: Dict[str, SyncGroup] = field(default_factory=dict)
     checks: Dict[str, CheckSettings] = field(default_factory=dict)
+    #: first 16 hex digits of the SHA-256 of the TOML bytes ("" for the built-in defaults):
+    #: shards of one run must have read the same contract (``merge-results``)
+    digest: str = ""
 
     # -- clips -------------------------------------------------------------
     def expect_for(self, clip_name: str) -> Optional[ClipExpect]:
@@ -280,6 +283,9 @@ def parse_contract(raw: bytes, path: str = "<config>", base_dir: Optional[str] =
     if parser.problems:
         lines = [f"bad config {path}: {p.key}: {p.problem}" for p in parser.problems]
         raise ConfigError(lines[-1], more=lines[:-1])
+    import hashlib
+
+    contract.digest = hashlib.sha256(raw).hexdigest()[:16]
     return contract
 
 

@@ -291,7 +291,7 @@ def test_shard_partition_is_deterministic_and_balanced():
     assert shard_of(["./x/a.glb", "x/b.glb"], 2) == [1, 2]
 
 
-@pytest.mark.parametrize("bad", ["0/2", "3/2", "1/0", "a/b", "1", "1/2/3"])
+@pytest.mark.parametrize("bad", ["0/2", "3/2", "1/0", "a/b", "1", "1/2/3", " 1/4", "+1/4", "\uff11/4", "1/99999999999999999999", "1/1000001"])
 def test_bad_shard_is_exit_2(tmp_path, capsys, bad):
     cfg = _ring_dir(tmp_path)
     code, out, err = run_cli(["--config", cfg, "lint", "--shard", bad, str(tmp_path)], capsys)
@@ -385,8 +385,12 @@ def test_merge_refuses_an_incomplete_or_mixed_set_of_shards(tmp_path, capsys):
         parts[i] = str(dest)
     doc = validate_json(open(parts[2]).read())  # the shard record is in the schema
     listing = "\n".join(sorted(os.path.normpath(p).replace(os.sep, "/") for p in glbs))
+    from animsmith import __version__
+
+    setup = "\n".join([__version__, hashlib.sha256(open(cfg, "rb").read()).hexdigest()[:16], "*", ""])
     assert doc["shard"] == {"index": 2, "count": 3, "files": len(glbs),
-                            "run": hashlib.sha256(listing.encode()).hexdigest()[:16]}
+                            "run": hashlib.sha256(listing.encode()).hexdigest()[:16],
+                            "setup": hashlib.sha256(setup.encode()).hexdigest()[:16]}
     code, out, err = run_cli(["merge-results", parts[1], parts[3]], capsys)
     assert (code, out) == (2, "")
     assert err.startswith("animsmith: shard 2/3 missing: the merged result would leave out its files")
@@ -628,3 +632,99 @@ def test_junit_failure_headline_is_an_error_before_warnings():
     root = ET.fromstring(render_lint(r, "junit", checks=["foot-slide"], deny_warnings=True))
     (fail,) = next(root.iter("testcase")).findall("failure")
     assert fail.get("message").endswith("the error (+1 more)")
+
+
+def test_merge_refuses_shards_linted_differently(tmp_path, capsys):
+    """Shards of one file list linted with another --select, --allow or contract are not one
+    run: their union is no run's result (a shard with --select nan beside a full one passed,
+    with findings neither run would give)."""
+    cfg = _ring_dir(tmp_path)
+    other = tmp_path / "other.toml"
+    other.write_text(open(cfg).read() + "\n[checks.nan]\nseverity = \"warning\"\n")
+
+    def shard(i, name, *extra, config=cfg):
+        dest = tmp_path / name
+        code, _, err = run_cli(["--config", str(config), "lint", "--format", "json", "--shard", f"{i}/2", *extra,
+                                "-o", str(dest), str(tmp_path)], capsys)
+        assert code in (0, 1), err
+        return str(dest)
+
+    a1, a2 = shard(1, "a1.json"), shard(2, "a2.json")
+    assert run_cli(["merge-results", a1, a2], capsys)[0] in (0, 1)
+    for second in (shard(2, "sel.json", "--select", "nan"), shard(2, "allow.json", "--allow", "gait-group"),
+                   shard(2, "cfg.json", config=other)):
+        code, out, err = run_cli(["merge-results", a1, second], capsys)
+        assert (code, out) == (2, "")
+        assert "was linted with another contract, --select/--allow or animsmith version than" in err
+
+
+def test_failed_run_removes_a_stale_output(tmp_path, capsys):
+    """A run that stops with exit 2 (a corrupt file) leaves no result: a --output FILE from an
+    earlier run is removed, so the old shard is not merged as this run's."""
+    cfg = _ring_dir(tmp_path)
+    dest = tmp_path / "shard-1.json"
+    code, _, err = run_cli(["--config", cfg, "lint", "--format", "json", "--shard", "1/1", "-o", str(dest), str(tmp_path)], capsys)
+    assert code in (0, 1) and dest.exists(), err
+    victim = sorted(tmp_path.glob("*.glb"))[0]
+    victim.write_bytes(victim.read_bytes()[:40])
+    code, _, err = run_cli(["--config", cfg, "lint", "--format", "json", "--shard", "1/1", "-o", str(dest), str(tmp_path)], capsys)
+    assert code == 2 and not dest.exists(), err
+
+
+def test_sarif_fingerprints_do_not_depend_on_how_the_path_is_spelled(tmp_path, capsys, monkeypatch):
+    """`assets/`, `./assets/` and the absolute path of the same folder are one set of alerts."""
+    (tmp_path / "assets").mkdir()
+    cfg = _ring_dir(tmp_path / "assets")
+    monkeypatch.chdir(tmp_path)
+    prints = []
+    for spelling in ("assets", "./assets/", str(tmp_path / "assets")):
+        code, out, err = run_cli(["--config", cfg, "lint", "--format", "sarif", spelling], capsys)
+        assert code in (0, 1), err
+        results = json.loads(out)["runs"][0]["results"]
+        assert results
+        prints.append(sorted(r["partialFingerprints"]["animsmithFinding/v2"] for r in results))
+    assert prints[0] == prints[1] == prints[2]
+
+
+def test_github_annotations_list_errors_first():
+    """GitHub shows at most 10 annotations of a kind per step: errors come before warnings and
+    notes whatever the file order."""
+    findings = [Finding(check_id="foot-slide", severity="warning", message=f"w{i}", clip="a") for i in range(12)]
+    r = LintResult(files=[FileResult(path="a.glb", findings=findings),
+                          FileResult(path="b.glb", findings=[Finding(check_id="gait-group", severity="error", message="spread", group="ring")])])
+    lines = render_lint(r, "github").splitlines()
+    assert lines[0].startswith("::error file=b.glb") and all(x.startswith("::warning") for x in lines[1:13])
+
+
+def test_junit_keeps_non_utf8_names_apart():
+    """A file name that is not UTF-8 (lone surrogates) is its \\udcXX escape in JUnit, as in JSON:
+    `bad\\xffname.glb` no longer collapses into `badname.glb`."""
+    r = LintResult(files=[FileResult(path="bad\udcffname.glb"), FileResult(path="badname.glb")])
+    root = ET.fromstring(render_lint(r, "junit", checks=["nan"]))
+    assert [s.get("name") for s in root.findall("testsuite")] == ["bad\\udcffname.glb", "badname.glb"]
+
+
+def test_stdout_under_a_c_locale_matches_the_output_file(tmp_path):
+    """Under a C/POSIX locale Python's stdout writes a non-UTF-8 file name's raw bytes
+    (surrogateescape): `--format json` on stdout was invalid UTF-8 (merge-results refused it)
+    while `-o` wrote the \\\\udcXX escape. Both now write the same bytes."""
+    import subprocess
+    import sys
+
+    name = os.fsencode(str(tmp_path)) + b"/bad\xffname.glb"
+    try:
+        with open(name, "wb") as fh:
+            fh.write(open(os.path.join(ROOT, "examples", "assets", "fox-walk.glb"), "rb").read())
+    except OSError:
+        pytest.skip("this file system refuses non-UTF-8 names")
+    env = dict(os.environ, LC_ALL="C", LANG="C")
+    env.pop("PYTHONIOENCODING", None)
+    env.pop("PYTHONUTF8", None)
+    out_file = tmp_path / "out.json"
+    base = [sys.executable, "-m", "animsmith", "lint", "--format", "json", str(tmp_path)]
+    piped = subprocess.run(base, capture_output=True, env=env, cwd=ROOT, timeout=120)
+    written = subprocess.run(base + ["-o", str(out_file)], capture_output=True, env=env, cwd=ROOT, timeout=120)
+    assert piped.returncode == written.returncode == 0, piped.stderr
+    assert piped.stdout == out_file.read_bytes()
+    doc = json.loads(piped.stdout.decode("utf-8"))
+    assert [f["path"].endswith("bad\udcffname.glb") for f in doc["files"]] == [True]

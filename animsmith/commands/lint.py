@@ -108,18 +108,22 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     # CI additions (docs/ci.md): --shard, --output, progress bar on a TTY
     from animsmith.ci import parse_shard, run_lint_ci
 
-    shard_spec = parse_shard(shard) if shard is not None else None
-    with _progress(len(files)) as on_file:
-        result = run_lint_ci(
-            # only the JSON document carries per-clip measurements; the other formats never compute them
-            files, contract, select=selected, jobs=jobs, with_measurements=(fmt == "json"),
-            shard=shard_spec, on_file=on_file,
-        )
-    errors = [f.error for f in result.files if f.error]
-    if errors:
-        for line in errors[:-1]:
-            click.echo(f"animsmith: {error_line(line)}", err=True)
-        raise AnimsmithError(errors[-1])
+    try:
+        shard_spec = parse_shard(shard) if shard is not None else None
+        with _progress(len(files)) as on_file:
+            result = run_lint_ci(
+                # only the JSON document carries per-clip measurements; the other formats never compute them
+                files, contract, select=selected, jobs=jobs, with_measurements=(fmt == "json"),
+                shard=shard_spec, on_file=on_file, allow=sorted(allowed),
+            )
+        errors = [f.error for f in result.files if f.error]
+        if errors:
+            for line in errors[:-1]:
+                click.echo(f"animsmith: {error_line(line)}", err=True)
+            raise AnimsmithError(errors[-1])
+    except AnimsmithError:
+        remove_stale_output(output)
+        raise
     if allowed:
         result = result.without_checks(allowed)
     if output is not None:
@@ -159,6 +163,21 @@ def _progress(total: int):
             yield lambda _path: progress.advance(task)
 
     return bar()
+
+
+def remove_stale_output(path: Optional[str]) -> None:
+    """Remove a regular file at ``--output`` (already checked to be no input) when the run
+    stops with exit 2: a result left by an earlier run must not pass for this one's (a
+    shard that failed would otherwise be merged from its old JSON)."""
+    import stat
+
+    if not path:
+        return
+    try:
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            os.unlink(path)
+    except OSError:
+        pass
 
 
 def contract_inputs(contract) -> List[str]:

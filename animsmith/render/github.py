@@ -1,4 +1,6 @@
-"""GitHub Actions workflow commands (``--format github``): one annotation per finding.
+"""GitHub Actions workflow commands (``--format github``): one annotation per finding,
+errors first, then warnings, then notes (file order within each: GitHub shows at most
+10 annotations of each kind per step and 50 per job, so a pack's errors come first).
 
 ``::error file=<path>,title=<title>::<message>`` for errors, ``::warning``
 for warnings and ``::notice`` for notes; the title is ``animsmith
@@ -57,9 +59,12 @@ def annotation(path: str, f: Dict[str, Any]) -> str:
 def render_github(result: Any, **_: Any) -> str:
     doc = as_doc(result)
     lines: List[str] = []
-    for fr in doc.get("files", []):
-        for f in fr.get("findings", []):
-            lines.append(annotation(fr["path"], f))
+    # errors, then warnings, then notes (file order within each): GitHub shows only the first
+    # 10 annotations of each kind per step and 50 per job, so an error is never crowded out
+    findings = [(fr["path"], f) for fr in doc.get("files", []) for f in fr.get("findings", [])]
+    rank = {"error": 0, "warning": 1, "note": 2}
+    for path, f in sorted(findings, key=lambda pf: rank.get(pf[1]["severity"], 3)):
+        lines.append(annotation(path, f))
     for fr in doc.get("files", []):
         for key, entry in folded_gaps(fr):
             lines.append(plain_line(f"{escape(fr['path'])}:{gap_line(key, entry)}"))

@@ -74,12 +74,29 @@ FINGERPRINT_KEY = "animsmithFinding/v2"
 
 
 def finding_identity(path: str, f: Dict[str, Any]) -> str:
-    """What makes a finding the same problem in the next run: file, check, group,
+    """What makes a finding the same problem in the next run: file (:func:`identity_path`), check, group,
     clip, bone and the message with every number masked as ``#`` (a measured
     value that changes keeps the identity; a different channel, key kind or
     axis named in the message does not)."""
     text = _NUMBER.sub("#", str(f.get("message", "")))
-    return "\x1f".join(str(x) for x in (path, f.get("check_id"), f.get("group"), f.get("clip"), f.get("bone"), text))
+    where = identity_path(path)
+    return "\x1f".join(str(x) for x in (where, f.get("check_id"), f.get("group"), f.get("clip"), f.get("bone"), text))
+
+
+def identity_path(path: str) -> str:
+    """The file as a finding's identity sees it, whatever its spelling on the command line:
+    normalised (``./assets/x.glb`` and ``assets/x.glb`` are one file), ``/`` separators, and
+    relative to the working directory when it is an absolute path inside it (a runner's
+    checkout folder is not part of the identity)."""
+    p = path
+    if os.path.isabs(p):
+        try:
+            rel = os.path.relpath(p)
+        except ValueError:  # another drive (Windows)
+            rel = None
+        if rel is not None and rel != ".." and not rel.startswith(".." + os.sep):
+            p = rel
+    return os.path.normpath(p).replace(os.sep, "/")
 
 
 def fingerprint(identity: str, occurrence: int = 1) -> str:
