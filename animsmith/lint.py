@@ -125,6 +125,10 @@ class LintResult:
 def expand_paths(paths: Sequence[str]) -> List[str]:
     """Files, globs and folders (recursively ``*.glb``/``*.gltf``) -> file list.
 
+    A folder is searched recursively except in its hidden subfolders (``.git``, ``.cache``,
+    names starting with ``.``) and ``node_modules`` (:data:`SKIPPED_DIRS`); a folder or
+    file named on the command line is always used.
+
     Order: arguments in order; a folder's files and a glob's matches sorted;
     duplicates (same real path) kept once. Raises ``AnimsmithError`` for a
     path that does not exist (one line each) and for folders and globs that
@@ -147,7 +151,7 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
         found: List[str] = []
         if os.path.isdir(arg):
             for root, dirs, files in os.walk(arg):
-                dirs.sort()
+                dirs[:] = sorted(d for d in dirs if not _skipped_dir(d))
                 for name in files:
                     if name.lower().endswith(ASSET_SUFFIXES):
                         found.append(os.path.join(root, name))
@@ -179,8 +183,18 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
     return out
 
 
+#: folder names a recursive search does not enter (besides hidden ones, ``.*``)
+SKIPPED_DIRS = ("node_modules",)
+
+
+def _skipped_dir(name: str) -> bool:
+    """A subfolder a recursive search skips: hidden (``.git``, ``.venv``...) or ``node_modules``."""
+    return name.startswith(".") or name in SKIPPED_DIRS
+
+
 def _has_assets(folder: str) -> bool:
-    for _, _, files in os.walk(folder):
+    for _, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not _skipped_dir(d)]
         if any(n.lower().endswith(ASSET_SUFFIXES) for n in files):
             return True
     return False

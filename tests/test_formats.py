@@ -728,3 +728,21 @@ def test_stdout_under_a_c_locale_matches_the_output_file(tmp_path):
     assert piped.stdout == out_file.read_bytes()
     doc = json.loads(piped.stdout.decode("utf-8"))
     assert [f["path"].endswith("bad\udcffname.glb") for f in doc["files"]] == [True]
+
+
+def test_junit_skips_clip_checks_on_a_file_without_animations(tmp_path, capsys):
+    """A file without animations: clip checks had nothing to judge, so JUnit reports them
+    skipped, not passed; required-bones (which judges the skeleton) still passes."""
+    from gltf_raw import RawGltf
+
+    raw = RawGltf()
+    hips = raw.node("Hips", translation=[0.0, 1.0, 0.0])
+    raw.scene([hips])
+    path = tmp_path / "noanim.glb"
+    path.write_bytes(raw.glb())
+    code, out, err = run_cli(["lint", "--format", "junit", str(path)], capsys)
+    assert code == 0, err
+    cases = {c.get("name"): c for c in ET.fromstring(out).iter("testcase")}
+    assert cases["duration-sanity"].find("skipped") is not None
+    assert cases["nan"].find("skipped") is not None and cases["bind-pose"].find("skipped") is not None
+    assert cases["required-bones"].find("skipped") is None

@@ -6,7 +6,7 @@ import os
 
 from animsmith.checks import registry
 from builders import gait_clip
-from lint_support import run_cli, validate_json, write_clips, write_config
+from lint_support import ROOT, run_cli, validate_json, write_clips, write_config
 
 
 def ring(tmp_path, offsets=(0.0, 0.0), name="ring.glb"):
@@ -259,3 +259,19 @@ def test_a_mistyped_role_override_is_named_where_the_role_is_missed(tmp_path, ca
     code, out, _ = run_cli(["--config", cfg, "lint", glb], capsys)
     assert code == 1
     assert "hips role not resolved ([rig.roles] hips = 'Hipz': no bone with that exact name)" in out
+
+
+def test_folder_search_skips_hidden_folders_and_node_modules(tmp_path, capsys):
+    """`animsmith lint .` (the pre-commit "all assets" hook) must not lint a package's example
+    assets under node_modules or anything under .git; naming such a folder still lints it."""
+    import shutil
+
+    from animsmith.lint import expand_paths
+
+    src = os.path.join(ROOT, "examples", "assets", "fox-walk.glb")
+    for rel in ("mine/a.glb", "node_modules/three/ex.glb", ".git/lfs/b.glb", ".hidden/c.GLB", "mine/.cache/d.glb", "mine/E.GLB"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(src, tmp_path / rel)
+    found = sorted(os.path.relpath(p, tmp_path) for p in expand_paths([str(tmp_path)]))
+    assert found == ["mine/E.GLB", "mine/a.glb"]
+    assert [os.path.relpath(p, tmp_path) for p in expand_paths([str(tmp_path / "node_modules")])] == ["node_modules/three/ex.glb"]

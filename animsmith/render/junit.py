@@ -15,7 +15,9 @@ registered check. A test case
   and some report readers show only the first) when the check reported an error
   (and, with ``deny_warnings``, a warning);
 * is **skipped** (``<skipped message="coverage gap ...">``) when the check
-  produced only coverage gaps for this file: it could not judge;
+  produced only coverage gaps for this file: it could not judge; a clip check
+  is skipped too on a file without animations (``duration-sanity``'s
+  ``no_clips`` gap): it had nothing to judge;
 * otherwise passes; warnings and notes are listed in ``<system-out>``.
 
 Counts (``tests``, ``failures``, ``errors`` = 0, ``skipped``) are summed on
@@ -67,8 +69,13 @@ def junit_tree(result: Any, checks: Optional[Sequence[str]] = None, deny_warning
     failing = {"error", "warning"} if deny_warnings else {"error"}
     root = ET.Element("testsuites", name="animsmith lint")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    from animsmith.checks import registry
+
+    specs = registry()
     for fr in doc.get("files", []):
         path = fr["path"]
+        # a file without animations (duration-sanity's `no_clips` gap): clip checks judged nothing
+        clipless = any(g.get("code") == "no_clips" for g in fr.get("coverage_gaps", []))
         suite = ET.SubElement(root, "testsuite", name=_xml_safe(path))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         for cid in order:
@@ -86,6 +93,9 @@ def junit_tree(result: Any, checks: Optional[Sequence[str]] = None, deny_warning
                 counts["failures"] += 1
             elif gs and not fs:
                 node = ET.SubElement(case, "skipped", message=_xml_safe(f"coverage gap: {gap_text(gs[0])}"))
+                counts["skipped"] += 1
+            elif clipless and not fs and cid in specs and specs[cid].scope == "clip" and not specs[cid].without_clips:
+                ET.SubElement(case, "skipped", message="the file has no animations: nothing for this check to judge")
                 counts["skipped"] += 1
             others = [finding_line(f) for f in fs if f not in fails] + [gap_text(g) for g in gs]
             if others:
