@@ -876,12 +876,25 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
     * ``"clip"``: the first linted file (in order) holding a clip of that name;
     * ``"file.glb"`` / ``"file.glb#clip"``: that file (config-relative), from the
       run when it was linted, else loaded just for the group.
+
+    A member that resolves to a clip an earlier member already named (``walk``,
+    ``packs/walk.glb`` and ``./packs/walk.glb#walk`` are one clip: the same real file
+    and clip name) is that member again and counts once.
     """
     from animsmith.checks.context import Member
 
     real_index = _real_index(files, extra_cache)
     members: List[Member] = []
     attach: Optional[int] = None
+    found_clips: Set[Tuple[str, str]] = set()
+
+    def first_time(real: str, clip_name: str) -> bool:
+        key = (real, clip_name)
+        if key in found_clips:
+            return False
+        found_clips.add(key)
+        return True
+
     for ref in group.members:
         if ref.file is None:
             hits = _clip_index(files, extra_cache).get(ref.clip, [])
@@ -890,6 +903,8 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
                 continue
             hit = hits[0]
             attach = hit if attach is None else attach
+            if not first_time(_realpath(files[hit].path), ref.clip):
+                continue
             others = tuple(files[i].path for i in hits[1:])
             members.append(Member(ref.label, files[hit].path, ref.clip, summaries[hit].get(ref.clip), also_in=others))
             continue
@@ -924,6 +939,8 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
             if clip_name not in names:
                 members.append(Member(ref.label, shown, clip_name, reason=f"no clip named '{clip_name}' in {shown}"))
                 continue
+        if not first_time(real, clip_name):
+            continue
         members.append(Member(ref.label, shown, clip_name, sums.get(clip_name)))
     return members, (attach if attach is not None else 0)
 

@@ -657,3 +657,19 @@ def test_a_severity_override_leaves_the_ambiguity_note_a_note(tmp_path, capsys):
     code, out, _ = run_cli(["--config", cfg, "lint", "--format", "json", str(tmp_path / "x.glb"), str(tmp_path / "y.glb")], capsys)
     findings = by_check(validate_json(out), "gait-group")[0]
     assert code == 0 and [f["severity"] for f in findings] == ["note"]
+
+
+def test_the_same_clip_named_two_ways_counts_once(tmp_path, capsys):
+    """`a`, `clips.glb#a` and `./clips.glb#a` are one clip: one member and one anchor. Counted
+    three times it pulled the circular mean towards a (spread 0.199 against cap 0.15; the pair
+    a/c spreads 0.125), and a group of one clip named twice passed as a group."""
+    clips = [gait_clip("a"), gait_clip("c", offset_cycles=0.25)]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "clips.glb#a", "./clips.glb#a", "c"]))
+    findings, gaps = by_check(doc, "gait-group")
+    assert code == 0 and findings == [] and gaps == []
+    group = doc["files"][0]["measurements"]["groups"]["ring"]
+    assert sorted(group["anchors"]) == ["a", "c"]
+    assert group["spread"] == pytest.approx(expected_spread([0.75, 0.5]), abs=1e-6)
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "clips.glb#a"]))
+    findings, gaps = by_check(doc, "gait-group")
+    assert findings == [] and [g["code"] for g in gaps] == ["insufficient_measurable_members"]

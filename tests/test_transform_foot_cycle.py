@@ -280,13 +280,32 @@ def test_out_dir_link_onto_another_input_is_refused(capsys, tmp_path):
 def test_a_reference_naming_two_members_is_called_ambiguous(capsys, tmp_path):
     indir = tmp_path / "in"
     indir.mkdir()
+    import shutil
+
     paths = write_member_files(indir)
+    shutil.copy(indir / "run_right.glb", indir / "copy.glb")  # another file whose clip is run_right
     cfg = indir / "ring.toml"
-    cfg.write_text(RING_TOML.replace('"run_right"]', '"run_right", "run_right.glb"]'))
+    cfg.write_text(RING_TOML.replace('"run_right"]', '"run_right.glb", "copy.glb"]'))
     rc, out, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
-                           "--reference", "run_right", "--dry-run", *paths)
+                           "--reference", "run_right", "--dry-run", *paths, str(indir / "copy.glb"))
     assert (rc, out) == (2, "")
     assert "--reference 'run_right' is ambiguous in gait group 'run-ring': it names 2 members" in err
+
+
+def test_the_same_clip_named_two_ways_is_one_member(capsys, tmp_path):
+    """`run_right` (a bare clip name) and `run_right.glb` (its file) name one clip: one member,
+    so it is no ambiguous reference and is planned once."""
+    import json
+
+    indir = tmp_path / "in"
+    indir.mkdir()
+    paths = write_member_files(indir)
+    cfg = indir / "ring.toml"
+    cfg.write_text(RING_TOML.replace('"run_right"]', '"run_right", "run_right.glb", "./run_right.glb#run_right"]'))
+    rc, out, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                           "--reference", "run_right", "--dry-run", "--format", "json", *paths)
+    assert rc == 0, err
+    assert sorted(m["name"] for m in json.loads(out)["members"]) == ["run_backward", "run_forward", "run_left", "run_right"]
 
 
 def test_outputs_may_not_replace_an_input_that_holds_no_member(capsys, tmp_path):

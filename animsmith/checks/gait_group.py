@@ -18,7 +18,7 @@ read from its measurements. Then, in declared order:
   too short to sample, an exact-zero left-minus-right swing, a swing above
   the floor with no left/right alternation) is an **error** finding with the
   reason — the group's coherence is never silently unverified;
-* a member listed twice counts once;
+* a member listed twice, or one clip named two ways (`walk`, `packs/walk.glb#walk`), counts once;
 * a bare clip name held by several linted files is taken from the first (in
   argument order) and gets a **note** naming the others.
 

@@ -21,7 +21,7 @@ largest value, as key times are float32):
 duration spread > ``max_duration_delta_s``; frame-count spread >
 ``max_frame_count_delta``; fps spread > ``max_fps_delta``; members whose loop
 endpoint conventions differ. A missing member is an error finding naming it.
-A member listed twice counts once. A bare clip name
+A member listed twice, or one clip named two ways, counts once. A bare clip name
 held by several linted files is taken from the first (in argument order) and
 gets a **note** naming the others. The members table's
 ``frame_count`` is the largest authored key count (not ``measure``'s grid

@@ -68,8 +68,8 @@ def _phase(value: Optional[float]) -> str:
 
 
 def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tuple[str, str, Any]]:
-    """[(label, file, clip)] for every member (a member listed twice once, as the group
-    checks count it); AnimsmithError for a missing or ambiguous one."""
+    """[(label, file, clip)] for every member (a member listed twice, or the same clip named
+    two ways, once, as the group checks count it); AnimsmithError for a missing or ambiguous one."""
     from animsmith.errors import AnimsmithError
     from animsmith.io.read import load_asset
 
@@ -100,14 +100,16 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
                     clip = asset.clip(ref.clip)
                 except KeyError:
                     raise AnimsmithError(f"group member {ref.label!r}: clip {ref.clip!r} not found", f) from None
-            out.append((ref.label, f, clip))
+            if not any(os.path.realpath(g) == os.path.realpath(f) and c is clip for _, g, c in out):
+                out.append((ref.label, f, clip))
             continue
         hits = [(p, a.clip(ref.clip)) for p, a in assets.items() if ref.clip in a.clip_names]
         if not hits:
             raise AnimsmithError(f"group member {ref.label!r} not found in {', '.join(paths)}")
         if len(hits) > 1:
             raise AnimsmithError(f"group member {ref.label!r} is ambiguous: found in {', '.join(p for p, _ in hits)}")
-        out.append((ref.label, hits[0][0], hits[0][1]))
+        if not any(os.path.realpath(g) == os.path.realpath(hits[0][0]) and c is hits[0][1] for _, g, c in out):
+            out.append((ref.label, hits[0][0], hits[0][1]))
     return out
 
 
