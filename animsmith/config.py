@@ -231,10 +231,11 @@ def _toml():
 
 def find_config(path: Optional[str]) -> Optional[str]:
     """The config path to load: ``path`` (``""`` too: an explicit, bad path), else
-    ./animsmith.toml when present, else None."""
+    ./animsmith.toml when anything of that name is there (a dangling link or a folder is
+    then an error, not silently the defaults), else None."""
     if path is not None:
         return str(path)
-    return DEFAULT_CONFIG_NAME if os.path.isfile(DEFAULT_CONFIG_NAME) else None
+    return DEFAULT_CONFIG_NAME if os.path.lexists(DEFAULT_CONFIG_NAME) else None
 
 
 def load_contract(path: Optional[str] = None) -> Contract:
@@ -337,12 +338,24 @@ def _table(value: Any, key: str) -> dict:
     return value
 
 
+def _digits(n: int) -> int:
+    """Decimal digits of ``n`` without converting it to a string (Python caps that at 4,300)."""
+    return int(abs(n).bit_length() * math.log10(2)) + 1
+
+
+#: largest integer a contract value may hold (2^53: exact as a float, which checks compare it with)
+MAX_CONFIG_INTEGER = 2**53
+
+
 def validate_value(value: Any, kind: str, key: str, *, minimum=None, maximum=None, choices=None) -> Any:
     """Type/range-check one value; returns it normalised (numbers as float)."""
     if kind == "number":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _Problem(key, f"must be a number, got {_type_name(value)}")
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # TOML integers have no size limit
+            raise _Problem(key, f"must be a finite number, got an integer of {_digits(value)} digits") from None
         if not math.isfinite(value):
             raise _Problem(key, "must be a finite number")
     elif kind == "integer":
@@ -351,6 +364,8 @@ def validate_value(value: Any, kind: str, key: str, *, minimum=None, maximum=Non
                 value = int(value)
             else:
                 raise _Problem(key, f"must be an integer, got {_type_name(value)}")
+        if abs(value) > MAX_CONFIG_INTEGER:  # compared with float measurements: keep it exact
+            raise _Problem(key, f"must be at most {MAX_CONFIG_INTEGER} in magnitude, got an integer of {_digits(value)} digits")
     elif kind == "bool":
         if not isinstance(value, bool):
             raise _Problem(key, f"must be true or false, got {_type_name(value)}")
@@ -521,14 +536,20 @@ class _Parser:
         key = join_key(prefix, "clips")
         if not clips:
             raise _Problem(key, "must list at least one member")
-        return [parse_member(label, self.base_dir, key) for label in clips]
+        refs = []
+        for label in clips:  # every bad member of the list, not only the first
+            with self.each():
+                refs.append(parse_member(label, self.base_dir, key))
+        return refs
 
     def _group(self, group, name: str, entry: Any, table_name: str, spec: Mapping[str, tuple], extra=()):
         """Known keys of a group entry filled into ``group``; its members parsed. Returns the table."""
         prefix = join_key(table_name, name)
         table = self.known(_table(entry, prefix), tuple(spec) + tuple(extra), prefix)
-        if "clips" not in table:
-            raise _Problem(join_key(prefix, "clips"), "missing required key")
+        if "clips" not in table:  # recorded; the entry's other keys are still checked
+            self.problems.append(_Problem(join_key(prefix, "clips"), "missing required key"))
+            self.fill(group, {k: v for k, v in table.items() if k in spec}, spec, prefix)
+            return table
         before = len(self.problems)
         self.fill(group, {k: v for k, v in table.items() if k in spec}, spec, prefix)
         clips_key = join_key(prefix, "clips")

@@ -211,3 +211,47 @@ def test_bare_member_names_may_contain_a_hash(tmp_path):
     with pytest.raises(ConfigError) as info:  # looks like a file: still a mistake worth a line
         parse_contract(b'[gait_groups.g]\nclips = ["ring.glv#walk"]\n', "c.toml")
     assert "the part before '#' must be a .glb or .gltf file" in info.value.message
+
+
+def test_a_group_without_clips_still_has_its_other_keys_checked():
+    """One run names every mistake: a group missing `clips` used to hide its other bad keys,
+    and only the first bad member of a list was named."""
+    raw = (b'[gait_groups.g]\nmax_gait_phase_spread = 0.9\n[sync_groups.s]\nmax_fps_delta = -1\n'
+           b'[sync_groups.s.time_complement]\nbogus = 1\n'
+           b'[gait_groups.m]\nclips = ["ok", "a.b#c", "", "f.glb#"]\n')
+    with pytest.raises(ConfigError) as info:
+        parse_contract(raw, "c.toml")
+    lines = info.value.lines
+    for want in ("gait_groups.g.clips: missing required key", "gait_groups.g.max_gait_phase_spread: must be ≤ 0.5",
+                 "sync_groups.s.clips: missing required key", "sync_groups.s.max_fps_delta: must be ≥ 0",
+                 "sync_groups.s.time_complement.bogus: unknown key", "member 'a.b#c'", "member names must not be empty",
+                 "member 'f.glb#': empty clip name"):
+        assert any(want in line for line in lines), (want, lines)
+
+
+@pytest.mark.parametrize("key, value, want", [
+    ('[clips."*"]\nfps', "1" + "0" * 400, 'clips."*".fps: must be a finite number, got an integer of 401 digits'),
+    ("[sync_groups.s]\nclips = [\"a\", \"b\"]\nmax_frame_count_delta", "1" + "0" * 400,
+     "sync_groups.s.max_frame_count_delta: must be at most 9007199254740992 in magnitude"),
+    ("[checks.loop-seam]\nmax_ratio", "-1" + "0" * 400, "checks.loop-seam.max_ratio: must be a finite number"),
+])
+def test_integers_beyond_a_float_are_config_errors(key, value, want):
+    """TOML integers have no size limit: one beyond a float was an internal OverflowError (or,
+    as a sync-group cap, crashed the check into a coverage gap and the group went unjudged)."""
+    with pytest.raises(ConfigError) as info:
+        parse_contract(f"{key} = {value}\n".encode(), "c.toml")
+    assert any(want in line for line in info.value.lines), info.value.lines
+
+
+@pytest.mark.parametrize("kind", ["dangling_link", "folder"])
+def test_a_broken_default_config_is_an_error_not_the_defaults(tmp_path, capsys, monkeypatch, kind):
+    """./animsmith.toml that is a dangling link (a submodule not checked out) or a folder:
+    exit 2 naming it, instead of linting silently with no contract."""
+    monkeypatch.chdir(tmp_path)
+    if kind == "folder":
+        (tmp_path / "animsmith.toml").mkdir()
+    else:
+        os.symlink(tmp_path / "missing" / "real.toml", tmp_path / "animsmith.toml")
+    glb = write_clips(tmp_path / "a.glb", [gait_clip("walk")])
+    code, out, err = run_cli(["lint", glb], capsys)
+    assert (code, out) == (2, "") and err.startswith("animsmith: bad config animsmith.toml:")

@@ -203,7 +203,7 @@ def explain(spec: CheckSpec) -> str:
     lines += ["", f"Config [checks.{spec.id}]:"]
     lines.append("  enabled (bool; default true): false disables the check.")
     lines.append(
-        f'  severity (string; default "{spec.severity}"): error | warning | note | off; rewrites every finding.'
+        f'  severity (string; default "{spec.severity}"): error | warning | note | off; rewrites every finding (not an informational note).'
     )
     for key, opt in spec.config.items():
         rng = option_range(opt)
@@ -229,8 +229,9 @@ def markdown() -> str:
         "and of text lines with equal sort keys). `animsmith checks` lists them and",
         "`animsmith checks ID` explains one. Every check also accepts",
         "`[checks.<id>] enabled = false` and `severity = \"error\" | \"warning\" | \"note\" | \"off\"`",
-        "(a severity override rewrites every finding of the check; coverage gaps have",
-        "no severity).",
+        "(a severity override rewrites every finding of the check except the group checks'",
+        "informational note that a bare member name is held by several files; coverage gaps",
+        "have no severity).",
         "",
         "| id | severity | scope | summary |",
         "|---|---|---|---|",
