@@ -234,7 +234,7 @@ def test_a_group_without_clips_still_has_its_other_keys_checked():
     ("[sync_groups.s]\nclips = [\"a\", \"b\"]\nmax_frame_count_delta", "1" + "0" * 400,
      "sync_groups.s.max_frame_count_delta: must be at most 9007199254740992 in magnitude"),
     ("[checks.loop-seam]\nmax_ratio", "-1" + "0" * 400, "checks.loop-seam.max_ratio: must be a finite number"),
-])
+], ids=["clip-fps", "sync-frame-count", "check-option"])
 def test_integers_beyond_a_float_are_config_errors(key, value, want):
     """TOML integers have no size limit: one beyond a float was an internal OverflowError (or,
     as a sync-group cap, crashed the check into a coverage gap and the group went unjudged)."""
