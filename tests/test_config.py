@@ -255,3 +255,17 @@ def test_a_broken_default_config_is_an_error_not_the_defaults(tmp_path, capsys, 
     glb = write_clips(tmp_path / "a.glb", [gait_clip("walk")])
     code, out, err = run_cli(["lint", glb], capsys)
     assert (code, out) == (2, "") and err.startswith("animsmith: bad config animsmith.toml:")
+
+
+def test_a_group_cap_under_checks_says_where_it_belongs():
+    """`[checks.gait-group] max_gait_phase_spread` is not a check option: the message names the
+    group table the key belongs in (it said only "unknown key")."""
+    raw = b'[checks.gait-group]\nmax_gait_phase_spread = 0.2\n[checks.time-complement]\nmin_reflected_time_advantage = 0.3\n'
+    with pytest.raises(ConfigError) as info:
+        parse_contract(raw, "c.toml")
+    assert info.value.lines == [
+        "bad config c.toml: checks.gait-group.max_gait_phase_spread: unknown key: a group's max_gait_phase_spread "
+        "goes in its [gait_groups.<name>] table",
+        "bad config c.toml: checks.time-complement.min_reflected_time_advantage: unknown key: a group's "
+        "min_reflected_time_advantage goes in its [sync_groups.<name>.time_complement] table",
+    ]
