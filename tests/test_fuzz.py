@@ -9,12 +9,13 @@ indices, non-UTF-8 and deeply nested JSON, a GLB claiming 4 GB, ...), writes
 the file and runs ``animsmith.cli.main`` in-process for
 
     lint FILE | lint --config examples/run-ring.animsmith.toml FILE |
-    measure --format json FILE | inspect FILE | transform --gait-anchor --dry-run FILE
+    measure --format json FILE | inspect FILE | transform --gait-anchor --dry-run FILE |
+    report -o FILE.html FILE | measure speed --format json FILE
 
 The contract for every invocation (``check_outcome``): exit 0 or 1 with no
 traceback, warning or "internal error" (JSON output must be strict JSON), or
 exit 2 with exactly one stderr line ``animsmith: <path>: <reason>`` and an
-empty stdout; at most ``TIME_LIMIT_S`` per invocation (SIGALRM timer) and a
+empty stdout (``report``: no page left behind unless it exited 0); at most ``TIME_LIMIT_S`` per invocation (SIGALRM timer) and a
 tracemalloc peak of at most ``FEW_MB + MEM_PER_BYTE x file size``.
 
 Default run: ``DEFAULT_BATCHES x CASES_PER_BATCH`` cases. Long mode
@@ -53,12 +54,17 @@ from gltf_raw import BIN_CHUNK, JSON_CHUNK, RawGltf, pack_glb, pad4  # noqa: E40
 
 BASE_SEED = 20261130
 CASES_PER_BATCH = 25
-DEFAULT_BATCHES = 12  # 300 cases, 1,500 command runs
-LONG_BATCHES = 400  # 10,000 cases, 50,000 command runs
+DEFAULT_BATCHES = 12  # 300 cases, 2,100 command runs
+LONG_BATCHES = 400  # 10,000 cases, 70,000 command runs
 TIME_LIMIT_S = 5.0  # CPU seconds per invocation (ITIMER_PROF: not fooled by a loaded machine)
 WALL_LIMIT_S = 60.0  # wall-clock guard for hangs that burn no CPU (a blocking read)
 FEW_MB = 8 * 1024 * 1024
 MEM_PER_BYTE = 64  # allowance per input byte on top of FEW_MB
+#: ``report`` keeps the curves it draws while the page is built: ~150 bytes of memory per
+#: bone-frame (8-byte numbers, then the page text), up to the loader's grid budget (2 bone-frames
+#: per input byte) and at most ``report.collect.MAX_PAGE_CELLS`` in all (~76 bytes per input
+#: byte on a 613 KB file of 114 duplicated clips)
+REPORT_MEM_PER_BYTE = 256
 CONFIG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
 FAIL_DIR = os.path.join(HERE, "out", "fuzz-failures")
 
@@ -614,6 +620,8 @@ def command_lines(path: str) -> List[List[str]]:
         ["measure", "--format", "json", path],
         ["inspect", path],
         ["transform", "--gait-anchor", "--dry-run", path],
+        ["report", "-o", path + ".html", path],
+        ["measure", "speed", "--format", "json", path],
     ]
 
 
@@ -666,7 +674,7 @@ def check_outcome(argv: List[str], path: str, size: int, r: Dict[str, Any]) -> O
     """None when the run kept the contract, else what went wrong."""
     if r["timed_out"]:
         return f"took more than {TIME_LIMIT_S} s of CPU (or {WALL_LIMIT_S} s of wall clock)"
-    limit = FEW_MB + MEM_PER_BYTE * size
+    limit = FEW_MB + (REPORT_MEM_PER_BYTE if argv[0] == "report" else MEM_PER_BYTE) * size
     if r["peak"] > limit:
         return f"tracemalloc peak {r['peak']} bytes > {limit}"
     if r["warnings"]:
@@ -685,6 +693,10 @@ def check_outcome(argv: List[str], path: str, size: int, r: Dict[str, Any]) -> O
         return None
     if code not in (0, 1):
         return f"exit {code!r}: {err[:300]!r}"
+    if argv[0] == "report" and code != 0 and os.path.exists(argv[2]):
+        return f"report exited {code} but left {argv[2]}"
+    if argv[0] == "report" and code == 0 and not os.path.getsize(argv[2]):
+        return "report exited 0 with an empty page"
     if argv[0] == "transform" and code == 1:
         if len(lines) != 1 or not lines[0].startswith("animsmith: refused ["):
             return f"refusal is not one line: {err[:500]!r}"
@@ -711,7 +723,8 @@ def run_case(tmpdir: str, batch: int, case: int) -> Tuple[List[str], Dict[str, i
     try:
         for argv in command_lines(path):
             r = run_cli(argv)
-            key = f"{argv[0]}{'+config' if '--config' in argv else ''}:exit{r['code']}"
+            name = "measure-speed" if argv[:2] == ["measure", "speed"] else argv[0]
+            key = f"{name}{'+config' if '--config' in argv else ''}:exit{r['code']}"
             counts[key] = counts.get(key, 0) + 1
             problem = check_outcome(argv, path, len(data), r)
             if problem:

@@ -307,3 +307,26 @@ def test_group_figure_counts_a_duplicate_once_and_shows_noise_and_strides(tmp_pa
     assert data["groups"][0]["judged"] is True
     data = _report(tmp_path, capsys, '[gait_groups.g]\nclips = ["walk", "walk2"]\n', [glb], "--select", "nan")
     assert data["groups"][0]["judged"] is False
+
+
+def test_the_page_draws_at_most_its_budget_of_bone_frames(tmp_path, capsys, monkeypatch):
+    """Curves are drawn until the page holds MAX_PAGE_CELLS bone-frames (shown samples x bones);
+    later clips are listed with the reason and the --clip command that draws them (a file of
+    many duplicated clips made the page, and its memory, grow without a cap)."""
+    from animsmith.report import collect as collect_mod
+
+    clips = [gait_clip(f"c{i}") for i in range(5)]
+    path = write_clips(tmp_path / "many.glb", clips)
+    code, _, err = run_cli(["report", path, "-o", str(tmp_path / "all.html")], capsys)
+    assert code == 0, err
+    full = page_data(open(tmp_path / "all.html").read())
+    per_clip = [c["frames"] * len(full["skeletons"][c["skeleton"]]["names"]) for c in full["clips"]]
+    monkeypatch.setattr(collect_mod, "MAX_PAGE_CELLS", per_clip[0] * 2 + 1)
+    code, _, err = run_cli(["report", path, "-o", str(tmp_path / "budget.html")], capsys)
+    assert code == 0, err
+    page = page_data(open(tmp_path / "budget.html").read())
+    drawn = [c for c in page["clips"] if "pos" in c]
+    assert [c["name"] for c in drawn] == ["c0", "c1"]
+    for c in page["clips"][2:]:
+        assert "pos" not in c and c["unavailable"].startswith(f"not drawn: the page already holds {2 * per_clip[0]:,} bone-frames")
+        assert f"animsmith report --clip {c['name']}" in c["unavailable"]

@@ -44,7 +44,7 @@ def report_cmd(ctx, paths, config_path, output, clip_name, select):
     selected = validate_check_ids(split_ids(select), "--select") if select else None
     files = expand_paths(list(paths))
     check_output_path(output, files + contract_inputs(contract))
-    data = collect(files, contract, select=selected)
+    data = collect(files, contract, select=selected, clip_filter=clip_name)
     errors = [f.error for f in data.result.files if f.error]
     if errors:
         for line in errors[:-1]:

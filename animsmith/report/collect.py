@@ -32,6 +32,9 @@ import numpy as np
 
 DECIMALS = 4
 MAX_FRAMES = 240
+#: bone-frames (shown samples x bones) the page draws in all; clips past it are listed with a
+#: reason instead of curves (each costs ~100 bytes while the page is built, ~22 in the page)
+MAX_PAGE_CELLS = 1_000_000
 TRAIL_ROLES = ("root", "hips", "left_foot", "right_foot")
 
 
@@ -158,6 +161,8 @@ class ReportData:
     clips: List[Dict[str, Any]] = field(default_factory=list)
     #: (file path realpath, clip name) -> index into ``clips``
     clip_index: Dict[Tuple[str, str], int] = field(default_factory=dict)
+    #: bone-frames drawn so far (:data:`MAX_PAGE_CELLS`)
+    cells: int = 0
 
 
 def _gait_member_names(contract) -> Tuple[set, Dict[str, set]]:
@@ -171,7 +176,8 @@ def _gait_member_names(contract) -> Tuple[set, Dict[str, set]]:
     return bare, files
 
 
-def _report_file(path: str, plan, data: ReportData, contract, gait_members, contact_height_m: float):
+def _report_file(path: str, plan, data: ReportData, contract, gait_members, contact_height_m: float,
+                 clip_filter: Optional[str] = None):
     """Lint one file with ``lint.lint_file`` and keep each clip's view from the same analysis."""
     from animsmith.lint import lint_file
 
@@ -199,7 +205,10 @@ def _report_file(path: str, plan, data: ReportData, contract, gait_members, cont
         claimed = clip.name in bare
         bare.discard(clip.name)
         in_gait = claimed or clip.name in wanted or ("" in wanted and count == 1)
-        view = _safe_view(analysis, state["roles"], contact_height_m, in_gait)
+        if clip_filter is not None and clip.name != clip_filter and not in_gait:
+            view = {"name": clip.name}  # not on the page (--clip): no curves computed
+        else:
+            view = _budgeted_view(data, analysis, state["roles"], contact_height_m, in_gait)
         view["file"] = state["file_index"]
         view["skeleton"] = entry["skeleton"]
         view["measurements"] = {
@@ -212,6 +221,22 @@ def _report_file(path: str, plan, data: ReportData, contract, gait_members, cont
     return lint_file(path, plan, on_asset=on_asset, on_clip=on_clip)
 
 
+def _budgeted_view(data: ReportData, analysis, roles, contact_height_m: float, with_local: bool) -> Dict[str, Any]:
+    """The clip's view, or its name and why it is not drawn once the page holds
+    :data:`MAX_PAGE_CELLS` bone-frames (a file of thousands of clips must not need gigabytes)."""
+    try:
+        cells = len(frame_indices(analysis.grid.frame_count)) * analysis.skeleton.bone_count
+    except Exception:  # noqa: BLE001 - the view itself reports it
+        cells = 0
+    if data.cells + cells > MAX_PAGE_CELLS:
+        name = analysis.clip.name
+        return {"name": name, "unavailable": (
+            f"not drawn: the page already holds {data.cells:,} bone-frames (limit {MAX_PAGE_CELLS:,}); "
+            f"draw it with `animsmith report --clip {name}`")}
+    data.cells += cells
+    return _safe_view(analysis, roles, contact_height_m, with_local)
+
+
 def _safe_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dict[str, Any]:
     try:
         return clip_view(analysis, roles, contact_height_m, with_local)
@@ -221,8 +246,10 @@ def _safe_view(analysis, roles, contact_height_m: float, with_local: bool) -> Di
         return {"name": analysis.clip.name, "unavailable": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}
 
 
-def collect(paths: Sequence[str], contract, select: Optional[Sequence[str]] = None) -> ReportData:
-    """Lint ``paths`` against ``contract`` and gather the page data (one load per file)."""
+def collect(paths: Sequence[str], contract, select: Optional[Sequence[str]] = None,
+            clip_filter: Optional[str] = None) -> ReportData:
+    """Lint ``paths`` against ``contract`` and gather the page data (one load per file);
+    with ``clip_filter`` only that clip (and gait-group members) get curves."""
     from animsmith.checks import registry
     from animsmith.lint import LintResult, make_plan, ran_checks, run_group_checks
 
@@ -233,7 +260,7 @@ def collect(paths: Sequence[str], contract, select: Optional[Sequence[str]] = No
     gait_members = _gait_member_names(contract)
     files, summaries = [], []
     for p in paths:
-        outcome = _report_file(p, plan, data, contract, gait_members, contact)
+        outcome = _report_file(p, plan, data, contract, gait_members, contact, clip_filter)
         files.append(outcome.result)
         summaries.append(outcome.summaries)
     group_members: Dict[str, list] = {}

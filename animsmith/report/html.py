@@ -36,9 +36,42 @@ def asset_text(name: str) -> str:
     return resources.files("animsmith.report").joinpath("assets", name).read_text(encoding="utf-8")
 
 
+class _PageEncoder(json.JSONEncoder):
+    """Numpy arrays become lists one at a time, as the text is written (non-finite -> null):
+    the page's curves are held as 8-byte numbers until then, never all as Python lists."""
+
+    def default(self, o):
+        import numpy as np
+
+        from animsmith.render.json import plain
+
+        if isinstance(o, np.ndarray):
+            if o.dtype.kind == "f":
+                out = o.astype(object)
+                out[~np.isfinite(o)] = None
+                return out.tolist()
+            return plain(o.tolist())
+        return plain(o)
+
+
+def _plain_but_arrays(value: Any) -> Any:
+    """``render.json.plain`` that leaves numpy arrays for :class:`_PageEncoder`."""
+    import numpy as np
+
+    from animsmith.render.json import plain
+
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _plain_but_arrays(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain_but_arrays(v) for v in value]
+    return plain(value)
+
+
 def script_json(data: Any) -> str:
     """JSON safe inside a ``<script>`` element: ``<``, ``>``, ``&``, U+2028/9 escaped."""
-    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"), cls=_PageEncoder)
     return (
         text.replace("<", "\\u003c")
         .replace(">", "\\u003e")
@@ -205,7 +238,7 @@ def page_data(data, contract, clip_filter: Optional[str] = None) -> Dict[str, An
             clips.append({k: clip[k] for k in ("name", "file", "skeleton", "anchor", "shown") if k in clip})
     summary = dict(result.summary())
     summary["clips"] = len(data.clips)
-    return plain(
+    return _plain_but_arrays(
         {
             "version": 1,
             "generator": f"animsmith {__version__}",
