@@ -445,6 +445,27 @@ def test_nearly_duplicated_endpoint_is_closed_with_an_exact_copy(capsys, tmp_pat
         assert b.values[30].tobytes() == a.values[s].tobytes()
 
 
+def _feet_rig(phase: float = 0.25):
+    """(raw, (left, right, hips) node indices, key-time accessor, left/right foot keys):
+    root -> Hips -> feet on 31 keys at 30 fps, h = 0.05·sin(2π(k/30 + phase)) (duplicated endpoint)."""
+    from test_transform_patch import raw_feet_rig
+
+    raw, (lf_n, rf_n, hips), t = raw_feet_rig(31, 30.0)
+    h = 0.05 * np.sin(2 * np.pi * (np.arange(31) / 30 + phase))
+    lf = np.stack([np.full(31, 0.1), -0.9 + h, np.zeros(31)], axis=1).astype(np.float32)
+    rf = np.stack([np.full(31, -0.1), -0.9 - h, np.zeros(31)], axis=1).astype(np.float32)
+    return raw, (lf_n, rf_n, hips), t, lf, rf
+
+
+def _accessor_rows(doc, bin_, index: int, dtype: str) -> np.ndarray:
+    """The (count, width) elements of a dense accessor of the written GLB."""
+    acc = doc["accessors"][index]
+    view = doc["bufferViews"][acc["bufferView"]]
+    width = {"VEC3": 3, "VEC4": 4}[acc["type"]]
+    start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+    return np.frombuffer(bin_, dtype=dtype, count=acc["count"] * width, offset=start).reshape(acc["count"], width)
+
+
 def test_replaced_closing_key_keeps_declared_bounds_true(capsys, tmp_path, request):
     """The closing key dropped for an exact copy was the unique maximum of its component (float)
     and the unique minimum of an int16 normalized rotation component: the output accessors'
@@ -453,19 +474,9 @@ def test_replaced_closing_key_keeps_declared_bounds_true(capsys, tmp_path, reque
     import json
     import subprocess
 
-    from gltf_raw import RawGltf
     from test_transform_patch import chunks
 
-    raw = RawGltf()
-    lf_n = raw.node("LeftFoot", translation=[0.1, -0.9, 0.0])
-    rf_n = raw.node("RightFoot", translation=[-0.1, -0.9, 0.0])
-    hips = raw.node("Hips", children=[lf_n, rf_n], translation=[0.0, 1.0, 0.0])
-    root = raw.node("root", children=[hips])
-    raw.scene([root])
-    t = raw.floats(frame_times(31), "SCALAR")
-    h = 0.05 * np.sin(2 * np.pi * (np.arange(31) / 30 + 0.25))  # the left foot's highest at key 0
-    lf = np.stack([np.full(31, 0.1), -0.9 + h, np.zeros(31)], axis=1).astype(np.float32)
-    rf = np.stack([np.full(31, -0.1), -0.9 - h, np.zeros(31)], axis=1).astype(np.float32)
+    raw, (lf_n, rf_n, hips), t, lf, rf = _feet_rig()  # the left foot's highest at key 0
     lf[-1, 1] = np.nextafter(np.nextafter(lf[0, 1], np.float32(1)), np.float32(1))  # 2 ulps over: the unique max
     ang = 0.3 * np.sin(2 * np.pi * (np.arange(31) / 30 + 0.25))
     qi = np.round(np.stack([np.zeros(31), np.sin(ang / 2), np.zeros(31), np.cos(ang / 2)], axis=1) * 32767).astype(np.int16)
@@ -487,11 +498,7 @@ def test_replaced_closing_key_keeps_declared_bounds_true(capsys, tmp_path, reque
     dtypes = {5126: "<f4", 5122: "<i2"}
     for sampler in doc["animations"][0]["samplers"]:
         acc = doc["accessors"][sampler["output"]]
-        view = doc["bufferViews"][acc["bufferView"]]
-        width = {"VEC3": 3, "VEC4": 4}[acc["type"]]
-        start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
-        data = np.frombuffer(bin_, dtype=dtypes[acc["componentType"]], count=acc["count"] * width, offset=start)
-        data = data.reshape(acc["count"], width)
+        data = _accessor_rows(doc, bin_, sampler["output"], dtypes[acc["componentType"]])
         assert data[-1].tobytes() == data[0].tobytes()  # closed with an exact copy
         assert acc["min"] == data.min(axis=0).tolist() and acc["max"] == data.max(axis=0).tolist()
     oracles = request.getfixturevalue("oracles") if os.environ.get("ANIMSMITH_ORACLES") else None
@@ -936,18 +943,7 @@ def test_an_exempt_constant_channel_with_a_repeated_time_refuses(capsys, tmp_pat
 def _feet_glb(tmp_path, name, *, sparse=False, bump=0.0):
     """root -> Hips -> feet, LeftFoot highest at key 0 (a duplicated endpoint, the closing key
     raised by ``bump``), every output accessor declaring min/max spelled as a person would."""
-    from gltf_raw import RawGltf
-
-    raw = RawGltf()
-    lf_n = raw.node("LeftFoot", translation=[0.1, -0.9, 0.0])
-    rf_n = raw.node("RightFoot", translation=[-0.1, -0.9, 0.0])
-    hips = raw.node("Hips", children=[lf_n, rf_n], translation=[0.0, 1.0, 0.0])
-    root = raw.node("root", children=[hips])
-    raw.scene([root])
-    t = raw.floats(frame_times(31), "SCALAR")
-    h = 0.05 * np.sin(2 * np.pi * (np.arange(31) / 30 + 0.25))
-    lf = np.stack([np.full(31, 0.1), -0.9 + h, np.zeros(31)], axis=1).astype(np.float32)
-    rf = np.stack([np.full(31, -0.1), -0.9 - h, np.zeros(31)], axis=1).astype(np.float32)
+    raw, (lf_n, rf_n, hips), t, lf, rf = _feet_rig()
     lf[-1] = lf[0]
     lf[-1, 1] += np.float32(bump)
 
@@ -955,10 +951,9 @@ def _feet_glb(tmp_path, name, *, sparse=False, bump=0.0):
         return {"min": [round(float(x), 7) for x in a.min(axis=0)], "max": [round(float(x), 7) for x in a.max(axis=0)]}
 
     if sparse:
-        idx_view = raw.view(np.arange(31, dtype=np.uint16).tobytes())
-        val_view = raw.view(lf.tobytes())
-        sp = {"count": 31, "indices": {"bufferView": idx_view, "componentType": 5123}, "values": {"bufferView": val_view}}
-        acc_lf = raw.accessor(None, "VEC3", count=31, component_type=5126, sparse=sp, **bounds(lf))
+        from test_transform_patch import sparse_accessor
+
+        acc_lf = sparse_accessor(raw, lf, "VEC3", **bounds(lf))
     else:
         acc_lf = raw.accessor(lf, "VEC3", **bounds(lf))
     acc_rf = raw.accessor(rf, "VEC3", **bounds(rf))
@@ -1006,38 +1001,21 @@ def test_exact_closing_copy_leaves_the_json_chunk_alone(capsys, tmp_path):
 def test_sparse_normalized_rotation_bounds_match_what_is_written(capsys, tmp_path):
     """A sparse int16 normalized rotation whose w is spelled -32768 (it decodes to -1.0, like
     -32767) is re-encoded as -32767: the new accessor's declared min says so (it kept -32768)."""
-    from gltf_raw import RawGltf
     from test_transform_patch import chunks
 
-    raw = RawGltf()
-    lf_n = raw.node("LeftFoot", translation=[0.1, -0.9, 0.0])
-    rf_n = raw.node("RightFoot", translation=[-0.1, -0.9, 0.0])
-    hips = raw.node("Hips", children=[lf_n, rf_n], translation=[0.0, 1.0, 0.0])
-    root = raw.node("root", children=[hips])
-    raw.scene([root])
-    t = raw.floats(frame_times(31), "SCALAR")
-    h = 0.05 * np.sin(2 * np.pi * np.arange(31) / 30)
-    lf = np.stack([np.full(31, 0.1), -0.9 + h, np.zeros(31)], axis=1).astype(np.float32)
-    rf = np.stack([np.full(31, -0.1), -0.9 - h, np.zeros(31)], axis=1).astype(np.float32)
+    raw, (lf_n, rf_n, hips), t, lf, rf = _feet_rig(0.0)
     a = 0.2 * np.sin(2 * np.pi * np.arange(31) / 30)
     qi = np.rint(np.stack([np.zeros(31), np.sin(a / 2), np.zeros(31), -np.cos(a / 2)], axis=1) * 32767).astype(np.int16)
     qi[qi[:, 3] == -32767, 3] = -32768
     assert (qi[:, 3] == -32768).any()
-    idx_view = raw.view(np.arange(31, dtype=np.uint16).tobytes())
-    val_view = raw.view(qi.tobytes())
-    sp = {"count": 31, "indices": {"bufferView": idx_view, "componentType": 5123}, "values": {"bufferView": val_view}}
-    acc_q = raw.accessor(None, "VEC4", count=31, component_type=5122, normalized=True, sparse=sp,
-                         min=qi.min(axis=0).tolist(), max=qi.max(axis=0).tolist())
+    from test_transform_patch import sparse_accessor
+
+    acc_q = sparse_accessor(raw, qi, "VEC4", normalized=True, min=qi.min(axis=0).tolist(), max=qi.max(axis=0).tolist())
     raw.animation("walk", [(lf_n, "translation", t, raw.accessor(lf, "VEC3"), "LINEAR"),
                            (rf_n, "translation", t, raw.accessor(rf, "VEC3"), "LINEAR"), (hips, "rotation", t, acc_q, "LINEAR")])
     src = tmp_path / "sparse_q.glb"
     src.write_bytes(raw.glb())
-    out = tmp_path / "out.glb"
-    rc, _, err = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor")
-    assert rc == 0, err
-    doc, _, bin_ = chunks(out.read_bytes())
-    acc = doc["accessors"][doc["animations"][0]["samplers"][2]["output"]]
-    view = doc["bufferViews"][acc["bufferView"]]
-    data = np.frombuffer(bin_, dtype="<i2", count=31 * 4, offset=view.get("byteOffset", 0) + acc.get("byteOffset", 0))
-    data = data.reshape(31, 4)
+    doc, _, bin_ = chunks(open(accept_cli(capsys, tmp_path, str(src)), "rb").read())
+    index = doc["animations"][0]["samplers"][2]["output"]
+    acc, data = doc["accessors"][index], _accessor_rows(doc, bin_, index, "<i2")
     assert acc["min"] == data.min(axis=0).tolist() and acc["max"] == data.max(axis=0).tolist()

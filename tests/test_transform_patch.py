@@ -281,16 +281,32 @@ def test_accessors_shared_by_two_anchored_clips_with_one_shift_are_permuted_once
         assert element_rows(b1, s, size, FRAMES) == [rows0[SRC[k]] for k in range(FRAMES)]
 
 
-def test_interleaved_outputs_get_new_accessors_and_validate(tmp_path, capsys, oracles):
-    import subprocess
-
+def raw_feet_rig(frames: int = FRAMES, fps: float = FPS):
+    """(RawGltf, (LeftFoot, RightFoot, Hips) node indices, key-time accessor): root -> Hips ->
+    feet, one scene, ``frames`` key times at ``fps``; the caller adds outputs and the animation."""
     raw = RawGltf()
     lf_n = raw.node("LeftFoot", translation=[0.1, -0.9, 0.0])
     rf_n = raw.node("RightFoot", translation=[-0.1, -0.9, 0.0])
     hips = raw.node("Hips", children=[lf_n, rf_n], translation=[0.0, 1.0, 0.0])
     root = raw.node("root", children=[hips])
     raw.scene([root])
-    t = raw.floats(frame_times(FRAMES, FPS), "SCALAR")
+    return raw, (lf_n, rf_n, hips), raw.floats(frame_times(frames, fps), "SCALAR")
+
+
+def sparse_accessor(raw, values: np.ndarray, type_: str, **extra):
+    """An accessor without a bufferView whose every element comes from a sparse block
+    (indices 0..count-1, uint16): what a sparse output looks like at its most general."""
+    count = values.shape[0]
+    sp = {"count": count, "indices": {"bufferView": raw.view(np.arange(count, dtype=np.uint16).tobytes()), "componentType": 5123},
+          "values": {"bufferView": raw.view(np.ascontiguousarray(values).tobytes())}}
+    ctype = {np.dtype(np.float32): 5126, np.dtype(np.int16): 5122}[values.dtype]
+    return raw.accessor(None, type_, count=count, component_type=ctype, sparse=sp, **extra)
+
+
+def test_interleaved_outputs_get_new_accessors_and_validate(tmp_path, capsys, oracles):
+    import subprocess
+
+    raw, (lf_n, rf_n, hips), t = raw_feet_rig()
     lf, rf = feet_values(FRAMES, 0.05, OFFSET)
     inter = np.concatenate([lf, rf], axis=1).astype(np.float32)  # rows: lf xyz, rf xyz
     view = raw.view(inter.tobytes(), byte_stride=24)
@@ -318,19 +334,9 @@ def test_interleaved_outputs_get_new_accessors_and_validate(tmp_path, capsys, or
 def test_sparse_output_is_rewritten_as_a_dense_copy(tmp_path, capsys):
     from animsmith.io.read import load_asset
 
-    raw = RawGltf()
-    lf_n = raw.node("LeftFoot", translation=[0.1, -0.9, 0.0])
-    rf_n = raw.node("RightFoot", translation=[-0.1, -0.9, 0.0])
-    hips = raw.node("Hips", children=[lf_n, rf_n], translation=[0.0, 1.0, 0.0])
-    root = raw.node("root", children=[hips])
-    raw.scene([root])
-    t = raw.floats(frame_times(FRAMES, FPS), "SCALAR")
+    raw, (lf_n, rf_n, hips), t = raw_feet_rig()
     lf, rf = feet_values(FRAMES, 0.05, OFFSET)
-    idx_view = raw.view(np.arange(FRAMES, dtype=np.uint16).tobytes())
-    val_view = raw.view(lf.astype(np.float32).tobytes())
-    sparse = {"count": FRAMES, "indices": {"bufferView": idx_view, "componentType": 5123},
-              "values": {"bufferView": val_view}}
-    lfa = raw.accessor(None, "VEC3", count=FRAMES, component_type=5126, sparse=sparse)
+    lfa = sparse_accessor(raw, lf.astype(np.float32), "VEC3")
     rfa = raw.accessor(rf.astype(np.float32), "VEC3")
     raw.animation("walk", [(lf_n, "translation", t, lfa, "LINEAR"), (rf_n, "translation", t, rfa, "LINEAR")])
     src = tmp_path / "sparse.glb"
