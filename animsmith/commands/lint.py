@@ -75,7 +75,8 @@ def _stdout_is_tty() -> bool:
 @click.pass_context
 def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, output=None, shard=None):
     """Lint each clip of PATHS (files, globs or folders: *.glb, *.gltf found
-    recursively) and every group declared in the TOML contract.
+    recursively, hidden folders and node_modules skipped) and every group
+    declared in the TOML contract.
 
     Without --config, ./animsmith.toml is used when present, else built-in
     defaults (no clip expectations, no groups).
