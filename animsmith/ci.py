@@ -78,11 +78,12 @@ def shard_record(paths: Sequence[str], index: int, count: int, setup: str = "") 
 
 def run_setup(contract, select: Optional[Sequence[str]] = None, allow: Sequence[str] = ()) -> str:
     """What besides the file list decides a run's findings: the animsmith version, the
-    contract's bytes (:attr:`~animsmith.config.Contract.digest`), ``--select`` and ``--allow``."""
+    contract's bytes (:attr:`~animsmith.config.Contract.digest`), ``--select`` and ``--allow``
+    (as sets: order and repeats do not matter)."""
     from animsmith import __version__
 
-    chosen = ",".join(sorted(select)) if select is not None else "*"
-    return "\n".join([__version__, getattr(contract, "digest", "") or "defaults", chosen, ",".join(sorted(allow))])
+    chosen = ",".join(sorted(set(select))) if select is not None else "*"
+    return "\n".join([__version__, getattr(contract, "digest", "") or "defaults", chosen, ",".join(sorted(set(allow)))])
 
 
 def shard_paths(paths: Sequence[str], index: int, count: int) -> List[str]:

@@ -156,7 +156,7 @@ class Contract:
     gait_groups: Dict[str, GaitGroup] = field(default_factory=dict)
     sync_groups: Dict[str, SyncGroup] = field(default_factory=dict)
     checks: Dict[str, CheckSettings] = field(default_factory=dict)
-    #: first 16 hex digits of the SHA-256 of the TOML bytes ("" for the built-in defaults):
+    #: first 16 hex digits of the SHA-256 of the TOML bytes, CRLF read as LF ("" for the defaults):
     #: shards of one run must have read the same contract (``merge-results``)
     digest: str = ""
 
@@ -286,7 +286,7 @@ def parse_contract(raw: bytes, path: str = "<config>", base_dir: Optional[str] =
         raise ConfigError(lines[-1], more=lines[:-1])
     import hashlib
 
-    contract.digest = hashlib.sha256(raw).hexdigest()[:16]
+    contract.digest = hashlib.sha256(raw.replace(b"\r\n", b"\n")).hexdigest()[:16]  # CRLF checkouts agree
     return contract
 
 
@@ -338,9 +338,13 @@ def _table(value: Any, key: str) -> dict:
     return value
 
 
-def _digits(n: int) -> int:
-    """Decimal digits of ``n`` without converting it to a string (Python caps that at 4,300)."""
-    return int(abs(n).bit_length() * math.log10(2)) + 1
+def _digits(n: int) -> str:
+    """Decimal digits of ``n`` (exact up to ~3,900 digits; Python will not print an int past
+    4,300 digits, so beyond that an estimate from its bit length, marked "about")."""
+    n = abs(int(n))
+    if n.bit_length() <= 13_000:
+        return str(len(str(n)))
+    return f"about {int(n.bit_length() * math.log10(2)) + 1}"
 
 
 #: largest integer a contract value may hold (2^53: exact as a float, which checks compare it with)
@@ -359,13 +363,15 @@ def validate_value(value: Any, kind: str, key: str, *, minimum=None, maximum=Non
         if not math.isfinite(value):
             raise _Problem(key, "must be a finite number")
     elif kind == "integer":
+        given = value
         if isinstance(value, bool) or not isinstance(value, int):
             if isinstance(value, float) and math.isfinite(value) and value.is_integer():
                 value = int(value)
             else:
                 raise _Problem(key, f"must be an integer, got {_type_name(value)}")
         if abs(value) > MAX_CONFIG_INTEGER:  # compared with float measurements: keep it exact
-            raise _Problem(key, f"must be at most {MAX_CONFIG_INTEGER} in magnitude, got an integer of {_digits(value)} digits")
+            shown = f"{given!r}" if isinstance(given, float) else f"an integer of {_digits(value)} digits"
+            raise _Problem(key, f"must be at most {MAX_CONFIG_INTEGER} in magnitude, got {shown}")
     elif kind == "bool":
         if not isinstance(value, bool):
             raise _Problem(key, f"must be true or false, got {_type_name(value)}")

@@ -269,3 +269,12 @@ def test_a_group_cap_under_checks_says_where_it_belongs():
         "bad config c.toml: checks.time-complement.min_reflected_time_advantage: unknown key: a group's "
         "min_reflected_time_advantage goes in its [sync_groups.<name>.time_complement] table",
     ]
+
+
+def test_huge_integer_messages_count_digits_exactly():
+    with pytest.raises(ConfigError) as info:
+        parse_contract(b'[sync_groups.s]\nclips = ["a"]\nmax_frame_count_delta = 9999999999999999\n', "c.toml")
+    assert info.value.lines[-1].endswith("got an integer of 16 digits")
+    with pytest.raises(ConfigError) as info:
+        parse_contract(b'[sync_groups.s]\nclips = ["a"]\nmax_frame_count_delta = 3.0e300\n', "c.toml")
+    assert info.value.lines[-1].endswith("got 3e+300")

@@ -746,3 +746,34 @@ def test_junit_skips_clip_checks_on_a_file_without_animations(tmp_path, capsys):
     assert cases["duration-sanity"].find("skipped") is not None
     assert cases["nan"].find("skipped") is not None and cases["bind-pose"].find("skipped") is not None
     assert cases["required-bones"].find("skipped") is None
+
+
+def test_shard_setup_ignores_select_order_repeats_and_crlf(tmp_path):
+    """Shards run with `--select fps` and `--select fps,fps`, or with the same contract checked
+    out with CRLF line ends, are one run's."""
+    from animsmith.ci import run_setup, shard_record
+    from animsmith.config import parse_contract
+
+    lf = parse_contract(b'[rig]\nprofile = "auto"\n', str(tmp_path / "a.toml"))
+    crlf = parse_contract(b'[rig]\r\nprofile = "auto"\r\n', str(tmp_path / "a.toml"))
+    rec = [shard_record(["a.glb"], 1, 1, run_setup(c, sel, allow)) for c, sel, allow in
+           ((lf, ["fps", "nan"], ["nan"]), (crlf, ["nan", "fps", "fps"], ["nan", "nan"]))]
+    assert rec[0]["setup"] == rec[1]["setup"]
+    assert shard_record(["a.glb"], 1, 1, run_setup(lf, ["fps"]))["setup"] != rec[0]["setup"]
+
+
+def test_sarif_fingerprint_under_a_symlinked_working_directory(tmp_path, capsys, monkeypatch):
+    """An absolute path through the shell's logical working directory (a symlinked checkout,
+    macOS /tmp) is the same file as its relative spelling."""
+    real = tmp_path / "real"
+    (real / "assets").mkdir(parents=True)
+    cfg = _ring_dir(real / "assets")
+    link = tmp_path / "link"
+    os.symlink(real, link)
+    monkeypatch.chdir(link)
+    monkeypatch.setenv("PWD", str(link))
+    prints = []
+    for spelling in ("assets", str(link / "assets")):
+        code, out, err = run_cli(["--config", cfg, "lint", "--format", "sarif", spelling], capsys)
+        prints.append(sorted(r["partialFingerprints"]["animsmithFinding/v2"] for r in json.loads(out)["runs"][0]["results"]))
+    assert prints[0] and prints[0] == prints[1]

@@ -330,3 +330,21 @@ def test_the_page_draws_at_most_its_budget_of_bone_frames(tmp_path, capsys, monk
     for c in page["clips"][2:]:
         assert "pos" not in c and c["unavailable"].startswith(f"not drawn: the page already holds {2 * per_clip[0]:,} bone-frames")
         assert f"animsmith report --clip {c['name']}" in c["unavailable"]
+
+
+def test_the_clip_asked_for_is_drawn_whatever_the_budget(tmp_path, capsys, monkeypatch):
+    """`report --clip NAME` draws NAME even when earlier clips (gait members) filled the page
+    budget: the hint of an undrawn clip is that very command, so it must work."""
+    from animsmith.report import collect as collect_mod
+
+    path = write_clips(tmp_path / "many.glb", [gait_clip("g1"), gait_clip("g2"), gait_clip("x y")])
+    cfg = write_config(tmp_path / "g.toml", '[gait_groups.g]\nclips = ["g1", "g2"]\n')
+    monkeypatch.setattr(collect_mod, "MAX_PAGE_CELLS", 1)
+    code, _, err = run_cli(["--config", cfg, "report", path, "--clip", "x y", "-o", str(tmp_path / "x.html")], capsys)
+    assert code == 0, err
+    clips = {c["name"]: c for c in page_data(open(tmp_path / "x.html").read())["clips"]}
+    assert "pos" in clips["x y"]
+    assert "animsmith report --clip g1" in clips["g1"]["unavailable"]
+    code, _, err = run_cli(["report", path, "-o", str(tmp_path / "all.html")], capsys)
+    hint = {c["name"]: c for c in page_data(open(tmp_path / "all.html").read())["clips"]}["x y"]["unavailable"]
+    assert hint.endswith("`animsmith report --clip 'x y'`")  # quoted for a shell

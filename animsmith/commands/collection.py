@@ -82,7 +82,7 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
         if ref.file is not None:
             f = ref.file
             if f not in assets:
-                match = next((p for p in assets if os.path.abspath(p) == os.path.abspath(f)), None)
+                match = next((p for p in assets if os.path.realpath(p) == os.path.realpath(f)), None)
                 if match is None:
                     assets[f] = load_asset(f, strict=False)
                 else:
@@ -100,7 +100,7 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
                     clip = asset.clip(ref.clip)
                 except KeyError:
                     raise AnimsmithError(f"group member {ref.label!r}: clip {ref.clip!r} not found", f) from None
-            if not any(os.path.realpath(g) == os.path.realpath(f) and c is clip for _, g, c in out):
+            if not any(os.path.realpath(g) == os.path.realpath(f) and c.name == clip.name for _, g, c in out):
                 out.append((ref.label, f, clip))
             continue
         hits = [(p, a.clip(ref.clip)) for p, a in assets.items() if ref.clip in a.clip_names]
@@ -108,7 +108,7 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
             raise AnimsmithError(f"group member {ref.label!r} not found in {', '.join(paths)}")
         if len(hits) > 1:
             raise AnimsmithError(f"group member {ref.label!r} is ambiguous: found in {', '.join(p for p, _ in hits)}")
-        if not any(os.path.realpath(g) == os.path.realpath(hits[0][0]) and c is hits[0][1] for _, g, c in out):
+        if not any(os.path.realpath(g) == os.path.realpath(hits[0][0]) and c.name == hits[0][1].name for _, g, c in out):
             out.append((ref.label, hits[0][0], hits[0][1]))
     return out
 

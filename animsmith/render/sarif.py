@@ -90,12 +90,24 @@ def identity_path(path: str) -> str:
     checkout folder is not part of the identity)."""
     p = path
     if os.path.isabs(p):
+        # the shell's logical working directory first (a symlinked checkout) when it is really the
+        # working directory (a process started with another cwd inherits a stale PWD), then the physical one
+        cwd = os.getcwd()
+        logical = os.environ.get("PWD")
         try:
-            rel = os.path.relpath(p)
-        except ValueError:  # another drive (Windows)
-            rel = None
-        if rel is not None and rel != ".." and not rel.startswith(".." + os.sep):
-            p = rel
+            logical = logical if logical and os.path.isabs(logical) and os.path.samefile(logical, cwd) else None
+        except OSError:
+            logical = None
+        for base in (logical, cwd):
+            if not base:
+                continue
+            try:
+                rel = os.path.relpath(p, base)
+            except ValueError:  # another drive (Windows)
+                continue
+            if rel != ".." and not rel.startswith(".." + os.sep):
+                p = rel
+                break
     return os.path.normpath(p).replace(os.sep, "/")
 
 

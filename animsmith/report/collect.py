@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import os
+import shlex
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -207,6 +208,8 @@ def _report_file(path: str, plan, data: ReportData, contract, gait_members, cont
         in_gait = claimed or clip.name in wanted or ("" in wanted and count == 1)
         if clip_filter is not None and clip.name != clip_filter and not in_gait:
             view = {"name": clip.name}  # not on the page (--clip): no curves computed
+        elif clip_filter is not None and clip.name == clip_filter:  # asked for: always drawn
+            view = _safe_view(analysis, state["roles"], contact_height_m, in_gait)
         else:
             view = _budgeted_view(data, analysis, state["roles"], contact_height_m, in_gait)
         view["file"] = state["file_index"]
@@ -232,7 +235,7 @@ def _budgeted_view(data: ReportData, analysis, roles, contact_height_m: float, w
         name = analysis.clip.name
         return {"name": name, "unavailable": (
             f"not drawn: the page already holds {data.cells:,} bone-frames (limit {MAX_PAGE_CELLS:,}); "
-            f"draw it with `animsmith report --clip {name}`")}
+            f"draw it with `animsmith report --clip {shlex.quote(name)}`")}
     data.cells += cells
     return _safe_view(analysis, roles, contact_height_m, with_local)
 
