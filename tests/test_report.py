@@ -348,3 +348,19 @@ def test_the_clip_asked_for_is_drawn_whatever_the_budget(tmp_path, capsys, monke
     code, _, err = run_cli(["report", path, "-o", str(tmp_path / "all.html")], capsys)
     hint = {c["name"]: c for c in page_data(open(tmp_path / "all.html").read())["clips"]}["x y"]["unavailable"]
     assert hint.endswith("`animsmith report --clip 'x y'`")  # quoted for a shell
+
+
+def test_a_failed_report_removes_the_old_page(tmp_path, capsys):
+    """A report that stops with exit 2 once its inputs are known (a corrupt file, a --clip no
+    file has) leaves no page: an old one from an earlier run would pass for this run's."""
+    path = write_clips(tmp_path / "a.glb", [gait_clip("walk")])
+    page = tmp_path / "r.html"
+    code, _, err = run_cli(["report", path, "-o", str(page)], capsys)
+    assert code == 0 and page.exists(), err
+    code, _, err = run_cli(["report", path, "--clip", "nope", "-o", str(page)], capsys)
+    assert code == 2 and not page.exists() and "no clip named 'nope'" in err
+    run_cli(["report", path, "-o", str(page)], capsys)
+    with open(path, "r+b") as fh:
+        fh.truncate(40)
+    code, _, err = run_cli(["report", path, "-o", str(page)], capsys)
+    assert code == 2 and not page.exists(), err

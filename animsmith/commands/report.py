@@ -33,7 +33,7 @@ def report_cmd(ctx, paths, config_path, output, clip_name, select):
     pair player, and per clip a skeleton view with foot/root trails and charts.
     The file needs no network and opens from disk.
     """
-    from animsmith.commands.lint import _write_output, check_output_path, contract_inputs, split_ids
+    from animsmith.commands.lint import _write_output, check_output_path, contract_inputs, remove_stale_output, split_ids
     from animsmith.config import load_contract
     from animsmith.errors import AnimsmithError
     from animsmith.lint import expand_paths, validate_check_ids
@@ -44,17 +44,21 @@ def report_cmd(ctx, paths, config_path, output, clip_name, select):
     selected = validate_check_ids(split_ids(select), "--select") if select else None
     files = expand_paths(list(paths))
     check_output_path(output, files + contract_inputs(contract))
-    data = collect(files, contract, select=selected, clip_filter=clip_name)
-    errors = [f.error for f in data.result.files if f.error]
-    if errors:
-        for line in errors[:-1]:
-            click.echo(f"animsmith: {error_line(line)}", err=True)
-        raise AnimsmithError(errors[-1])
-    if clip_name is not None and not any(c.get("name") == clip_name for c in data.clips):
-        names = list(dict.fromkeys(repr(str(c.get("name"))) for c in data.clips))
-        listed = ", ".join(names[:10]) + (f", +{len(names) - 10} more" if len(names) > 10 else "")
-        reason = f"no clip named {clip_name!r} " + (f"(clips: {listed})" if names else "(no file has animations)")
-        raise AnimsmithError(reason, files[0]) if len(files) == 1 else AnimsmithError(reason + f" in {len(files)} files")
+    try:
+        data = collect(files, contract, select=selected, clip_filter=clip_name)
+        errors = [f.error for f in data.result.files if f.error]
+        if errors:
+            for line in errors[:-1]:
+                click.echo(f"animsmith: {error_line(line)}", err=True)
+            raise AnimsmithError(errors[-1])
+        if clip_name is not None and not any(c.get("name") == clip_name for c in data.clips):
+            names = list(dict.fromkeys(repr(str(c.get("name"))) for c in data.clips))
+            listed = ", ".join(names[:10]) + (f", +{len(names) - 10} more" if len(names) > 10 else "")
+            reason = f"no clip named {clip_name!r} " + (f"(clips: {listed})" if names else "(no file has animations)")
+            raise AnimsmithError(reason, files[0]) if len(files) == 1 else AnimsmithError(reason + f" in {len(files)} files")
+    except AnimsmithError:
+        remove_stale_output(output)  # an old page must not pass for this run's, as with lint -o
+        raise
     page = render_html(data, contract, clip_filter=clip_name)
     raw = page.encode("utf-8", "backslashreplace")  # as _write_output writes it
     _write_output(output, page)
