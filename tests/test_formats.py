@@ -36,10 +36,12 @@ def known_result() -> LintResult:
             CoverageGap("bind-pose", "insufficient_rotation_evidence", "only 0 usable tracks", "first_frame_rest_delta", ["walk"]),
             CoverageGap("bind-pose", "insufficient_rotation_evidence", "only 0 usable tracks", "first_frame_rest_delta", ["run"]),
         ],
+        clip_names=["walk", "run"],
     )
     b = FileResult(
         path="assets/b|c.glb",
         findings=[Finding("fps", "note", "fps is 24", clip="idle")],
+        clip_names=["idle"],
     )
     return LintResult(files=[a, b])
 
@@ -777,3 +779,18 @@ def test_sarif_fingerprint_under_a_symlinked_working_directory(tmp_path, capsys,
         code, out, err = run_cli(["--config", cfg, "lint", "--format", "sarif", spelling], capsys)
         prints.append(sorted(r["partialFingerprints"]["animsmithFinding/v2"] for r in json.loads(out)["runs"][0]["results"]))
     assert prints[0] and prints[0] == prints[1]
+
+
+def test_junit_knows_a_file_without_animations_without_duration_sanity(tmp_path, capsys):
+    """`lint --format junit --select fps` on a file without animations: fps had nothing to judge
+    (skipped), though duration-sanity, whose gap used to be the only signal, did not run."""
+    from gltf_raw import RawGltf
+
+    raw = RawGltf()
+    raw.scene([raw.node("Hips", translation=[0.0, 1.0, 0.0])])
+    path = tmp_path / "noanim.glb"
+    path.write_bytes(raw.glb())
+    code, out, err = run_cli(["lint", "--format", "junit", "--select", "fps", str(path)], capsys)
+    assert code == 0, err
+    (case,) = ET.fromstring(out).iter("testcase")
+    assert case.get("name") == "fps" and case.find("skipped") is not None

@@ -16,8 +16,9 @@ registered check. A test case
   (and, with ``deny_warnings``, a warning);
 * is **skipped** (``<skipped message="coverage gap ...">``) when the check
   produced only coverage gaps for this file: it could not judge; a clip check
-  is skipped too on a file without animations (``duration-sanity``'s
-  ``no_clips`` gap): it had nothing to judge;
+  is skipped too on a file without animations (known from the run, or in a
+  JSON document from ``duration-sanity``'s ``no_clips`` gap): it had nothing to
+  judge;
 * otherwise passes; warnings and notes are listed in ``<system-out>``.
 
 Counts (``tests``, ``failures``, ``errors`` = 0, ``skipped``) are summed on
@@ -72,10 +73,14 @@ def junit_tree(result: Any, checks: Optional[Sequence[str]] = None, deny_warning
     from animsmith.checks import registry
 
     specs = registry()
+    # files without animations: from the run itself when we have it, else (a JSON document,
+    # merge-results) from duration-sanity's `no_clips` gap
+    no_clips = {
+        f.path for f in result.files if f.error is None and not f.clip_names and not any(x.clip for x in f.findings)
+    } if hasattr(result, "files") else set()
     for fr in doc.get("files", []):
         path = fr["path"]
-        # a file without animations (duration-sanity's `no_clips` gap): clip checks judged nothing
-        clipless = any(g.get("code") == "no_clips" for g in fr.get("coverage_gaps", []))
+        clipless = path in no_clips or any(g.get("code") == "no_clips" for g in fr.get("coverage_gaps", []))
         suite = ET.SubElement(root, "testsuite", name=_xml_safe(path))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         for cid in order:
