@@ -134,8 +134,12 @@ def grid_times_s(clip: Clip, duration_s: Optional[float] = None) -> np.ndarray:
     The last sample is exactly the clip duration (``duration_s`` when given).
     """
     times = clip.distinct_times()
+    return _judged_times(times, _max_finite_time_s(times) if duration_s is None else float(duration_s))
+
+
+def _judged_times(times, duration: float) -> np.ndarray:
+    """:func:`grid_times_s` from the clip's distinct key-time arrays and its duration."""
     n = max(2, max((t.shape[0] for t in times), default=0))
-    duration = clip_duration_s(clip) if duration_s is None else float(duration_s)
     t = _snapped_to_keys(_uniform_times_s(n, duration), times)
     t[-1] = duration
     return t
@@ -518,10 +522,7 @@ def pose_grid(skeleton: Skeleton, clip: Clip) -> PoseGrid:
     """
     times = clip.distinct_times()
     duration = _max_finite_time_s(times)
-    n = max(2, max((t.shape[0] for t in times), default=0))
-    grid = _snapped_to_keys(_uniform_times_s(n, duration), times)
-    grid[-1] = duration
-    return LazyPoseGrid(skeleton, clip, grid, duration)
+    return LazyPoseGrid(skeleton, clip, _judged_times(times, duration), duration)
 
 
 def _samples_independent(clip: Clip) -> bool:
