@@ -877,9 +877,10 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
     * ``"file.glb"`` / ``"file.glb#clip"``: that file (config-relative), from the
       run when it was linted, else loaded just for the group.
 
-    A member that resolves to a clip an earlier member already named (``walk``,
-    ``packs/walk.glb`` and ``./packs/walk.glb#walk`` are one clip: the same real file
-    and clip name) is that member again and counts once.
+    A member listed twice, or resolving to a clip an earlier member already named
+    (``walk``, ``packs/walk.glb`` and ``./packs/walk.glb#walk`` are one clip: the same
+    real file and clip name), is that member again and counts once: every group check
+    and the report see each member once.
     """
     from animsmith.checks.context import Member
 
@@ -887,6 +888,7 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
     members: List[Member] = []
     attach: Optional[int] = None
     found_clips: Set[Tuple[str, str]] = set()
+    labels: Set[str] = set()
 
     def first_time(real: str, clip_name: str) -> bool:
         key = (real, clip_name)
@@ -896,6 +898,9 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
         return True
 
     for ref in group.members:
+        if ref.label in labels:  # listed twice
+            continue
+        labels.add(ref.label)
         if ref.file is None:
             hits = _clip_index(files, extra_cache).get(ref.clip, [])
             if not hits:

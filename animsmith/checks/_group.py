@@ -45,10 +45,8 @@ def allowance(magnitude: float = 0.0) -> float:
 
 def ambiguity_notes(ctx, kind: str):
     """A note per bare clip-name member that several linted files hold (the first is used)."""
-    seen = set()
-    for m in ctx.members:
-        if m.also_in and m.label not in seen:
-            seen.add(m.label)
+    for m in ctx.members:  # each member once (lint.resolve_members)
+        if m.also_in:
             others = ", ".join(m.also_in[:3]) + (f" and {len(m.also_in) - 3} more" if len(m.also_in) > 3 else "")
             yield ctx.finding(
                 f"{kind} group '{ctx.group_name}' member '{m.label}' is a clip in {1 + len(m.also_in)} linted files; "

@@ -75,11 +75,7 @@ def check(ctx):
     name = ctx.group_name
     yield from ambiguity_notes(ctx, "sync")
     present = []
-    seen = set()
-    for m in ctx.members:
-        if m.label in seen:  # listed twice: counted once
-            continue
-        seen.add(m.label)
+    for m in ctx.members:  # each member once (lint.resolve_members)
         if not m.found:
             yield ctx.finding(missing_message("sync", name, m), clip=m.label, measured="missing", expected="present")
             continue

@@ -62,13 +62,9 @@ def check(ctx):
     name = ctx.group_name
     threshold = float(tc.min_reflected_time_advantage)
     floor = float(tc.min_lr_amplitude_m)
-    seen = set()
     measured = []
     missing = []
-    for m in ctx.members:
-        if m.label in seen:
-            continue
-        seen.add(m.label)
+    for m in ctx.members:  # each member once (lint.resolve_members)
         if not m.found:
             missing.append(m.label)
             continue

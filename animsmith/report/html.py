@@ -124,11 +124,7 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
             "judged": checks_run is None or "gait-group" in checks_run,
             "members": [],
         }
-        seen = set()
-        for mi, m in enumerate(members_by_group.get(name, [])):
-            if m.label in seen:  # listed twice: counted once, as gait-group does
-                continue
-            seen.add(m.label)
+        for mi, m in enumerate(members_by_group.get(name, [])):  # each member once (lint.resolve_members)
             summ = m.summary or {}
             phase = _finite(summ.get("gait_phase"))
             amp = _finite(summ.get("lr_amplitude_m"))
