@@ -300,10 +300,9 @@ def error_line(text: str) -> str:
     flags shown as ``\\uXXXX`` (no terminal escapes), ``##[`` as ``#\\u0023[`` (no CI
     runner command); over ERROR_LINE_MAX_CHARS, the
     middle is cut so the start (what) and the end (the reason) stay."""
-    from animsmith.render.text import escape
+    from animsmith.render.text import escape, no_runner_command
 
-    # GitHub's runner reads "##[command]" anywhere in a line of a step's output
-    shown = escape(text).replace("##[", "#\\u0023[")
+    shown = no_runner_command(escape(text))
     if len(shown) > ERROR_LINE_MAX_CHARS:  # keep both ends: a long path first, the reason last
         head, tail = ERROR_LINE_MAX_CHARS // 2, ERROR_LINE_MAX_CHARS * 2 // 5
         cut = len(shown) - head - tail

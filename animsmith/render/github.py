@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from animsmith.render._doc import as_doc, folded_gaps, location_text, message_text, summary_text
-from animsmith.render.text import escape, gap_line
+from animsmith.render.text import escape, gap_line, no_runner_command
 
 COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
 
@@ -44,7 +44,7 @@ def plain_line(text: str) -> str:
     starts, after blanks, with ``::``, and the older ``##[command]`` form anywhere in
     a line. A leading ``::`` gets ``./`` in front (plain lines start with a relative
     path, so it names the same file); every ``##[`` is shown as ``#\\u0023[``."""
-    text = text.replace("##[", "#\\u0023[")
+    text = no_runner_command(text)
     return "./" + text if text.lstrip().startswith("::") else text
 
 

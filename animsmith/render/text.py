@@ -31,6 +31,12 @@ SEVERITY_STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
 _JOINERS = ("\u200c", "\u200d")
 
 
+def no_runner_command(text: str) -> str:
+    """``text`` with every ``##[`` shown as ``#\\u0023[``: GitHub's runner reads the older
+    ``##[command]`` form anywhere in a line of a step's output (stderr and stdout alike)."""
+    return text.replace("##[", "#\\u0023[")
+
+
 def escape(text: Any) -> str:
     """Control/format/separator characters shown as ``\\uXXXX`` (one line, no bidi tricks);
     the zero-width (non-)joiners U+200C/U+200D stay, as names in Persian, Indic scripts
