@@ -25,10 +25,8 @@ from animsmith.transform.gait_anchor import (  # noqa: F401 - re-exported
     CODES,
     AnchorPlan,
     apply_plan_in_memory,
-    key_order,
     measure_anchor_after,
     prove_gait_anchor,
-    rotated_values,
 )
 
 
@@ -73,8 +71,7 @@ def sampler_edits(asset, plans: Iterable[AnchorPlan]):
             if key in seen:
                 continue
             seen.add(key)
-            order = key_order(ch.values.shape[0], plan.shift_frames, plan.period_frames or ch.values.shape[0])
-            edits.append(SamplerEdit(plan.clip_index, ch.sampler, order, np.asarray(ch.values)))
+            edits.append(SamplerEdit(plan.clip_index, ch.sampler, plan.order, np.asarray(ch.values)))
     return edits
 
 
@@ -138,7 +135,7 @@ def verify_gait_anchored(
         for i, (a, b) in enumerate(zip(c0.channels, c1.channels)):
             if (a.node, a.path, a.interpolation) != (b.node, b.path, b.interpolation) or not _same_bits(a.times, b.times):
                 raise _verification_refusal(c0.name, f"channel {i} target or key times changed")
-            expected = rotated_values(a.values, plan.shift_frames, plan.period_frames or None) if i in rotated else a.values
+            expected = np.asarray(a.values)[plan.order] if i in rotated else a.values
             if not _same_bits(expected, b.values):
                 raise _verification_refusal(c0.name, f"channel {i} values are not the planned key order")
             if (b.output_component_type, b.output_normalized) != (a.output_component_type, a.output_normalized):

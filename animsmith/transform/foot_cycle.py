@@ -222,7 +222,7 @@ def retimed_values(clip, plan: AnchorPlan, r: np.ndarray, m: np.ndarray) -> Dict
 
     from animsmith.model import Channel
 
-    c = plan.period_frames or plan.frames - 1
+    c = plan.period_frames
     phase = np.arange(plan.frames, dtype=np.float64) / c
     src_phase = np.mod(warp_phase(phase, r, m), 1.0)
     src_times = src_phase * (plan.duration_s * c / (plan.frames - 1))  # one cycle: C frames
@@ -268,7 +268,7 @@ def verify_retimed(asset, clip, roles, plan: MemberPlan, reference: MemberPlan, 
     gm = cycle_gait(grid, roles, plan.anchor.period_frames)
     plan.events_after = events
     plan.anchor_after = gm.gait_phase
-    c = plan.anchor.period_frames or plan.frames - 1
+    c = plan.anchor.period_frames
     worst = max(circular_distance(a, b) for a, b in zip(events.as_list(), reference.events_before.as_list())) * c
     if worst > MAX_EVENT_ERROR_FRAMES + 1e-9:
         raise _refuse(

@@ -171,10 +171,10 @@ class AnchorPlan:
     horizontal_drift_m: float
     yaw_deg: float
     heading_axis: str
+    #: key frames in one cycle: E (open loop) or E − 1 (duplicated endpoint)
+    period_frames: int
     rotated_channels: List[int] = field(default_factory=list)
     exempt_channels: List[int] = field(default_factory=list)
-    #: key frames in one cycle: E (open loop) or E − 1 (duplicated endpoint)
-    period_frames: int = 0
     #: largest component difference of a closing key from the first key, rotations
     #: sign-invariantly (0.0: every closing key was the same value or rotation)
     closing_key_delta: float = 0.0
@@ -183,6 +183,11 @@ class AnchorPlan:
     def endpoint(self) -> str:
         """``"duplicated_endpoint"`` (the last key repeats the first) or ``"open"``."""
         return "duplicated_endpoint" if self.period_frames == self.frames - 1 else "open"
+
+    @property
+    def order(self) -> np.ndarray:
+        """The source key of each of the E output keys of a rotated channel (:func:`key_order`)."""
+        return key_order(self.frames, self.shift_frames, self.period_frames)
 
     def to_json(self) -> Dict[str, Any]:
         """The ``clips[]`` entry of ``transform --format json``."""
@@ -756,13 +761,6 @@ def cycle_period(skeleton, clip, rotated: Sequence[int], frames: int) -> Tuple[i
     return frames - 1, delta
 
 
-def rotated_values(values: np.ndarray, shift: int, period: Optional[int] = None) -> np.ndarray:
-    """The key values rotated left by ``shift`` over ``period`` keys (default: all): :func:`key_order`."""
-    values = np.asarray(values)
-    count = values.shape[0]
-    return values[key_order(count, shift, count if period is None else period)]
-
-
 def apply_plan_in_memory(clip, plan: AnchorPlan):
     """A copy of ``clip`` with the plan's channels rotated (tests, verification)."""
     from dataclasses import replace
@@ -773,7 +771,7 @@ def apply_plan_in_memory(clip, plan: AnchorPlan):
     rotated = set(plan.rotated_channels)
     for i, ch in enumerate(clip.channels):
         if i in rotated:
-            chans.append(replace(ch, values=rotated_values(ch.values, plan.shift_frames, plan.period_frames or None)))
+            chans.append(replace(ch, values=np.asarray(ch.values)[plan.order]))
         else:
             chans.append(ch)
     return Clip(name=clip.name, channels=chans, index=clip.index, weight_channel_count=clip.weight_channel_count, extras=clip.extras)
