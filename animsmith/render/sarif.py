@@ -19,11 +19,12 @@ Validated in the tests against ``docs/schema/sarif-2.1.0.json``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import re
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import quote
 
 from animsmith.render._doc import as_doc, message_text
@@ -90,17 +91,7 @@ def identity_path(path: str) -> str:
     checkout folder is not part of the identity)."""
     p = path
     if os.path.isabs(p):
-        # the shell's logical working directory first (a symlinked checkout) when it is really the
-        # working directory (a process started with another cwd inherits a stale PWD), then the physical one
-        cwd = os.getcwd()
-        logical = os.environ.get("PWD")
-        try:
-            logical = logical if logical and os.path.isabs(logical) and os.path.samefile(logical, cwd) else None
-        except OSError:
-            logical = None
-        for base in (logical, cwd):
-            if not base:
-                continue
+        for base in _working_dirs(os.getcwd(), os.environ.get("PWD")):
             try:
                 rel = os.path.relpath(p, base)
             except ValueError:  # another drive (Windows)
@@ -109,6 +100,18 @@ def identity_path(path: str) -> str:
                 p = rel
                 break
     return os.path.normpath(p).replace(os.sep, "/")
+
+
+@functools.lru_cache(maxsize=8)
+def _working_dirs(cwd: str, logical: Optional[str]) -> Tuple[str, ...]:
+    """The working directory as the shell names it (``PWD``: a symlinked checkout) when it
+    really is this one (a process started with another cwd inherits a stale PWD), then the
+    physical one: looked up once per (cwd, PWD), not once per finding."""
+    try:
+        same = bool(logical) and os.path.isabs(logical) and os.path.samefile(logical, cwd)
+    except OSError:
+        same = False
+    return (logical, cwd) if same else (cwd,)
 
 
 def fingerprint(identity: str, occurrence: int = 1) -> str:
