@@ -14,7 +14,7 @@ from typing import List, Optional, Sequence
 
 import click
 
-from animsmith.cli import config_option, effective_config_path, error_line
+from animsmith.cli import config_option, effective_config_path
 from animsmith.render import FORMATS
 from animsmith.runtime import decide_exit_status
 
@@ -118,10 +118,8 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
                 shard=shard_spec, on_file=on_file, allow=sorted(allowed),
             )
         errors = [f.error for f in result.files if f.error]
-        if errors:
-            for line in errors[:-1]:
-                click.echo(f"animsmith: {error_line(line)}", err=True)
-            raise AnimsmithError(errors[-1])
+        if errors:  # one line each, the last as the error
+            raise AnimsmithError(errors[-1], more=errors[:-1])
     except AnimsmithError:
         remove_stale_output(output)
         raise

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import click
 
-from animsmith.cli import config_option, effective_config_path, error_line
+from animsmith.cli import config_option, effective_config_path
 
 
 @click.command(
@@ -47,10 +47,8 @@ def report_cmd(ctx, paths, config_path, output, clip_name, select):
     try:
         data = collect(files, contract, select=selected, clip_filter=clip_name)
         errors = [f.error for f in data.result.files if f.error]
-        if errors:
-            for line in errors[:-1]:
-                click.echo(f"animsmith: {error_line(line)}", err=True)
-            raise AnimsmithError(errors[-1])
+        if errors:  # one line each, the last as the error
+            raise AnimsmithError(errors[-1], more=errors[:-1])
         if clip_name is not None and not any(c.get("name") == clip_name for c in data.clips):
             names = list(dict.fromkeys(repr(str(c.get("name"))) for c in data.clips))
             listed = ", ".join(names[:10]) + (f", +{len(names) - 10} more" if len(names) > 10 else "")
