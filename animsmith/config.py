@@ -596,14 +596,14 @@ class _Parser:
         return out
 
     def check_settings(self, spec, table: Mapping[str, Any], prefix: str) -> CheckSettings:
-        group_table = {"gait-group": "gait_groups", "sync-group": "sync_groups", "time-complement": "sync_groups"}.get(spec.id)
-        if group_table:  # a group's caps belong to its own table: say where, not only "unknown key"
-            where = GAIT_GROUP_KEYS if spec.id == "gait-group" else (
-                TIME_COMPLEMENT_KEYS if spec.id == "time-complement" else SYNC_GROUP_KEYS)
-            for k in [k for k in table if k in where and k not in spec.config and k != "clips"]:
-                tbl = f"[{group_table}.<name>" + (".time_complement]" if spec.id == "time-complement" else "]")
+        if spec.group_table:  # a group's caps belong to its own table: say where, not only "unknown key"
+            group_keys = {"gait_groups": GAIT_GROUP_KEYS, "sync_groups": SYNC_GROUP_KEYS}[spec.group_table]
+            where = TIME_COMPLEMENT_KEYS if spec.arming_key == "time_complement" else group_keys
+            tbl = f"[{spec.group_table}.<name>" + (f".{spec.arming_key}]" if spec.arming_key else "]")
+            misplaced = [k for k in table if k in where and k not in spec.config and k != "clips"]
+            for k in misplaced:
                 self.problems.append(_Problem(join_key(prefix, k), f"unknown key: a group's {k} goes in its {tbl} table"))
-                table = {kk: v for kk, v in table.items() if kk != k}
+            table = {k: v for k, v in table.items() if k not in misplaced}
         table = self.known(table, ("enabled", "severity") + tuple(spec.config), prefix)
         s = CheckSettings()
         if table.get("severity") == "off" and table.get("enabled") is True:  # whichever came last must not win
