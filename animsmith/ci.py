@@ -495,6 +495,10 @@ def read_lint_doc(path: str) -> Dict[str, Any]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise AnimsmithError(f"not valid JSON ({exc})", path=path) from None
+    from animsmith.io.jsontext import exceeds_depth
+
+    if exceeds_depth(data):  # the same limit whatever Python's own decoder would reach
+        raise AnimsmithError("not valid JSON (nested too deeply)", path=path)
     del data
     try:
         doc = json.loads(text)

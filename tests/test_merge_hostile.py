@@ -134,6 +134,12 @@ BAD = [
      f"files[1].findings[0].measured{'[0]' * 23}...: nested too deeply (more than {MAX_RESULT_DEPTH} levels)"),
     ("deep-array", None, {None: "[" * 100000 + "]" * 100000}, "not valid JSON (nested too deeply)"),
     ("deep-object", None, {None: '{"a":' * 3000 + "1" + "}" * 3000}, "not valid JSON (nested too deeply)"),
+    # deeper than 512 levels is refused before parsing, whatever depth this Python's decoder
+    # reaches (about 1,000 on 3.11, more on 3.13): the same message on every version
+    ("deep-measured-600", _set(["files", 1, "findings"], [_finding(measured="@D@")]), {'"@D@"': "[" * 600 + "]" * 600},
+     "not valid JSON (nested too deeply)"),
+    ("deep-object-513", None, {None: '{"a":' * 513 + "1" + "}" * 513}, "not valid JSON (nested too deeply)"),
+    ("object-512", None, {None: '{"a":' * 512 + "1" + "}" * 512}, "not an `animsmith lint --format json` result"),
 ]
 
 

@@ -158,6 +158,18 @@ def test_deeply_nested_files_are_a_named_one_line_error(tmp_path, capsys, name, 
     assert_bake_and_validate_refuse(tmp_path, capsys, p, f"invalid {kind}: nested too deeply")
 
 
+def test_json_nesting_limit_is_the_same_on_every_python(tmp_path, capsys):
+    """513 levels are refused before parsing (3.13's decoder would parse them, 3.11's not
+    many more); 512 are parsed and then judged as a creature."""
+    over = tmp_path / "over.json"
+    over.write_text('{"a":' * 513 + "1" + "}" * 513)
+    assert_bake_and_validate_refuse(tmp_path, capsys, over, "invalid JSON: nested too deeply")
+    at = tmp_path / "at.json"
+    at.write_text('{"a":' * 512 + "1" + "}" * 512)
+    code, _, err = run_cli(["sim", "validate", at], capsys)
+    assert code == 2 and "nested too deeply" not in err and "unknown key 'a'" in err
+
+
 def test_nested_values_are_described_not_printed(tmp_path, capsys):
     p = tmp_path / "n.json"
     p.write_text(json.dumps({"name": [[[[1]]]] * 50_000}))

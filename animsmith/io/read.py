@@ -47,6 +47,7 @@ import numpy as np
 
 from animsmith.errors import LoadError
 from animsmith.io.glb import is_glb, split_glb
+from animsmith.io.jsontext import nesting_depth
 from animsmith.memo import memo
 from animsmith.model import INTERPOLATIONS, PATH_WIDTH, Asset, Channel, Clip, Skeleton, trs_matrices
 
@@ -92,11 +93,6 @@ MAX_JSON_DEPTH = 4096
 # threads); a document with at most this many opening brackets cannot nest
 # deeper, so it needs no depth scan.
 NO_SCAN_OPENING_BRACKETS = 8192
-_JSON_SPECIAL = np.zeros(256, dtype=bool)
-_JSON_SPECIAL[[ord(c) for c in '"[]{}']] = True
-_JSON_STEP = np.zeros(256, dtype=np.int64)
-_JSON_STEP[[ord("["), ord("{")]] = 1
-_JSON_STEP[[ord("]"), ord("}")]] = -1
 
 
 DECODE_FLOOR_COMPONENTS = 1024 * 1024
@@ -305,34 +301,19 @@ def _numbers(v: Any, n: int, what: str) -> list:
 # --------------------------------------------------------------------------
 
 
-def _json_depth(raw: bytes) -> int:
-    """Maximum bracket nesting of JSON text without backslashes.
-
-    Without escapes every ``"`` toggles string state, so brackets inside
-    strings are masked by the parity of the quotes seen before them.
-    """
-    a = np.frombuffer(raw, dtype=np.uint8)
-    special = a[np.flatnonzero(_JSON_SPECIAL[a])]
-    step = _JSON_STEP[special]
-    step[(np.cumsum(special == 34, dtype=np.int64) & 1).astype(bool)] = 0
-    return int(np.cumsum(step, dtype=np.int64).max(initial=0))
-
-
 def _safe_loads(raw: bytes) -> Any:
     """Parse JSON without letting deep nesting crash the process.
 
     orjson (an optional accelerator) recurses on the C stack: tens of
     thousands of levels crash it. The depth is at most the number of opening
     brackets, so small counts need no scan; otherwise the nesting is measured
-    first (or, with escapes present, the stdlib parser is used, which raises
-    RecursionError instead of crashing).
+    first (:func:`animsmith.io.jsontext.nesting_depth`). The stdlib parser raises
+    RecursionError instead of crashing.
     """
     opens = raw.count(b"[") + raw.count(b"{")
     if opens <= NO_SCAN_OPENING_BRACKETS or _loads is _stdlib_loads:
         return _loads(raw)
-    if b"\\" in raw:
-        return _stdlib_loads(raw)
-    depth = _json_depth(raw)
+    depth = nesting_depth(raw)
     if depth > MAX_JSON_DEPTH:
         raise LoadError(f"glTF JSON is nested too deeply ({depth} levels)")
     return _loads(raw)

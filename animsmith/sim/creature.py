@@ -355,6 +355,11 @@ def parse_creature(raw: bytes, path: str = "<creature>") -> Creature:
         raise _err("not UTF-8 text", path) from None
     is_json = path.lower().endswith(".json")
     kind = "JSON" if is_json else "TOML"
+    if is_json:
+        from animsmith.io.jsontext import exceeds_depth
+
+        if exceeds_depth(raw):  # one limit, whatever depth this Python's decoder reaches
+            raise _err("invalid JSON: nested too deeply", path)
     try:
         if is_json:
             doc = json.loads(text)
