@@ -491,12 +491,13 @@ def read_lint_doc(path: str) -> Dict[str, Any]:
         raise AnimsmithError(f"cannot read: {exc.strerror or exc}", path=path) from None
     if len(data) > MAX_RESULT_BYTES:
         raise AnimsmithError(_too_large(len(data)), path=path)
+    from animsmith.io.text import exceeds_depth, strip_utf8_bom
+
+    data = strip_utf8_bom(data)  # a result re-saved by a Windows tool
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise AnimsmithError(f"not valid JSON ({exc})", path=path) from None
-    from animsmith.io.jsontext import exceeds_depth
-
     if exceeds_depth(data):  # the same limit whatever Python's own decoder would reach
         raise AnimsmithError("not valid JSON (nested too deeply)", path=path)
     del data

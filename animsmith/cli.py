@@ -37,21 +37,35 @@ class ReaderGone(Exception):
     click does not turn it into exit status 1; :func:`_main` keeps the decided status."""
 
 
+def reader_gone(exc: OSError) -> bool:
+    """``exc`` says stdout's reader went away: a broken pipe, or on Windows the EINVAL a
+    write to a pipe whose reader closed raises there (CPython's subprocess treats it the same)."""
+    import errno
+
+    if isinstance(exc, BrokenPipeError):
+        return True
+    return sys.platform == "win32" and exc.errno == errno.EINVAL and _stdout_failed(exc)
+
+
 class LazyGroup(click.Group):
     """A click group whose subcommands are imported on first use."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except BrokenPipeError as exc:
-            raise ReaderGone() from exc
+        except OSError as exc:
+            if reader_gone(exc):
+                raise ReaderGone() from exc
+            raise
 
     def make_context(self, info_name, args, parent=None, **extra):
         # `animsmith --help | head`: the group's own options print while the context is made
         try:
             return super().make_context(info_name, args, parent=parent, **extra)
-        except BrokenPipeError as exc:
-            raise ReaderGone() from exc
+        except OSError as exc:
+            if reader_gone(exc):
+                raise ReaderGone() from exc
+            raise
 
     def list_commands(self, ctx):
         return list(COMMANDS)
@@ -104,6 +118,7 @@ def main(argv=None) -> None:
     warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"(animsmith|numpy)\.")
     if sys.stdout is None:  # started with stdout closed (`>&-`)
         sys.stdout = _closed_stdout(argv if argv is not None else sys.argv[1:])
+    utf8_redirected_stdout(sys.stdout)
     _escape_unencodable_output()
     previous = _exit_on_sigterm()
     try:
@@ -160,6 +175,36 @@ def _escape_char(err):
         else:
             out.append("\\u%04x" % cp)
     return "".join(out), err.end
+
+
+def utf8_redirected_stdout(stream) -> None:
+    """A stdout redirected to a file or pipe writes UTF-8 with ``\\n`` line ends, the bytes
+    ``--output`` writes (JSON, SARIF and JUnit must be UTF-8), unless the user chose an
+    encoding (``PYTHONIOENCODING``). Matters on Windows, where a redirected stdout is the
+    ANSI code page (cp1252: ``—`` became byte 0x97) with ``\\r\\n``; a console (a TTY)
+    keeps its own encoding."""
+    if os.environ.get("PYTHONIOENCODING") or not hasattr(stream, "reconfigure"):
+        return
+    try:
+        if stream.isatty():
+            return
+        utf8 = codecs_name(getattr(stream, "encoding", None)) == "utf-8"
+        crlf = os.linesep != "\n"
+        if not utf8 or crlf:
+            stream.flush()
+            stream.reconfigure(**({} if utf8 else {"encoding": "utf-8"}), **({"newline": "\n"} if crlf else {}))
+    except (ValueError, OSError, AttributeError, LookupError):  # a stream that refuses: leave it
+        pass
+
+
+def codecs_name(encoding) -> str:
+    """The canonical codec name of ``encoding`` ("" when unknown)."""
+    import codecs
+
+    try:
+        return codecs.lookup(encoding).name if encoding else ""
+    except LookupError:
+        return ""
 
 
 def _escape_unencodable_output() -> None:
@@ -247,7 +292,9 @@ def _main(argv) -> None:
 
     forget_exit_status()  # an in-process caller's previous command decided nothing here
     try:
-        rv = cli.main(args=argv, prog_name="animsmith", standalone_mode=False)
+        # windows_expand_args=False: on Windows click would glob, ~- and %VAR%-expand every
+        # argument (flag values too) before we see it; PATHS are globbed by expand_paths
+        rv = cli.main(args=argv, prog_name="animsmith", standalone_mode=False, windows_expand_args=False)
         decide_exit_status(rv if isinstance(rv, int) else 0)
         sys.stdout.flush()  # here, so a reader that went away is handled below (not at exit)
     except click.exceptions.Exit as exc:
@@ -281,6 +328,9 @@ def _main(argv) -> None:
         _say("animsmith: out of memory")
         sys.exit(2)
     except OSError as exc:
+        if reader_gone(exc):  # Windows' EINVAL for a closed pipe (BrokenPipeError is above)
+            _to_devnull("stdout")
+            sys.exit(decided_exit_status())
         if not _stdout_failed(exc):
             _internal_error(exc)
         _say(f"animsmith: cannot write to stdout: {exc.strerror or exc}")

@@ -232,10 +232,26 @@ def _toml():
 def find_config(path: Optional[str]) -> Optional[str]:
     """The config path to load: ``path`` (``""`` too: an explicit, bad path), else
     ./animsmith.toml when anything of that name is there (a dangling link or a folder is
-    then an error, not silently the defaults), else None."""
+    then an error, not silently the defaults), else None. A ./Animsmith.toml (another
+    letter case) is an error: it would be the contract on Windows and macOS only."""
     if path is not None:
         return str(path)
-    return DEFAULT_CONFIG_NAME if os.path.lexists(DEFAULT_CONFIG_NAME) else None
+    # only the exact name is the contract: on Windows and macOS (case-insensitive by
+    # default) lexists also finds Animsmith.toml, which Linux CI would not; a name that
+    # differs in case is an error on every OS instead of a contract on some
+    try:
+        names = os.listdir(".")
+    except OSError:  # an unreadable working directory: by name alone
+        return DEFAULT_CONFIG_NAME if os.path.lexists(DEFAULT_CONFIG_NAME) else None
+    if DEFAULT_CONFIG_NAME in names:
+        return DEFAULT_CONFIG_NAME
+    variants = sorted(n for n in names if n.casefold() == DEFAULT_CONFIG_NAME)
+    if variants:
+        raise ConfigError(
+            f"bad config {variants[0]}: the contract is found only as '{DEFAULT_CONFIG_NAME}' (this name differs "
+            "in case, so Linux would ignore it): rename it, or pass --config"
+        )
+    return None
 
 
 def load_contract(path: Optional[str] = None) -> Contract:
@@ -265,7 +281,13 @@ CONFIG_MAX_BYTES = 16 * 1024 * 1024
 
 
 def parse_contract(raw: bytes, path: str = "<config>", base_dir: Optional[str] = None) -> Contract:
-    """Validate TOML bytes into a :class:`Contract` (``ConfigError`` on any problem)."""
+    """Validate TOML bytes into a :class:`Contract` (``ConfigError`` on any problem).
+
+    A leading UTF-8 byte-order mark (Windows PowerShell 5.1's ``-Encoding utf8``, older
+    Notepad) is not part of the contract: it is dropped before parsing and hashing."""
+    from animsmith.io.text import strip_utf8_bom
+
+    raw = strip_utf8_bom(raw)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -155,11 +155,11 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
                 for name in files:
                     if name.lower().endswith(ASSET_SUFFIXES):
                         found.append(os.path.join(root, name))
-            found.sort()
+            found.sort(key=path_order_key)
         elif os.path.exists(arg):
             found = [arg]
         elif globmod.has_magic(arg):
-            for p in sorted(globmod.glob(arg, recursive=True)):
+            for p in sorted(globmod.glob(arg, recursive=True), key=path_order_key):
                 if os.path.isdir(p):
                     found += expand_paths([p]) if _has_assets(p) else []
                 elif p.lower().endswith(ASSET_SUFFIXES):
@@ -870,6 +870,24 @@ def _clip_index(files: List[FileResult], cache: Dict[str, Any]) -> Dict[str, Lis
     return hit[2]
 
 
+def _member_display(path: str, config_path: Optional[str]) -> str:
+    """How a member file that was not linted is named: relative to the working directory
+    when the contract was given by a relative path, else as resolved (also when no
+    relative path exists: another drive or a network share on Windows)."""
+    if os.path.isabs(config_path or ""):
+        return path
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return path
+
+
+def path_order_key(path: str) -> str:
+    """Sort key of a path that orders the same on every OS: folder separators read as
+    ``/`` (Windows' ``\\`` sorts after letters and digits, ``/`` before them)."""
+    return path.replace(os.sep, "/") if os.sep != "/" else path
+
+
 def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Dict[str, Any]]], plan: Plan, extra_cache: Dict[str, Any]):
     """[Member] for a group's declared members, and the index of the file the group attaches to.
 
@@ -914,7 +932,6 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
             members.append(Member(ref.label, files[hit].path, ref.clip, summaries[hit].get(ref.clip), also_in=others))
             continue
         real = _realpath(ref.file)
-        display = os.path.relpath(ref.file) if not os.path.isabs(plan.contract.path or "") else ref.file
         if real in real_index:
             i = real_index[real]
             fr = files[i]
@@ -925,7 +942,7 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
             if real not in extra_cache:
                 extra_cache[real] = _load_member_file(ref.file, set(plan.file_members.get(real, ())), plan)
             error, names, sums = extra_cache[real]
-            shown = display
+            shown = _member_display(ref.file, plan.contract.path)
         if error is not None:
             members.append(Member(ref.label, shown, ref.clip, reason=f"cannot read member file: {error}"))
             continue

@@ -398,3 +398,44 @@ def test_mixed_ring_open_member_onto_a_duplicated_reference(capsys, tmp_path, me
             u = np.arange(FRAMES) / FRAMES
             want = np.stack([np.interp(u, np.arange(FRAMES) / (FRAMES - 1), c_ref.values[:, j]) for j in range(3)], axis=1)
             assert np.max(np.abs(c.values - want)) <= A * 2 * np.pi / FRAMES, name
+
+
+def test_member_files_whose_names_differ_only_in_case_are_refused_for_out_dir(capsys, tmp_path):
+    """a/Walk.glb and b/walk.glb are one output file on Windows and macOS: refused (exit 2,
+    nothing written) instead of one silently replacing the other."""
+    from animsmith.io.write import write_glb
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    names = list(OFFSETS)
+    one = str(tmp_path / "a" / "Ring.glb")
+    two = str(tmp_path / "b" / "ring.glb")
+    write_glb(asset_of(*[stepping_clip(n, OFFSETS[n]) for n in names[:2]]), one)
+    write_glb(asset_of(*[stepping_clip(n, OFFSETS[n]) for n in names[2:]]), two)
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text(RING_TOML)
+    out_dir = tmp_path / "out"
+    rc, out, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                           "--reference", "run_forward", "--out-dir", str(out_dir), one, two)
+    assert (rc, out) == (2, "")
+    assert err == (f"animsmith: member files {one} and {two} share a file name (ignoring case); "
+                   "--out-dir would overwrite one with the other\n")
+    assert not out_dir.exists() or os.listdir(out_dir) == []
+
+
+def test_publishing_without_os_fchmod(capsys, tmp_path, monkeypatch):
+    """Windows has no os.fchmod before Python 3.13: the outputs are still published, with
+    the mode a new file gets (0o666 & ~umask), and no temp file is left."""
+    paths = write_member_files(tmp_path)
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text(RING_TOML)
+    out_dir = tmp_path / "out"
+    monkeypatch.delattr(os, "fchmod")
+    rc, _, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                         "--reference", "run_forward", "--out-dir", str(out_dir), *paths)
+    assert rc == 0, err
+    umask = os.umask(0)
+    os.umask(umask)
+    assert sorted(os.listdir(out_dir)) == sorted(os.path.basename(p) for p in paths)
+    for name in os.listdir(out_dir):
+        assert os.stat(out_dir / name).st_mode & 0o777 == 0o666 & ~umask

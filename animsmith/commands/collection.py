@@ -28,38 +28,28 @@ def collection_grp():
 
 
 def _publish_all(files: Dict[str, bytes]) -> None:
-    """Write every file to a temp beside its target (fsync), then rename them all; on failure
-    remove the temps. An ``OSError`` becomes an ``AnimsmithError`` naming the output."""
-    import tempfile
-
+    """Stage every file beside its target (``io.write.stage_bytes``: fsynced, the published
+    mode), then rename them all; on failure remove the temps. An ``OSError`` becomes an
+    ``AnimsmithError`` naming the output."""
     from animsmith.errors import AnimsmithError
-    from animsmith.io.write import publish_path, published_mode
+    from animsmith.io.write import remove_quietly, stage_bytes, sync_directory
 
     staged: List[Tuple[str, str]] = []
     current = None
     try:
         for current, data in files.items():
-            path = publish_path(current)
-            directory = os.path.dirname(os.path.abspath(path)) or "."
-            fd, tmp = tempfile.mkstemp(prefix=".animsmith-", suffix=".tmp", dir=directory)
-            staged.append((tmp, path))
-            with os.fdopen(fd, "wb") as fh:
-                os.fchmod(fh.fileno(), published_mode(path))  # not mkstemp's 0600 (io.write)
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+            staged.append(stage_bytes(current, data))
         for tmp, path in staged:
             current = path
             os.replace(tmp, path)
     except BaseException as exc:
         for tmp, _ in staged:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            remove_quietly(tmp)
         if isinstance(exc, OSError):
             raise AnimsmithError(f"cannot write output: {exc.strerror or exc}", path=current) from None
         raise
+    for folder in {os.path.dirname(os.path.abspath(path)) for _, path in staged}:
+        sync_directory(folder)
 
 
 def _phase(value: Optional[float]) -> str:
@@ -181,8 +171,17 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         else:
             for f in sources:
                 targets[f] = os.path.join(out_dir, os.path.basename(f))
-            if len(set(targets.values())) != len(targets):
-                raise AnimsmithError("two member files share a file name; --out-dir would overwrite one with the other")
+            # compared ignoring case: on Windows and macOS (case-insensitive by default)
+            # Walk.glb and walk.glb are one file, and the second would replace the first
+            folded: Dict[str, str] = {}
+            for f in sources:
+                key = os.path.basename(f).casefold()
+                if key in folded:
+                    raise AnimsmithError(
+                        f"member files {folded[key]} and {f} share a file name (ignoring case); --out-dir "
+                        "would overwrite one with the other"
+                    )
+                folded[key] = f
         from animsmith.commands.transform import external_buffers, same_dir
         from animsmith.io.write import same_file
 

@@ -47,7 +47,7 @@ import numpy as np
 
 from animsmith.errors import LoadError
 from animsmith.io.glb import is_glb, split_glb
-from animsmith.io.jsontext import nesting_depth
+from animsmith.io.text import nesting_depth, strip_utf8_bom
 from animsmith.memo import memo
 from animsmith.model import INTERPOLATIONS, PATH_WIDTH, Asset, Channel, Clip, Skeleton, trs_matrices
 
@@ -307,7 +307,7 @@ def _safe_loads(raw: bytes) -> Any:
     orjson (an optional accelerator) recurses on the C stack: tens of
     thousands of levels crash it. The depth is at most the number of opening
     brackets, so small counts need no scan; otherwise the nesting is measured
-    first (:func:`animsmith.io.jsontext.nesting_depth`). The stdlib parser raises
+    first (:func:`animsmith.io.text.nesting_depth`). The stdlib parser raises
     RecursionError instead of crashing.
     """
     opens = raw.count(b"[") + raw.count(b"{")
@@ -320,8 +320,7 @@ def _safe_loads(raw: bytes) -> Any:
 
 
 def _parse_json(raw: bytes) -> dict:
-    if raw[:3] == b"\xef\xbb\xbf":
-        raw = raw[3:]
+    raw = strip_utf8_bom(raw)
     raw = raw.rstrip(b" \t\r\n\x00")
     try:
         doc = _safe_loads(raw)

@@ -18,7 +18,7 @@ Layout written:
 from __future__ import annotations
 
 import os
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -206,6 +206,52 @@ def same_file(a: str, b: str) -> bool:
         return False
 
 
+def stage_bytes(path: str, data: bytes) -> Tuple[str, str]:
+    """Write ``data`` to a new temp file beside ``path`` (the path a publish writes:
+    :func:`publish_path`), with :func:`published_mode` permissions, flushed and fsynced;
+    ``(temp path, final path)``. On any failure the temp file is removed and the error
+    raised. :func:`publish_bytes` (and ``collection``'s publish-all-or-none) rename it."""
+    import tempfile
+
+    path = publish_path(path)
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    mode = published_mode(path)
+    fd, tmp = tempfile.mkstemp(prefix=".animsmith-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if hasattr(os, "fchmod"):  # not on Windows before Python 3.13
+                os.fchmod(fh.fileno(), mode)
+            else:
+                os.chmod(tmp, mode)
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        remove_quietly(tmp)
+        raise
+    return tmp, path
+
+
+def remove_quietly(path: str) -> None:
+    """Remove ``path`` if it can be removed; never raises."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def sync_directory(folder: str) -> None:
+    """fsync ``folder`` (so a rename into it survives a power cut), where the OS allows it."""
+    try:
+        dfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
 def publish_bytes(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically: temp file beside it, fsync, rename.
 
@@ -215,36 +261,13 @@ def publish_bytes(path: str, data: bytes) -> None:
     permissions (an existing file's mode, else ``0o666 & ~umask``), not the
     temp file's 0600. A symlink at ``path`` is followed (:func:`publish_path`).
     """
-    import tempfile
-
-    path = publish_path(path)
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    mode = published_mode(path)
-    fd, tmp = tempfile.mkstemp(prefix=".animsmith-", suffix=".tmp", dir=directory)
+    tmp, path = stage_bytes(path, data)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            if hasattr(os, "fchmod"):
-                os.fchmod(fh.fileno(), mode)
-            else:  # pragma: no cover - platforms without fchmod
-                os.chmod(tmp, mode)
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        remove_quietly(tmp)
         raise
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
+    sync_directory(os.path.dirname(os.path.abspath(path)) or ".")
 
 
 def write_glb(asset: Asset, path: str, *, skin: bool = True) -> None:

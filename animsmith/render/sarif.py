@@ -34,10 +34,18 @@ SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
 
 
-def artifact_uri(path: str) -> str:
-    """A URI reference for ``path``: relative with ``/`` separators, or ``file://`` when absolute."""
-    p = path.replace(os.sep, "/")
-    if os.path.isabs(path):
+def artifact_uri(path: str, flavour=os.path) -> str:
+    """A URI reference for ``path``: relative with ``/`` separators, or ``file://`` when absolute
+    (RFC 8089, as ``pathlib``'s ``as_uri``: ``C:\\x.glb`` is ``file:///C:/x.glb``, a Windows
+    share ``\\\\srv\\share\\x.glb`` is ``file://srv/share/x.glb``). ``flavour``: the OS's path
+    module (``os.path``; tests pass ``ntpath``)."""
+    p = path.replace(flavour.sep, "/")
+    if flavour.isabs(path):
+        if flavour.sep == "\\":
+            if p.startswith("//"):  # a UNC share: the server is the URI's authority
+                return "file:" + quote(p, errors="surrogateescape")
+            if len(p) > 2 and p[1] == ":" and p[0].isascii() and p[0].isalpha():  # the drive's colon stays
+                return "file:///" + p[:2] + quote(p[2:], errors="surrogateescape")
         return "file://" + quote(p if p.startswith("/") else "/" + p, errors="surrogateescape")
     while p.startswith("./"):
         p = p[2:]

@@ -348,7 +348,11 @@ def creature_from_dict(doc: Any, path: str = "<creature>") -> Creature:
 
 
 def parse_creature(raw: bytes, path: str = "<creature>") -> Creature:
-    """Validate the bytes of a ``.json`` (by ``path``'s suffix) or ``.toml`` creature file."""
+    """Validate the bytes of a ``.json`` (by ``path``'s suffix) or ``.toml`` creature file
+    (a leading UTF-8 byte-order mark ignored)."""
+    from animsmith.io.text import exceeds_depth, strip_utf8_bom
+
+    raw = strip_utf8_bom(raw)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -356,8 +360,6 @@ def parse_creature(raw: bytes, path: str = "<creature>") -> Creature:
     is_json = path.lower().endswith(".json")
     kind = "JSON" if is_json else "TOML"
     if is_json:
-        from animsmith.io.jsontext import exceeds_depth
-
         if exceeds_depth(raw):  # one limit, whatever depth this Python's decoder reaches
             raise _err("invalid JSON: nested too deeply", path)
     try:
@@ -430,10 +432,12 @@ def catalog_creature(name: str) -> Creature:
 
 
 def resolve_creature(name_or_path: str) -> Creature:
-    """A catalog name, or a path to a creature file."""
+    """A catalog name, or a path to a creature file (a ``.toml``/``.json`` name, or any
+    name with a folder separator: ``/`` everywhere, and ``\\`` too on Windows)."""
     if name_or_path in CATALOG_ORDER:
         return catalog_creature(name_or_path)
-    if name_or_path.lower().endswith((".toml", ".json")) or os.path.sep in name_or_path:
+    seps = {"/", os.sep, os.altsep} - {None}
+    if name_or_path.lower().endswith((".toml", ".json")) or any(s in name_or_path for s in seps):
         return load_creature(name_or_path)
     return catalog_creature(name_or_path)
 

@@ -1,4 +1,4 @@
-"""Nesting depth of JSON text, measured before it is parsed.
+"""Text inputs before they are parsed: the nesting depth of JSON text, and the byte-order mark.
 
 Parsers recurse once per nesting level: how deep they go before failing (or
 crashing) depends on the parser and the Python version (the standard library's
@@ -9,15 +9,24 @@ whatever parses the text afterwards.
 
 from __future__ import annotations
 
-import numpy as np
+from functools import lru_cache
+
+
+@lru_cache(maxsize=1)
+def _tables():
+    """(special-character mask, bracket step) lookup tables over byte values."""
+    import numpy as np
+
+    special = np.zeros(256, dtype=bool)
+    special[[ord(c) for c in '"[]{}\\']] = True
+    step = np.zeros(256, dtype=np.int64)
+    step[[ord("["), ord("{")]] = 1
+    step[[ord("]"), ord("}")]] = -1
+    return special, step
+
 
 _BACKSLASH = ord("\\")
 _QUOTE = ord('"')
-_SPECIAL = np.zeros(256, dtype=bool)
-_SPECIAL[[ord(c) for c in '"[]{}\\']] = True
-_STEP = np.zeros(256, dtype=np.int64)
-_STEP[[ord("["), ord("{")]] = 1
-_STEP[[ord("]"), ord("}")]] = -1
 
 
 def nesting_depth(raw: bytes) -> int:
@@ -30,8 +39,11 @@ def nesting_depth(raw: bytes) -> int:
     a string. Vectorised over the text's special characters. For text that is not
     valid JSON the number is only an estimate (the parser rejects it anyway).
     """
+    import numpy as np
+
+    special, steps = _tables()
     a = np.frombuffer(raw, dtype=np.uint8)
-    pos = np.flatnonzero(_SPECIAL[a])
+    pos = np.flatnonzero(special[a])
     ch = a[pos]
     quote = ch == _QUOTE
     bs = ch == _BACKSLASH
@@ -47,7 +59,7 @@ def nesting_depth(raw: bytes) -> int:
         escaped[1:] = bs[:-1] & after[1:] & (run_len[:-1] % 2 == 1)
         quote &= ~escaped
     inside = (np.cumsum(quote, dtype=np.int64) & 1).astype(bool)
-    step = _STEP[ch]
+    step = steps[ch]
     step[inside] = 0
     return int(np.cumsum(step, dtype=np.int64).max(initial=0))
 
@@ -64,3 +76,10 @@ def exceeds_depth(raw: bytes, limit: int = MAX_DOCUMENT_DEPTH) -> bool:
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
     return nesting_depth(raw) > limit
+
+
+def strip_utf8_bom(raw: bytes) -> bytes:
+    """``raw`` without a leading UTF-8 byte-order mark (EF BB BF), which Windows tools
+    (PowerShell 5.1's ``-Encoding utf8``, older Notepad) put before UTF-8 text and which
+    TOML and JSON parsers reject."""
+    return raw[3:] if raw[:3] == b"\xef\xbb\xbf" else raw

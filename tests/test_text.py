@@ -1,4 +1,4 @@
-"""JSON nesting depth measured on the text (animsmith.io.jsontext) against the depth
+"""JSON nesting depth measured on the text (animsmith.io.text) against the depth
 of the document the standard library parses from the same text."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from animsmith.io.jsontext import MAX_DOCUMENT_DEPTH, exceeds_depth, nesting_depth
+from animsmith.io.text import MAX_DOCUMENT_DEPTH, exceeds_depth, nesting_depth
 
 
 def parsed_depth(value) -> int:
