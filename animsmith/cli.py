@@ -183,8 +183,8 @@ def utf8_redirected_stdout(stream) -> None:
     encoding (``PYTHONIOENCODING``). Matters on Windows, where a redirected stdout is the
     ANSI code page (cp1252: ``—`` became byte 0x97) with ``\\r\\n``; a console (a TTY)
     keeps its own encoding."""
-    if os.environ.get("PYTHONIOENCODING") or not hasattr(stream, "reconfigure"):
-        return
+    if os.environ.get("PYTHONIOENCODING", "").partition(":")[0] or not hasattr(stream, "reconfigure"):
+        return  # an encoding the user chose (an error handler alone, ":replace", is kept below)
     try:
         if stream.isatty():
             return
@@ -192,7 +192,8 @@ def utf8_redirected_stdout(stream) -> None:
         crlf = os.linesep != "\n"
         if not utf8 or crlf:
             stream.flush()
-            stream.reconfigure(**({} if utf8 else {"encoding": "utf-8"}), **({"newline": "\n"} if crlf else {}))
+            changes = {} if utf8 else {"encoding": "utf-8", "errors": stream.errors}
+            stream.reconfigure(**changes, **({"newline": "\n"} if crlf else {}))
     except (ValueError, OSError, AttributeError, LookupError):  # a stream that refuses: leave it
         pass
 

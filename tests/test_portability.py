@@ -127,7 +127,19 @@ def test_a_redirected_cp1252_crlf_stdout_writes_utf8_and_lf(monkeypatch):
     stream.write("cap 0.15 \u2014 ring\n")
     stream.flush()
     assert raw.getvalue() == "cap 0.15 \u2014 ring\n".encode("utf-8")
-    # a user's explicit choice stays
+    # a terminal keeps its own encoding
+    class Console(io.TextIOWrapper):
+        def isatty(self):
+            return True
+
+    console = Console(io.BytesIO(), encoding="cp1252", newline="\r\n")
+    utf8_redirected_stdout(console)
+    assert console.encoding == "cp1252"
+    # an error handler alone is kept; an encoding the user chose stays
+    monkeypatch.setenv("PYTHONIOENCODING", ":replace")
+    handler = io.TextIOWrapper(io.BytesIO(), encoding="cp1252", errors="replace", newline="\r\n")
+    utf8_redirected_stdout(handler)
+    assert (handler.encoding, handler.errors) == ("utf-8", "replace")
     monkeypatch.setenv("PYTHONIOENCODING", "cp1252")
     kept = io.TextIOWrapper(io.BytesIO(), encoding="cp1252", newline="\r\n")
     utf8_redirected_stdout(kept)
@@ -136,8 +148,8 @@ def test_a_redirected_cp1252_crlf_stdout_writes_utf8_and_lf(monkeypatch):
 
 def test_stdout_of_a_non_utf8_locale_matches_the_output_file(tmp_path):
     """A locale whose stdout is not UTF-8 (here ASCII: C locale with UTF-8 mode and locale
-    coercion off) writes the same bytes as -o: UTF-8 ('—' in the gait-group message was
-    written as \\u2014), a name the locale cannot decode as its \\udcXX escapes."""
+    coercion off) writes the same bytes as -o: UTF-8 '—' in the gait-group message, and a
+    name the locale cannot decode as its \\udcXX escapes (the name came out as 'l??ufer')."""
     name = tmp_path / "l\u00e4ufer.glb"
     shutil.copy(RING, name)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "LC_CTYPE", "LANG", "LANGUAGE")}
@@ -179,6 +191,34 @@ def test_a_closed_pipe_on_windows_keeps_the_decided_status(capsys, monkeypatch, 
     assert capsys.readouterr().err == ""
 
 
+def test_a_read_only_temp_is_removed_where_read_only_files_cannot_be(tmp_path, monkeypatch):
+    """Replacing a read-only output: the temp file takes the output's mode (read-only), and
+    Windows can neither replace a read-only file nor remove one. The publish fails with the
+    output untouched and the temp file removed (it was left behind)."""
+    import stat
+
+    from animsmith.io.write import publish_bytes
+
+    out = tmp_path / "x.glb"
+    out.write_bytes(b"earlier")
+    os.chmod(out, 0o444)
+    real_unlink = os.unlink
+
+    def unlink(path, *a, **k):
+        if not os.stat(path).st_mode & stat.S_IWRITE:
+            raise PermissionError(errno.EACCES, "Access is denied")
+        return real_unlink(path, *a, **k)
+
+    def replace(src, dst, *a, **k):
+        raise PermissionError(errno.EACCES, "Access is denied")
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(PermissionError):
+        publish_bytes(str(out), b"new")
+    assert os.listdir(tmp_path) == ["x.glb"] and out.read_bytes() == b"earlier"
+
+
 def test_checks_markdown_is_utf8_whatever_stdout_encoding():
     """`python -m animsmith.checks --markdown > docs/checks.md` on a cp1252 stdout: the same
     file (it raised UnicodeEncodeError on '≥')."""
@@ -211,13 +251,23 @@ def test_a_contract_with_a_byte_order_mark_is_the_same_contract(tmp_path):
 
 
 def test_a_creature_file_with_a_byte_order_mark_validates(tmp_path, capsys):
+    """A creature file (TOML or JSON) saved with a byte-order mark validates as without it."""
     with open(os.path.join(ROOT, "animsmith", "sim", "catalog", "biped.toml"), "rb") as fh:
         raw = fh.read()
-    for suffix, data in ((".toml", raw),):
+    as_json = json.dumps(_creature_doc(raw)).encode("utf-8")
+    for suffix, data in ((".toml", raw), (".json", as_json)):
         p = tmp_path / f"biped{suffix}"
         p.write_bytes(BOM + data)
         code, out, err = run_cli(["sim", "validate", p], capsys)
         assert code == 0 and err == "", err
+
+
+def _creature_doc(raw: bytes) -> dict:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib
+    return tomllib.loads(raw.decode("utf-8"))
 
 
 def test_merge_accepts_a_shard_with_a_byte_order_mark(tmp_path, capsys):

@@ -8,6 +8,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from animsmith.io import text as text_mod
 from animsmith.io.text import MAX_DOCUMENT_DEPTH, exceeds_depth, nesting_depth
 
 
@@ -33,6 +34,36 @@ documents = st.recursive(
 def test_depth_of_the_text_is_the_depth_of_the_document(doc, ensure_ascii, spaced):
     text = json.dumps(doc, ensure_ascii=ensure_ascii, separators=(", ", ": ") if spaced else (",", ":"))
     assert nesting_depth(text.encode("utf-8")) == parsed_depth(doc)
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents, st.sampled_from([1, 2, 3, 5, 8]))
+def test_blocks_carry_strings_escapes_and_depth(doc, block):
+    """Scanned in blocks of a few bytes, every string, escape run and level crosses a block
+    edge somewhere: the depth is the same as in one block."""
+    text = json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    saved = text_mod.SCAN_BLOCK_BYTES
+    try:
+        text_mod.SCAN_BLOCK_BYTES = block
+        assert nesting_depth(text) == parsed_depth(doc)
+    finally:
+        text_mod.SCAN_BLOCK_BYTES = saved
+
+
+def test_memory_stays_bounded_on_a_text_of_backslashes():
+    """A 16 MB string of escaped backslashes (every byte special): the scan's peak stays near
+    one block's arrays (it was ~50x the text: 800 MB)."""
+    import tracemalloc
+
+    text = b'["' + b"\\\\" * (4 << 20) + b'", ' + b"[" * 600 + b"]" * 600 + b"]"
+    tracemalloc.start()
+    try:
+        depth = nesting_depth(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert depth == 601
+    assert peak < 120 * text_mod.SCAN_BLOCK_BYTES, peak
 
 
 def test_escaped_quotes_and_backslash_runs():

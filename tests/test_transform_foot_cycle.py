@@ -439,3 +439,41 @@ def test_publishing_without_os_fchmod(capsys, tmp_path, monkeypatch):
     assert sorted(os.listdir(out_dir)) == sorted(os.path.basename(p) for p in paths)
     for name in os.listdir(out_dir):
         assert os.stat(out_dir / name).st_mode & 0o777 == 0o666 & ~umask
+
+
+@pytest.mark.parametrize("existing", [True, False])
+def test_a_failed_rename_puts_every_output_back(capsys, tmp_path, monkeypatch, existing):
+    """Every output or none: when the third rename fails (on Windows a file another program
+    holds open), the two outputs already renamed get their earlier bytes back (or are
+    removed when they were new), and no temp or backup file is left."""
+    import errno
+
+    paths = write_member_files(tmp_path)
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text(RING_TOML)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    targets = sorted(str(out_dir / os.path.basename(p)) for p in paths)
+    if existing:
+        for i, t in enumerate(targets):
+            with open(t, "wb") as fh:
+                fh.write(b"earlier %d" % i)
+    real_replace = os.replace
+
+    def replace(src, dst, *a, **k):
+        if os.path.abspath(dst) == targets[2] and os.path.basename(src).startswith(".animsmith-") and "-old-" not in src:
+            raise OSError(errno.EACCES, "Permission denied")
+        return real_replace(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", replace)
+    rc, out, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                           "--reference", "run_forward", "--out-dir", str(out_dir), *paths)
+    assert (rc, out) == (2, "")
+    assert err == f"animsmith: {targets[2]}: cannot write output: Permission denied\n"
+    if existing:
+        for i, t in enumerate(targets):
+            with open(t, "rb") as fh:
+                assert fh.read() == b"earlier %d" % i
+    else:
+        assert os.listdir(out_dir) == []
+    assert sorted(os.listdir(out_dir)) == (sorted(os.path.basename(t) for t in targets) if existing else [])

@@ -28,26 +28,48 @@ def collection_grp():
 
 
 def _publish_all(files: Dict[str, bytes]) -> None:
-    """Stage every file beside its target (``io.write.stage_bytes``: fsynced, the published
-    mode), then rename them all; on failure remove the temps. An ``OSError`` becomes an
-    ``AnimsmithError`` naming the output."""
+    """Every output or none: stage every file beside its target (``io.write.stage_bytes``:
+    fsynced, the published mode), then rename them in turn, each existing target kept
+    under a second name first; when a rename fails (a file another program holds open on
+    Windows, a full disk...) the outputs already renamed are put back as they were (or
+    removed when new) and the temps removed. An ``OSError`` becomes an ``AnimsmithError``
+    naming the output."""
     from animsmith.errors import AnimsmithError
-    from animsmith.io.write import remove_quietly, stage_bytes, sync_directory
+    from animsmith.io.write import keep_old_bytes, remove_quietly, stage_bytes, sync_directory
 
     staged: List[Tuple[str, str]] = []
+    published: List[Tuple[str, Optional[str]]] = []  # (output, its earlier bytes' second name or None)
     current = None
     try:
         for current, data in files.items():
             staged.append(stage_bytes(current, data))
         for tmp, path in staged:
             current = path
-            os.replace(tmp, path)
+            backup = keep_old_bytes(path)
+            try:
+                os.replace(tmp, path)
+            except BaseException:
+                if backup is not None:
+                    remove_quietly(backup)
+                raise
+            published.append((path, backup))
     except BaseException as exc:
+        for path, backup in reversed(published):  # undo, newest first
+            try:
+                if backup is None:
+                    os.unlink(path)
+                else:
+                    os.replace(backup, path)
+            except OSError:
+                pass
         for tmp, _ in staged:
             remove_quietly(tmp)
         if isinstance(exc, OSError):
             raise AnimsmithError(f"cannot write output: {exc.strerror or exc}", path=current) from None
         raise
+    for _, backup in published:
+        if backup is not None:
+            remove_quietly(backup)
     for folder in {os.path.dirname(os.path.abspath(path)) for _, path in staged}:
         sync_directory(folder)
 

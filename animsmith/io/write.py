@@ -18,7 +18,7 @@ Layout written:
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -233,11 +233,39 @@ def stage_bytes(path: str, data: bytes) -> Tuple[str, str]:
 
 
 def remove_quietly(path: str) -> None:
-    """Remove ``path`` if it can be removed; never raises."""
+    """Remove ``path`` if it can be removed; never raises. A read-only file (Windows refuses
+    to remove one; a temp file staged to replace a read-only output is one) is made
+    writable first."""
     try:
         os.unlink(path)
+    except PermissionError:
+        try:
+            import stat
+
+            os.chmod(path, stat.S_IWRITE | stat.S_IREAD)
+            os.unlink(path)
+        except OSError:
+            pass
     except OSError:
         pass
+
+
+def keep_old_bytes(path: str) -> Optional[str]:
+    """A second name for the file at ``path`` (a hard link beside it, else a copy), so a
+    multi-file publish can put it back; None when nothing is at ``path``."""
+    import shutil
+    import tempfile
+
+    if not os.path.lexists(path):
+        return None
+    fd, backup = tempfile.mkstemp(prefix=".animsmith-old-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path)) or ".")
+    os.close(fd)
+    os.unlink(backup)
+    try:
+        os.link(path, backup)
+    except OSError:  # a file system without hard links
+        shutil.copy2(path, backup)
+    return backup
 
 
 def sync_directory(folder: str) -> None:
