@@ -70,6 +70,17 @@ class LazyGroup(click.Group):
     def list_commands(self, ctx):
         return list(COMMANDS)
 
+    def resolve_command(self, ctx, args):
+        # click suggests close names from self.commands, which a lazy group leaves empty
+        name = click.utils.make_str(args[0]) if args else ""
+        if name and name not in COMMANDS and not name.startswith("-") and not ctx.resilient_parsing:
+            import difflib
+
+            close = difflib.get_close_matches(name, list(COMMANDS), n=2)
+            hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            ctx.fail(f"No such command {name!r}.{hint}")
+        return super().resolve_command(ctx, args)
+
     def get_command(self, ctx, name):
         entry = COMMANDS.get(name)
         if entry is None:
@@ -90,7 +101,8 @@ class LazyGroup(click.Group):
     "config_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="TOML contract (default: ./animsmith.toml when present, else built-in defaults).",
+    help="TOML contract for lint, measure, inspect, transform, collection and report (default: "
+    "./animsmith.toml when present, else built-in defaults).",
 )
 @click.version_option(__version__, prog_name="animsmith")
 @click.pass_context
@@ -100,6 +112,16 @@ def cli(ctx: click.Context, config_path):
     Lints GLB/glTF skeletal clips against a TOML contract; above all, checks
     that a directional blend ring (run forward/back/left/right) shares one
     stride phase so blends do not skate the feet.
+
+    \b
+    The contract (--config, else ./animsmith.toml):
+      [rig]                 profile, and [rig.roles] for bones the names do not give
+      [clips."<glob>"]      loop, fps, speed_mps, ... expected of matching clips
+      [gait_groups.<name>]  clips = [...]: a blend ring judged by gait-group
+      [sync_groups.<name>]  clips = [...]: clips that must share a duration and frame grid
+      [checks.<id>]         severity, enabled, and that check's options
+    Example: configs/example.animsmith.toml. Documentation: README.md and docs/
+    in the animsmith source; `animsmith checks --markdown` prints the check reference.
     """
     from animsmith.runtime import keep_freed_heap
 
@@ -400,7 +422,7 @@ def config_option(f):
         "config_path",
         type=click.Path(dir_okay=False),
         default=None,
-        help="TOML contract (overrides the global --config).",
+        help="TOML contract (overrides the global --config; default ./animsmith.toml when present).",
     )(f)
 
 

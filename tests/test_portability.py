@@ -328,3 +328,43 @@ def test_the_contract_name_differing_in_case_is_an_error(tmp_path, capsys, monke
     (tmp_path / "Animsmith.toml").rename(tmp_path / "animsmith.toml")
     code, _, err = run_cli(["lint", "--select", "nan", FOX], capsys)
     assert code == 0, err
+
+
+# --------------------------------------------------------------------------
+# help and usage (help audit, 2026-12-01)
+# --------------------------------------------------------------------------
+
+
+def test_a_mistyped_command_gets_a_suggestion(capsys):
+    """The lazy top-level group suggested nothing (click looks in self.commands, which it
+    leaves empty); its subgroups did."""
+    code, out, err = run_cli(["lnt", "x.glb"], capsys)
+    assert (code, out) == (2, "")
+    assert err == "animsmith: No such command 'lnt'. Did you mean 'lint'? (see 'animsmith --help')\n"
+    code, _, err = run_cli(["frobnicate"], capsys)
+    assert err == "animsmith: No such command 'frobnicate'. (see 'animsmith --help')\n"
+
+
+@pytest.mark.parametrize("group", [["--help"], ["collection", "--help"], ["sim", "--help"]])
+def test_command_lists_are_not_cut_short(capsys, group):
+    """Every command of a group is listed with a whole one-line summary (click cut long
+    first sentences to '...')."""
+    code, out, _ = run_cli(group, capsys)
+    assert code == 0
+    listing = out.split("Commands:\n", 1)[1]
+    assert "..." not in listing and listing.strip()
+
+
+def test_report_takes_one_clip(tmp_path, capsys):
+    """A second --clip was silently dropped (the last one won)."""
+    out_file = tmp_path / "r.html"
+    code, out, err = run_cli(["report", RING, "-o", out_file, "--clip", "run_left", "--clip", "run_right"], capsys)
+    assert (code, out) == (2, "") and not out_file.exists()
+    assert err == ("animsmith: --clip takes one clip (given 2): the page draws one clip at a time "
+                   "(see 'animsmith report --help')\n")
+
+
+def test_checks_markdown_with_an_id_is_refused(capsys):
+    """`checks gait-group --markdown` printed the whole reference, ignoring the ID."""
+    code, out, err = run_cli(["checks", "gait-group", "--markdown"], capsys)
+    assert (code, out) == (2, "") and "--markdown prints the whole reference" in err

@@ -11,7 +11,7 @@ import click
     short_help="List the checks, or explain one.",
 )
 @click.argument("check_id", required=False, metavar="[ID]")
-@click.option("--markdown", is_flag=True, help="Print the full reference as Markdown (docs/checks.md).")
+@click.option("--markdown", is_flag=True, help="Print the full reference as Markdown (docs/checks.md; not with ID).")
 def checks_cmd(check_id, markdown):
     """Without ID: every check with its default severity, scope and one-line
     summary. With ID: the check's documentation, what it needs and its
@@ -19,6 +19,8 @@ def checks_cmd(check_id, markdown):
     from animsmith.checks import explain, get_check, markdown as markdown_doc, registry
 
     if markdown:
+        if check_id:
+            raise click.UsageError("--markdown prints the whole reference; give it without ID (or ID without --markdown)")
         click.echo(markdown_doc(), nl=False)
         return 0
     if check_id:

@@ -125,13 +125,15 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
     return out
 
 
-@collection_grp.command("transform-foot-cycle")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--group", "group_name", required=True, help="A [gait_groups.<name>] of the contract.")
-@click.option("--reference", "reference", required=True, help="The member whose contact phases every other member takes.")
-@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), default=None, help="Write each input file to DIR/<file name>.")
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None, help="Output file (all members in one input file).")
-@click.option("--fps", "fps", type=click.FloatRange(min=0, min_open=True), default=None, help="Frame rate (default: [clips.*] fps, else 30).")
+@collection_grp.command("transform-foot-cycle", short_help="Retime a gait group onto one member's foot contacts.")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False), metavar="FILE.glb...")
+@click.option("--group", "group_name", required=True, metavar="NAME", help="A [gait_groups.<name>] of the contract.")
+@click.option("--reference", "reference", required=True, metavar="CLIP", help="The member whose contact phases every other member takes.")
+@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Write each member file to DIR/<file name> (this or -o is required unless --dry-run).")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None, metavar="OUT",
+              help="GLB file to write when every member is in one input file.")
+@click.option("--fps", "fps", type=click.FloatRange(min=0, min_open=True), default=None, help="Frame rate of the key grid (default: [clips.<name>] fps, else 30).")
 @click.option("--contact-height-m", "contact_height_m", type=click.FloatRange(min=0), default=None,
               help="Stance threshold above each foot's lowest point (default: [checks.foot-slide] contact_height_m, else 0.03).")
 @click.option("--dry-run", "dry_run", is_flag=True, help="Run every proof, print the plan, write nothing.")
@@ -139,7 +141,13 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
 @config_option
 @click.pass_context
 def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output, fps, contact_height_m, dry_run, fmt_name, config_path):
-    """Retime every member of a declared in-place ring onto the reference member's contact phases."""
+    """Retime every member of a declared in-place ring onto the reference member's contact phases.
+
+    FILE.glb...: the .glb files holding the group's members (files only: no
+    folders or globs). Every output is published, or none. Exit 0 written (or
+    dry run); 1 refused (nothing written, the reason on stderr); 2 bad flag,
+    file or config. docs/transform.md.
+    """
     from animsmith.commands.transform import clip_fps
     from animsmith.config import load_contract
     from animsmith.core.roles import resolve_roles

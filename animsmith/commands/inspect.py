@@ -73,7 +73,7 @@ def _tree_lines(skeleton, roles) -> List[str]:
 @click.command("inspect", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("file", type=str)
 @click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--profile", default=None, help="Rig profile (auto, mixamo, ue-mannequin, humanoid, rigify, biped, generic, none = only [rig.roles]); overrides [rig] profile.")
+@click.option("--profile", default=None, metavar="PROFILE", help="Rig profile (auto, mixamo, ue-mannequin, humanoid, rigify, biped, generic, none = only [rig.roles]); overrides [rig] profile.")
 @config_option
 @click.pass_context
 def inspect_cmd(ctx, file, fmt_name, profile, config_path):

@@ -66,12 +66,13 @@ def _stdout_is_tty() -> bool:
 @click.option("--deny-warnings", is_flag=True, help="Exit 1 on warnings too.")
 @click.option(
     "--jobs", "-j", type=JobsParam(), default="auto", show_default=True, metavar="N|auto",
-    help="Lint files in N processes: this one and N-1 workers (same output order; N is capped at 4 per "
-    "usable CPU, at least 8). auto: one per usable CPU (at most 8), only when there are >= 64 files per "
-    "process (256 where workers are spawned, not forked).",
+    help="Lint files in N processes: this one and N-1 workers (same output order; N is capped at "
+    "max(8, 4 x usable CPUs)). auto: one per usable CPU, at most 8, and only with >= 64 files per process "
+    "(>= 256 on macOS and Windows, where workers are spawned); fewer files are linted in one process.",
 )
 @click.option("--output", "-o", "output", type=click.Path(dir_okay=False), default=None, help="Write the --format output to FILE; the text report still goes to the terminal (docs/ci.md).")
-@click.option("--shard", "shard", default=None, metavar="I/N", help="Lint only shard I of N of the files (deterministic; combine with merge-results, docs/ci.md).")
+@click.option("--shard", "shard", default=None, metavar="I/N", help="Lint only shard I of N of the files (deterministic). For merge-results write each shard with "
+              "--format json -o FILE (docs/ci.md).")
 @click.pass_context
 def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, output=None, shard=None):
     """Lint each clip of PATHS (files, globs or folders: *.glb, *.gltf found
@@ -83,8 +84,10 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
 
     Exit 0: no failing finding (warnings, notes and coverage gaps may
     remain); 1: an error finding, or a warning with --deny-warnings; 2: bad
-    config, flag or file (one line per problem on stderr). Every check and
-    its [checks.<id>] keys: `animsmith checks`; formats: docs/lint.md.
+    config, flag or file (one line per problem on stderr). Every check:
+    `animsmith checks`; one check and its [checks.<id>] keys: `animsmith
+    checks ID`. Formats: docs/lint.md (text, json), docs/ci.md (sarif,
+    github, junit, markdown).
     """
     from animsmith.config import load_contract
     from animsmith.errors import AnimsmithError

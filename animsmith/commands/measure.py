@@ -258,13 +258,14 @@ def render_json(files: List[Dict[str, Any]], speed: bool) -> None:
     short_help="Numbers without judgement: speed, stride anchor, amplitude.",
 )
 @click.argument("args", nargs=-1, required=True, metavar="[speed] FILE...")
-@click.option("--clip", "clip_names", multiple=True, metavar="NAME", help="Only this clip (repeatable).")
+@click.option("--clip", "clip_names", multiple=True, metavar="NAME", help="Only this clip (repeatable; every FILE must have it).")
 @click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--profile", default=None, help="Rig profile (auto, mixamo, ue-mannequin, humanoid, rigify, biped, generic, none = only [rig.roles]); overrides [rig] profile.")
+@click.option("--profile", default=None, metavar="PROFILE", help="Rig profile (auto, mixamo, ue-mannequin, humanoid, rigify, biped, generic, none = only [rig.roles]); overrides [rig] profile.")
 @config_option
 @click.pass_context
 def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
-    """Measure every clip of each FILE: stride anchor (gait_phase), L-R
+    """Measure every clip of each FILE (.glb/.gltf files; not folders or
+    globs): stride anchor (gait_phase), L-R
     amplitude, cycles, root speed/heading/distance, loop seam ratio, yaw and
     loop endpoint mode.
 

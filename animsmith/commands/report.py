@@ -22,16 +22,23 @@ from animsmith.cli import config_option, effective_config_path
 )
 @click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
 @config_option
-@click.option("--output", "-o", "output", type=click.Path(dir_okay=False), required=True, help="The HTML file to write.")
-@click.option("--clip", "clip_name", default=None, metavar="NAME", help="Show only this clip's view and findings (groups stay).")
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False), required=True, metavar="OUT",
+              help="HTML file to write, published by rename.")
+@click.option("--clip", "clip_names", multiple=True, metavar="NAME",
+              help="Show only this clip's view and findings (groups stay; one clip per page).")
 @click.option("--select", "select", multiple=True, metavar="ID,..", help="Run only these checks.")
 @click.pass_context
-def report_cmd(ctx, paths, config_path, output, clip_name, select):
+def report_cmd(ctx, paths, config_path, output, clip_names, select):
     """Write a self-contained HTML report of PATHS (files, globs or folders).
 
     Shows the summary and findings, one figure per declared gait group with a
-    pair player, and per clip a skeleton view with foot/root trails and charts.
-    The file needs no network and opens from disk.
+    pair player, and per clip a skeleton view with foot/root trails and charts
+    (clips past a budget of 1,000,000 bone-frames are listed, not drawn;
+    --clip NAME draws one). The file needs no network and opens from disk.
+
+    Exit 0 whenever the page is written, error findings included (`animsmith
+    lint` is the gate); 2 on an unreadable input, a bad config or an unknown
+    --clip (nothing written).
     """
     from animsmith.commands.lint import _write_output, check_output_path, contract_inputs, remove_stale_output, split_ids
     from animsmith.config import load_contract
@@ -40,6 +47,9 @@ def report_cmd(ctx, paths, config_path, output, clip_name, select):
     from animsmith.report.collect import collect
     from animsmith.report.html import render_html
 
+    if len(clip_names) > 1:
+        raise click.UsageError(f"--clip takes one clip (given {len(clip_names)}): the page draws one clip at a time")
+    clip_name = clip_names[0] if clip_names else None
     contract = load_contract(effective_config_path(ctx, config_path))
     selected = validate_check_ids(split_ids(select), "--select") if select else None
     files = expand_paths(list(paths))

@@ -44,7 +44,7 @@ def sim_grp():
     """Procedural gait simulator: bake, validate, catalog, ring."""
 
 
-@sim_grp.command("catalog")
+@sim_grp.command("catalog", short_help="List the built-in creatures and their measured foot slide.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def catalog_cmd(fmt: str) -> int:
     """List the built-in creatures with their measured walk_test.foot_slide_mm."""
@@ -70,16 +70,21 @@ def catalog_cmd(fmt: str) -> int:
     return 0
 
 
-@sim_grp.command("bake")
+@sim_grp.command("bake", short_help="Bake a creature's walk into a GLB clip.")
 @click.argument("creature")
-@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), help="GLB file to write.")
-@click.option("--terrain", type=click.Choice(TERRAIN_CHOICES), default="flat", show_default=True)
-@click.option("--speed", "speed", type=float, default=None, help="Travel speed in m/s (default: the creature's clip_speed).")
-@click.option("--cycles", type=float, default=1.0, show_default=True, help="Gait cycles to bake.")
-@click.option("--fps", type=float, default=30.0, show_default=True, help="Key rate (rounded to a whole number of key intervals over the clip).")
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), metavar="OUT", help="GLB file to write.")
+@click.option("--terrain", type=click.Choice(TERRAIN_CHOICES), default="flat", show_default=True, help="Ground to walk on.")
+@click.option("--speed", "speed", type=float, default=None, help="Travel speed in m/s, > 0 (default: the creature's clip_speed).")
+@click.option("--cycles", type=float, default=1.0, show_default=True, help="Gait cycles to bake (> 0, <= 1000).")
+@click.option("--fps", type=float, default=30.0, show_default=True,
+              help="Key rate, > 0 (rounded to a whole number of key intervals over the clip, so the keys' "
+              "rate can differ slightly: the summary line gives keys and seconds).")
 @click.option("--in-place/--root-motion", "in_place", default=True, show_default=True, help="Keep the root's travel out of the clip, or bake it in.")
 def bake_cmd(creature: str, output: str, terrain: str, speed, cycles: float, fps: float, in_place: bool) -> int:
-    """Bake CREATURE (a catalog name or a .toml/.json file) walking straight ahead into a GLB."""
+    """Bake CREATURE (a built-in name: `animsmith sim catalog` lists them; or a
+    .toml/.json creature file) walking straight ahead into a GLB, one clip named
+    walk (walk_<terrain> off flat ground). Rigs other than the biped need
+    [rig.roles] before lint can judge them (docs/sim.md)."""
     from animsmith.render.text import escape
     from animsmith.sim.bake import BakeRequestError, bake, bake_plan, to_glb
     from animsmith.sim.creature import resolve_creature
@@ -106,11 +111,13 @@ def bake_cmd(creature: str, output: str, terrain: str, speed, cycles: float, fps
     return 0
 
 
-@sim_grp.command("validate")
+@sim_grp.command("validate", short_help="Prove every creature's feet hold (exit 1 if one slides).")
 @click.argument("creatures", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def validate_cmd(creatures, fmt: str) -> int:
-    """Walk each creature (default: the whole catalog) and fail on a stance foot sliding > 1 mm."""
+    """Walk each CREATURE (a built-in name or a .toml/.json file; default: the
+    whole catalog) on flat ground and every terrain. Exit 1 when a stance foot
+    slides more than 1 mm or a planted foot is more than 1 mm off the ground."""
     from animsmith.sim.creature import load_catalog
     from animsmith.sim.validate import report_json, validate_catalog
 
@@ -133,10 +140,12 @@ def validate_cmd(creatures, fmt: str) -> int:
     return 0 if ok else 1
 
 
-@sim_grp.command("ring")
+@sim_grp.command("ring", short_help="Write the example four-clip run ring GLB.")
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), help="GLB file to write.")
 def ring_cmd(output: str) -> int:
-    """Write the seed's four-clip run ring (run_forward/backward/left/right)."""
+    """Write the example run ring (run_forward/backward/left/right, run_left
+    deliberately a quarter cycle out of phase so gait-group fails): the file
+    shipped as examples/assets/run-ring.glb."""
     from animsmith.sim.ring import RING, ring_glb
 
     _write(output, ring_glb())

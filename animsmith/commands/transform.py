@@ -64,22 +64,32 @@ def _refusal_line(exc) -> str:
 
 
 @click.command("transform")
-@click.argument("file", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None, help="Where to publish the result (atomic).")
-@click.option("--gait-anchor", "gait_anchor", is_flag=True, help="Rotate each selected in-place cyclic clip so its stride anchor lands at t = 0.")
-@click.option("--clip", "clip_names", multiple=True, help="Only this clip (repeatable; default: every clip).")
+@click.argument("file", type=click.Path(dir_okay=False), metavar="FILE.glb")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None, metavar="OUT",
+              help="GLB file to write, published by rename (required unless --in-place or --dry-run).")
+@click.option("--gait-anchor", "gait_anchor", is_flag=True,
+              help="The operation (required): rotate each selected cyclic clip without root travel so its stride "
+              "anchor lands at t = 0 (within half a frame; phases are circular, so 0.98 is -0.02).")
+@click.option("--clip", "clip_names", multiple=True, metavar="NAME", help="Only this clip (repeatable; default: every clip).")
 @click.option("--fps", "fps", type=click.FloatRange(min=0, min_open=True), default=None, help="Frame rate of the key grid (default: [clips.<name>] fps, else 30).")
 @click.option("--dry-run", "dry_run", is_flag=True, help="Run every proof and print the plan; write nothing.")
-@click.option("--in-place", "in_place", is_flag=True, help="Allow OUT to be FILE itself (or omit -o).")
+@click.option("--in-place", "in_place", is_flag=True, help="Overwrite FILE with the result (-o may then be omitted or name FILE).")
 @click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @config_option
 @click.pass_context
 def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_place, fmt_name, config_path):
     """Rewrite a clip safely (gait anchoring), or refuse with the reason.
 
-    --gait-anchor declares every selected clip an in-place cyclic gait and
-    refuses (exit 1, nothing written) unless every proof holds: see
-    docs/transform.md for the refusal codes.
+    \b
+    animsmith transform --gait-anchor FILE.glb -o OUT.glb
+    animsmith transform --gait-anchor FILE.glb --in-place    (overwrite FILE)
+    animsmith transform --gait-anchor FILE.glb --dry-run     (proofs only)
+
+    --gait-anchor declares every selected clip a cyclic gait without root
+    travel and refuses unless every proof holds (root drift, yaw, off-grid
+    keys, duplicates, size): see docs/transform.md for the refusal codes.
+    .glb files only. Exit 0 written (or dry run); 1 refused (nothing
+    written, the reason on stderr); 2 bad flag, file or config.
     """
     from animsmith.errors import AnimsmithError, ConfigError, Refusal
     from animsmith.io.write import same_file
