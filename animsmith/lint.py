@@ -678,6 +678,8 @@ def effective_jobs(jobs: Any, n_files: int) -> int:
 
 def _import_lint_modules() -> None:
     """Import what :func:`lint_file` imports lazily (the loader, analysis, numpy.fft...)."""
+    import json  # noqa: F401 - the loader's parser when orjson is not installed
+
     import numpy.fft  # noqa: F401 - used by the gait metrics
 
     from animsmith.checks.context import ClipContext  # noqa: F401
