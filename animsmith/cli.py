@@ -415,6 +415,28 @@ def _say(line: str) -> None:
     _quietly(lambda: click.echo(line, err=True))
 
 
+class FiniteFloat(click.ParamType):
+    """A finite number above ``minimum`` (or at least it, ``inclusive``): one message for
+    every such flag (``--fps``, ``--speed``, ``--cycles``, ``--contact-height-m``)."""
+
+    name = "float"
+
+    def __init__(self, minimum: float = 0.0, inclusive: bool = False):
+        self.minimum = minimum
+        self.inclusive = inclusive
+
+    def convert(self, value, param, ctx):
+        import math
+
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(x) or x < self.minimum or (x == self.minimum and not self.inclusive):
+            self.fail(f"must be a finite number {'>=' if self.inclusive else '>'} {self.minimum:g}, got {value}", param, ctx)
+        return x
+
+
 def config_option(f):
     """Per-command ``--config`` (same meaning as the group option; this one wins)."""
     return click.option(

@@ -368,3 +368,18 @@ def test_checks_markdown_with_an_id_is_refused(capsys):
     """`checks gait-group --markdown` printed the whole reference, ignoring the ID."""
     code, out, err = run_cli(["checks", "gait-group", "--markdown"], capsys)
     assert (code, out) == (2, "") and "--markdown prints the whole reference" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["transform", RING, "--gait-anchor", "--dry-run"],
+    ["collection", "transform-foot-cycle", "--group", "g", "--reference", "r", "--dry-run", RING],
+    ["sim", "bake", "biped", "-o", "/nonexistent/x.glb"],
+])
+@pytest.mark.parametrize("value", ["nan", "0", "-inf", "x"])
+def test_fps_is_refused_in_one_wording_everywhere(capsys, argv, value):
+    """--fps that is not a finite number > 0: one message on every command (three wordings before)."""
+    cmd = " ".join(a for a in argv[:2] if not a.startswith("-") and a != RING)
+    code, out, err = run_cli([*argv, "--fps", value], capsys)
+    reason = f"{value!r} is not a number" if value == "x" else f"must be a finite number > 0, got {value}"
+    assert (code, out) == (2, "")
+    assert err == f"animsmith: Invalid value for '--fps': {reason} (see 'animsmith {cmd} --help')\n"

@@ -334,12 +334,12 @@ def test_arithmetic_failures_become_named_errors(monkeypatch):
 @pytest.mark.parametrize(
     "flags, problem",
     [
-        (["--speed", "1e308"], "Invalid value for --speed: speed 1e+308 m/s out of range (needs >= 0.001 and <= 100)"),
-        (["--cycles", "1e-300"], "Invalid value for --cycles/--speed/--fps: the clip would last 8.33333e-301 s: fewer than 2 keys at this rate"),
-        (["--fps", "0.5"], "Invalid value for --cycles/--speed/--fps: the clip would last 0.833333 s: fewer than 2 keys at this rate"),
-        (["--cycles", "1e308"], "Invalid value for --cycles: cycles 1e+308 out of range (needs > 0 and <= 1000)"),
-        (["--cycles", "1000", "--fps", "1e300"], "Invalid value for --cycles/--speed/--fps: 8.33333e+302 keys per channel is over the 1,000,000 limit"),
-        (["--speed", "nan"], "Invalid value for --speed: must be a finite number > 0, got nan"),
+        (["--speed", "1e308"], "Invalid value for '--speed': speed 1e+308 m/s out of range (needs >= 0.001 and <= 100)"),
+        (["--cycles", "1e-300"], "Invalid value for '--cycles' / '--speed' / '--fps': the clip would last 8.33333e-301 s: fewer than 2 keys at this rate"),
+        (["--fps", "0.5"], "Invalid value for '--cycles' / '--speed' / '--fps': the clip would last 0.833333 s: fewer than 2 keys at this rate"),
+        (["--cycles", "1e308"], "Invalid value for '--cycles': cycles 1e+308 out of range (needs > 0 and <= 1000)"),
+        (["--cycles", "1000", "--fps", "1e300"], "Invalid value for '--cycles' / '--speed' / '--fps': 8.33333e+302 keys per channel is over the 1,000,000 limit"),
+        (["--speed", "nan"], "Invalid value for '--speed': must be a finite number > 0, got nan"),
     ],
 )
 def test_degenerate_flags_write_nothing(tmp_path, capsys, flags, problem):

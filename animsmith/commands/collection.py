@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from animsmith.cli import config_option, effective_config_path, error_line
+from animsmith.cli import FiniteFloat, config_option, effective_config_path, error_line
 
 SCHEMA_VERSION = 1
 
@@ -133,8 +133,8 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
               help="Write each member file to DIR/<file name> (this or -o is required unless --dry-run).")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None, metavar="OUT",
               help="GLB file to write when every member is in one input file.")
-@click.option("--fps", "fps", type=click.FloatRange(min=0, min_open=True), default=None, help="Frame rate of the key grid (default: [clips.<name>] fps, else 30).")
-@click.option("--contact-height-m", "contact_height_m", type=click.FloatRange(min=0), default=None,
+@click.option("--fps", "fps", type=FiniteFloat(0.0), default=None, help="Frame rate of the key grid, > 0 (default: [clips.<name>] fps, else 30).")
+@click.option("--contact-height-m", "contact_height_m", type=FiniteFloat(0.0, inclusive=True), default=None,
               help="Stance threshold above each foot's lowest point (default: [checks.foot-slide] contact_height_m, else 0.03).")
 @click.option("--dry-run", "dry_run", is_flag=True, help="Run every proof, print the plan, write nothing.")
 @click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -156,12 +156,6 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     from animsmith.io.read import load_asset_bytes, read_file_bytes
     from animsmith.transform import foot_cycle as fc
 
-    import math
-
-    if fps is not None and not math.isfinite(fps):
-        raise click.UsageError(f"--fps must be a finite positive number, got {fps!r}")
-    if contact_height_m is not None and not math.isfinite(contact_height_m):
-        raise click.UsageError(f"--contact-height-m must be finite, got {contact_height_m!r}")
     if (out_dir is None) == (output is None) and not dry_run:
         raise click.UsageError("give exactly one of --out-dir DIR or -o OUT")
     contract = load_contract(effective_config_path(ctx, config_path))

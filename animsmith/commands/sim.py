@@ -12,19 +12,12 @@
 from __future__ import annotations
 
 import json
-import math
 
 import click
 
+from animsmith.cli import FiniteFloat
+
 TERRAIN_CHOICES = ("flat", "slope", "steps", "rough")
-
-
-def _positive(name: str, value, *, integer: bool = False):
-    if value is None:
-        return None
-    if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-        raise click.BadParameter(f"must be a finite number > 0, got {value:g}", param_hint=name)
-    return value
 
 
 def _write(path: str, data: bytes) -> None:
@@ -74,9 +67,9 @@ def catalog_cmd(fmt: str) -> int:
 @click.argument("creature")
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), metavar="OUT", help="GLB file to write.")
 @click.option("--terrain", type=click.Choice(TERRAIN_CHOICES), default="flat", show_default=True, help="Ground to walk on.")
-@click.option("--speed", "speed", type=float, default=None, help="Travel speed in m/s, > 0 (default: the creature's clip_speed).")
-@click.option("--cycles", type=float, default=1.0, show_default=True, help="Gait cycles to bake (> 0, <= 1000).")
-@click.option("--fps", type=float, default=30.0, show_default=True,
+@click.option("--speed", "speed", type=FiniteFloat(0.0), default=None, help="Travel speed in m/s, > 0 (default: the creature's clip_speed).")
+@click.option("--cycles", type=FiniteFloat(0.0), default=1.0, show_default=True, help="Gait cycles to bake (> 0, <= 1000).")
+@click.option("--fps", type=FiniteFloat(0.0), default=30.0, show_default=True,
               help="Key rate, > 0 (rounded to a whole number of key intervals over the clip, so the keys' "
               "rate can differ slightly: the summary line gives keys and seconds).")
 @click.option("--in-place/--root-motion", "in_place", default=True, show_default=True, help="Keep the root's travel out of the clip, or bake it in.")
@@ -91,15 +84,12 @@ def bake_cmd(creature: str, output: str, terrain: str, speed, cycles: float, fps
 
     from animsmith.commands.lint import check_output_path
 
-    _positive("--speed", speed)
-    _positive("--cycles", cycles)
-    _positive("--fps", fps)
     check_output_path(output, [creature])  # a creature file given as its own output
     c = resolve_creature(creature)
     try:
         bake_plan(c, speed, cycles, fps)
     except BakeRequestError as exc:
-        raise click.BadParameter(exc.reason, param_hint=exc.params) from None
+        raise click.BadParameter(exc.reason, param_hint=exc.params.split("/")) from None  # quoted, as click's own
     baked = bake(c, terrain=terrain, speed_mps=speed, cycles=cycles, fps=fps, root_motion=not in_place)
     _write(output, to_glb(baked))
     w = baked.walk

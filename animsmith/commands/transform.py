@@ -10,14 +10,13 @@ docs/transform.md.
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 from typing import Any, Dict, List, Optional
 
 import click
 
-from animsmith.cli import config_option, effective_config_path
+from animsmith.cli import FiniteFloat, config_option, effective_config_path
 
 SCHEMA_VERSION = 1
 DEFAULT_FPS = 30.0
@@ -71,7 +70,7 @@ def _refusal_line(exc) -> str:
               help="The operation (required): rotate each selected cyclic clip without root travel so its stride "
               "anchor lands at t = 0 (within half a frame; phases are circular, so 0.98 is -0.02).")
 @click.option("--clip", "clip_names", multiple=True, metavar="NAME", help="Only this clip (repeatable; default: every clip).")
-@click.option("--fps", "fps", type=click.FloatRange(min=0, min_open=True), default=None, help="Frame rate of the key grid (default: [clips.<name>] fps, else 30).")
+@click.option("--fps", "fps", type=FiniteFloat(0.0), default=None, help="Frame rate of the key grid, > 0 (default: [clips.<name>] fps, else 30).")
 @click.option("--dry-run", "dry_run", is_flag=True, help="Run every proof and print the plan; write nothing.")
 @click.option("--in-place", "in_place", is_flag=True, help="Overwrite FILE with the result (-o may then be omitted or name FILE).")
 @click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -96,8 +95,6 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
 
     if not gait_anchor:
         raise click.UsageError("choose an operation: --gait-anchor")
-    if fps is not None and not math.isfinite(fps):
-        raise click.UsageError(f"--fps must be a finite positive number, got {fps!r}")
     if output is None:
         if in_place:
             output = file
