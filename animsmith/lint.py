@@ -32,16 +32,18 @@ from animsmith.results import SEVERITY_RANK, CoverageGap, Finding
 ASSET_SUFFIXES = (".glb", ".gltf")
 
 
-def _realpath(path: str) -> str:
-    """``os.path.realpath``, memoised: a run resolves each file up to five times
-    (dedup, member plan, per-file wanted set, group index, group members).
+def _file_key(path: str) -> str:
+    """:func:`animsmith.io.paths.file_identity`, memoised: a run looks each file up to five
+    times (dedup, member plan, per-file wanted set, group index, group members).
     Relative paths are keyed with the working directory they resolve against."""
-    return _realpath_in(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))
+    return _file_key_in(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _realpath_in(path: str) -> str:
-    return os.path.realpath(path)
+def _file_key_in(path: str) -> str:
+    from animsmith.io.paths import file_identity
+
+    return file_identity(path)
 
 
 # ---------------------------------------------------------------------------
@@ -142,7 +144,7 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
     missing_seen: Set[str] = set()
 
     def add(p: str) -> None:
-        key = _realpath(p)
+        key = _file_key(p)
         if key not in seen:
             seen.add(key)
             out.append(p)
@@ -213,7 +215,7 @@ class Plan:
     clip_checks: Tuple[str, ...]
     with_measurements: bool
     bare_names: frozenset
-    file_members: Dict[str, frozenset]  # realpath -> clip names ('' = the single clip)
+    file_members: Dict[str, frozenset]  # file key (_file_key) -> clip names ('' = the single clip)
     need_endpoint_mode: bool = True  # only sync groups read the loop endpoint mode
 
     def __getstate__(self):
@@ -245,7 +247,7 @@ def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measureme
                 if ref.file is None:
                     bare.add(ref.clip)
                 else:
-                    files.setdefault(_realpath(ref.file), set()).add(ref.clip or "")
+                    files.setdefault(_file_key(ref.file), set()).add(ref.clip or "")
     return Plan(
         contract=contract,
         clip_checks=tuple(chosen),
@@ -426,7 +428,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
     result.rig = roles.to_json()
     if on_asset is not None:
         on_asset(asset, roles)
-    real = _realpath(path)
+    real = _file_key(path)
     summaries: Dict[str, Dict[str, Any]] = {}
     count = len(asset.clips)
     if not count:  # nothing to sample: the checks that judge the file itself (or say why not)
@@ -844,12 +846,12 @@ _REAL_INDEX_KEY = "\0real_index"  # never a real path (NUL), so it cannot clash 
 
 
 def _real_index(files: List[FileResult], cache: Dict[str, Any]) -> Dict[str, int]:
-    """{realpath: index} of the linted files, built once per run (not once per group)."""
+    """{file key: index} of the linted files, built once per run (not once per group)."""
     hit = cache.get(_REAL_INDEX_KEY)
     if hit is None or hit[0] is not files or hit[1] != len(files):
         index: Dict[str, int] = {}
         for i, f in enumerate(files):
-            index[_realpath(f.path)] = i  # last wins, as before
+            index[_file_key(f.path)] = i  # last wins, as before
         hit = (files, len(files), index)
         cache[_REAL_INDEX_KEY] = hit
     return hit[2]
@@ -928,12 +930,12 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
                 continue
             hit = hits[0]
             attach = hit if attach is None else attach
-            if not first_time(_realpath(files[hit].path), ref.clip):
+            if not first_time(_file_key(files[hit].path), ref.clip):
                 continue
             others = tuple(files[i].path for i in hits[1:])
             members.append(Member(ref.label, files[hit].path, ref.clip, summaries[hit].get(ref.clip), also_in=others))
             continue
-        real = _realpath(ref.file)
+        real = _file_key(ref.file)
         if real in real_index:
             i = real_index[real]
             fr = files[i]

@@ -383,3 +383,34 @@ def test_fps_is_refused_in_one_wording_everywhere(capsys, argv, value):
     reason = f"{value!r} is not a number" if value == "x" else f"must be a finite number > 0, got {value}"
     assert (code, out) == (2, "")
     assert err == f"animsmith: Invalid value for '--fps': {reason} (see 'animsmith {cmd} --help')\n"
+
+
+# --------------------------------------------------------------------------
+# one file, several names (a case-insensitive volume's other spelling, shown here with
+# a hard link: both are one device and inode under two names)
+# --------------------------------------------------------------------------
+
+
+def test_a_file_under_two_names_is_linted_once(tmp_path, capsys):
+    """`Walk.glb` and `walk.glb` on macOS's default volume are one file, as two hard links
+    are; the resolved path told them apart, so the file was linted twice."""
+    shutil.copy(FOX, tmp_path / "fox.glb")
+    os.link(tmp_path / "fox.glb", tmp_path / "Fox-link.glb")
+    code, out, err = run_cli(["lint", "--format", "json", "--select", "nan", tmp_path / "fox.glb",
+                              tmp_path / "Fox-link.glb"], capsys)
+    assert code == 0, err
+    assert [f["path"] for f in json.loads(out)["files"]] == [str(tmp_path / "fox.glb")]
+
+
+def test_a_group_member_named_through_two_names_counts_once(tmp_path, capsys):
+    shutil.copy(RING, tmp_path / "ring.glb")
+    os.link(tmp_path / "ring.glb", tmp_path / "Ring-link.glb")
+    cfg = tmp_path / "ring.toml"
+    clips = ['"ring.glb#run_forward"', '"Ring-link.glb#run_forward"', '"ring.glb#run_backward"',
+             '"ring.glb#run_left"', '"ring.glb#run_right"']
+    cfg.write_text(f"[gait_groups.ring]\nclips = [{', '.join(clips)}]\n")
+    code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", tmp_path / "ring.glb"], capsys)
+    assert code == 1, err
+    finding = next(f for f in json.loads(out)["files"][0]["findings"] if f["check_id"] == "gait-group")
+    assert [m["member"] for m in finding["members"]] == [
+        "ring.glb#run_forward", "ring.glb#run_backward", "ring.glb#run_left", "ring.glb#run_right"]

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import click
 
 from animsmith.cli import FiniteFloat, config_option, effective_config_path, error_line
+from animsmith.io.paths import file_identity
 
 SCHEMA_VERSION = 1
 
@@ -94,7 +95,7 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
         if ref.file is not None:
             f = ref.file
             if f not in assets:
-                match = next((p for p in assets if os.path.realpath(p) == os.path.realpath(f)), None)
+                match = next((p for p in assets if file_identity(p) == file_identity(f)), None)
                 if match is None:
                     assets[f] = load_asset(f, strict=False)
                 else:
@@ -112,7 +113,7 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
                     clip = asset.clip(ref.clip)
                 except KeyError:
                     raise AnimsmithError(f"group member {ref.label!r}: clip {ref.clip!r} not found", f) from None
-            if not any(os.path.realpath(g) == os.path.realpath(f) and c.name == clip.name for _, g, c in out):
+            if not any(file_identity(g) == file_identity(f) and c.name == clip.name for _, g, c in out):
                 out.append((ref.label, f, clip))
             continue
         hits = [(p, a.clip(ref.clip)) for p, a in assets.items() if ref.clip in a.clip_names]
@@ -120,7 +121,7 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
             raise AnimsmithError(f"group member {ref.label!r} not found in {', '.join(paths)}")
         if len(hits) > 1:
             raise AnimsmithError(f"group member {ref.label!r} is ambiguous: found in {', '.join(p for p, _ in hits)}")
-        if not any(os.path.realpath(g) == os.path.realpath(hits[0][0]) and c.name == hits[0][1].name for _, g, c in out):
+        if not any(file_identity(g) == file_identity(hits[0][0]) and c.name == hits[0][1].name for _, g, c in out):
             out.append((ref.label, hits[0][0], hits[0][1]))
     return out
 
@@ -216,7 +217,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
             for inp in inputs:
                 if same_file(inp, t):
                     raise AnimsmithError(f"output {t!r} is an input file ({inp}); choose another --out-dir or -o")
-            real = os.path.realpath(t)
+            real = file_identity(t)
             if real in written:
                 raise AnimsmithError(f"outputs {written[real]!r} and {t!r} are the same file; choose another --out-dir")
             written[real] = t

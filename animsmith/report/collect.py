@@ -31,6 +31,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from animsmith.io.paths import file_identity
+
 DECIMALS = 4
 MAX_FRAMES = 240
 #: bone-frames (shown samples x bones) the page draws in all; clips past it are listed with a
@@ -160,7 +162,7 @@ class ReportData:
     files: List[Dict[str, Any]] = field(default_factory=list)
     skeletons: List[Dict[str, Any]] = field(default_factory=list)
     clips: List[Dict[str, Any]] = field(default_factory=list)
-    #: (file path realpath, clip name) -> index into ``clips``
+    #: (file identity (io.paths.file_identity), clip name) -> index into ``clips``
     clip_index: Dict[Tuple[str, str], int] = field(default_factory=dict)
     #: bone-frames drawn so far (:data:`MAX_PAGE_CELLS`)
     cells: int = 0
@@ -173,7 +175,7 @@ def _gait_member_names(contract) -> Tuple[set, Dict[str, set]]:
             if ref.file is None:
                 bare.add(ref.clip)
             else:
-                files.setdefault(os.path.realpath(ref.file), set()).add(ref.clip or "")
+                files.setdefault(file_identity(ref.file), set()).add(ref.clip or "")
     return bare, files
 
 
@@ -193,7 +195,7 @@ def _report_file(path: str, plan, data: ReportData, contract, gait_members, cont
             roles=roles,
             entry=entry,
             file_index=len(data.files),
-            real=os.path.realpath(path),
+            real=file_identity(path),
             count=len(asset.clips),
         )
         data.files.append(entry)

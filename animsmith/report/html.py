@@ -28,6 +28,8 @@ import re
 from importlib import resources
 from typing import Any, Dict, List, Optional, Tuple
 
+from animsmith.io.paths import file_identity
+
 PALETTE = ("#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e", "#7f7f7f")
 
 
@@ -141,7 +143,7 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
             dist = circular_distance_cycles(phase, mean) if (status == "measured" and mean is not None) else None
             clip_ref = None
             if m.path is not None and m.clip_name is not None:
-                clip_ref = data.clip_index.get((os.path.realpath(m.path), m.clip_name))
+                clip_ref = data.clip_index.get((file_identity(m.path), m.clip_name))
             signal = summ.get("lr_signal_m")
             from animsmith.report.collect import rounded
 
@@ -170,11 +172,11 @@ def _target(f, fi: int, data, groups: List[Dict[str, Any]], path: str) -> Option
             if g["name"] == f.group:
                 return g["anchor"]
     if f.clip is not None:
-        key: Optional[Tuple[str, str]] = (os.path.realpath(path), f.clip)
+        key: Optional[Tuple[str, str]] = (file_identity(path), f.clip)
         if f.group is not None:  # a group finding's clip is a member label: that member's own clip
             table = "gait_groups" if f.check_id == "gait-group" else "sync_groups"
             m = next((x for x in (data.result.group_members or {}).get(table, {}).get(f.group, []) if x.label == f.clip), None)
-            key = (os.path.realpath(m.path), m.clip_name) if (m is not None and m.path and m.clip_name) else None
+            key = (file_identity(m.path), m.clip_name) if (m is not None and m.path and m.clip_name) else None
         idx = data.clip_index.get(key) if key else None
         if idx is not None and data.clips[idx].get("shown"):
             return data.clips[idx]["anchor"]
