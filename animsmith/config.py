@@ -248,8 +248,8 @@ def find_config(path: Optional[str]) -> Optional[str]:
     variants = sorted(n for n in names if n.casefold() == DEFAULT_CONFIG_NAME)
     if variants:
         raise ConfigError(
-            f"bad config {variants[0]}: the contract is found only as '{DEFAULT_CONFIG_NAME}' (this name differs "
-            "in case, so Linux would ignore it): rename it, or pass --config"
+            f"bad config {variants[0]}: the contract is found only as '{DEFAULT_CONFIG_NAME}'; this name differs "
+            "in case (Windows and macOS would read it, Linux would not): rename it, or pass --config"
         )
     return None
 
@@ -507,7 +507,10 @@ class _Parser:
         return {}
 
     def contract(self, doc: Mapping[str, Any], path: str) -> Contract:
-        doc = self.known(doc, TOP_KEYS, "")
+        misplaced = [k for k in doc if k not in TOP_KEYS and k in CLIP_KEYS]  # `loop = true` at the top
+        for k in misplaced:
+            self.problems.append(_Problem(key_part(k), f"unknown key: a clip's {k} goes in a [clips.\"<name or glob>\"] table"))
+        doc = self.known({k: v for k, v in doc.items() if k not in misplaced}, TOP_KEYS, "")
         c = Contract(path=path, base_dir=self.base_dir)
         if "rig" in doc:
             with self.each():
@@ -532,7 +535,8 @@ class _Parser:
             with self.each():
                 profile = validate_value(table["profile"], "string", "rig.profile")
                 if profile.strip().lower() not in PROFILE_ALIASES:
-                    raise _Problem("rig.profile", f"unknown rig profile {profile!r}" + _hint(profile, PROFILE_ALIASES))
+                    hint = did_you_mean(profile, PROFILE_ALIASES) or f" (one of: {', '.join(sorted(PROFILE_ALIASES))})"
+                    raise _Problem("rig.profile", f"unknown rig profile {profile!r}{hint}")
                 rig.profile = profile
         roles: Mapping[str, Any] = {}
         with self.each():
@@ -553,6 +557,9 @@ class _Parser:
 
     def clip(self, pattern: str, entry: Any) -> ClipExpect:
         prefix = join_key("clips", pattern)
+        if pattern in CLIP_KEYS and not isinstance(entry, dict):  # `[clips]` then `loop = true`
+            raise _Problem(prefix, f"must be a table, got {_type_name(entry)}: clip keys go in a "
+                           f"[clips.\"<name or glob>\"] table, not [clips] itself")
         table = self.known(_table(entry, prefix), CLIP_KEYS, prefix)
         expect = ClipExpect()
         self.fill(expect, table, CLIP_KEYS, prefix)
@@ -643,7 +650,7 @@ class _Parser:
                         s.severity = SEVERITY_ALIASES[sev]
                     else:
                         raise _Problem(
-                            key, f"must be one of 'error', 'warning', 'note', 'off', got {sev!r}" + _hint(sev, SEVERITY_ALIASES)
+                            key, f"must be one of 'error', 'warning', 'note', 'off', got {sev!r}" + did_you_mean(sev, SEVERITY_ALIASES)
                         )
                 else:
                     opt = spec.config[k]
@@ -653,7 +660,8 @@ class _Parser:
         return s
 
 
-def _hint(word: str, choices) -> str:
+def did_you_mean(word: str, choices) -> str:
+    """" (did you mean 'x'?)" for the closest of ``choices`` to ``word``, else ""."""
     hint = closest(word, choices)
     return f" (did you mean '{hint}'?)" if hint else ""
 

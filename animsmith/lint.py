@@ -924,9 +924,13 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
             continue
         labels.add(ref.label)
         if ref.file is None:
-            hits = _clip_index(files, extra_cache).get(ref.clip, [])
+            index = _clip_index(files, extra_cache)
+            hits = index.get(ref.clip, [])
             if not hits:
-                members.append(Member(ref.label, reason=f"no clip named '{ref.clip}' in the linted file(s)"))
+                from animsmith.config import did_you_mean
+
+                hint = did_you_mean(ref.clip, index)
+                members.append(Member(ref.label, reason=f"no clip named '{ref.clip}' in the linted file(s){hint}"))
                 continue
             hit = hits[0]
             attach = hit if attach is None else attach
@@ -963,7 +967,10 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
         else:
             clip_name = ref.clip
             if clip_name not in names:
-                members.append(Member(ref.label, shown, clip_name, reason=f"no clip named '{clip_name}' in {shown}"))
+                from animsmith.config import did_you_mean
+
+                hint = did_you_mean(clip_name, names)
+                members.append(Member(ref.label, shown, clip_name, reason=f"no clip named '{clip_name}' in {shown}{hint}"))
                 continue
         if not first_time(real, clip_name):
             continue

@@ -75,6 +75,19 @@ def test_in_place_animation_but_stationary():
     assert run_check("in-place", treadmill(travel_m=2.0), expect={"movement_owner_xz": "animation"}) == ([], [])
 
 
+def test_a_slow_root_motion_gait_is_told_about_the_threshold():
+    """A root that travels, only slower than the 0.5 m/s threshold (the fox walks at 0.375):
+    the message says which option to lower; a root that does not travel gets no such hint."""
+    slow, _ = run_check("in-place", treadmill(travel_m=0.375), expect={"movement_owner_xz": "animation"})
+    assert len(slow) == 1 and slow[0].measured == pytest.approx(0.375)
+    assert "set [checks.in-place] travel_threshold_mps below its speed" in slow[0].message
+    still, _ = run_check("in-place", treadmill(travel_m=0.04), expect={"movement_owner_xz": "animation"})
+    assert len(still) == 1 and "travel_threshold_mps" not in still[0].message
+    lowered, _ = run_check("in-place", treadmill(travel_m=0.375), expect={"movement_owner_xz": "animation"},
+                           options={"travel_threshold_mps": 0.1})
+    assert lowered == []
+
+
 def test_in_place_threshold_exact():
     below = float(np.nextafter(np.float32(0.5), np.float32(0)))
     # 0.5 m/s travels (≥), the float32 below does not

@@ -245,7 +245,7 @@ def test_colour_only_on_a_tty(tmp_path, capsys, monkeypatch):
     cfg = group_cfg(tmp_path)
     _, piped, _ = run_cli(["--config", cfg, "lint", glb], capsys)
     assert "\x1b[" not in piped
-    monkeypatch.setattr(lint_cmd, "_stdout_is_tty", lambda: True)
+    monkeypatch.setattr(lint_cmd, "stdout_color", lambda: True)
     _, tty, _ = run_cli(["--config", cfg, "lint", glb], capsys)
     assert "\x1b[" in tty
     import re

@@ -323,8 +323,8 @@ def test_the_contract_name_differing_in_case_is_an_error(tmp_path, capsys, monke
     monkeypatch.chdir(tmp_path)
     code, out, err = run_cli(["lint", FOX], capsys)
     assert (code, out) == (2, "")
-    assert err == ("animsmith: bad config Animsmith.toml: the contract is found only as 'animsmith.toml' (this name "
-                   "differs in case, so Linux would ignore it): rename it, or pass --config\n")
+    assert err == ("animsmith: bad config Animsmith.toml: the contract is found only as 'animsmith.toml'; this name "
+                   "differs in case (Windows and macOS would read it, Linux would not): rename it, or pass --config\n")
     (tmp_path / "Animsmith.toml").rename(tmp_path / "animsmith.toml")
     code, _, err = run_cli(["lint", "--select", "nan", FOX], capsys)
     assert code == 0, err
@@ -414,3 +414,50 @@ def test_a_group_member_named_through_two_names_counts_once(tmp_path, capsys):
     finding = next(f for f in json.loads(out)["files"][0]["findings"] if f["check_id"] == "gait-group")
     assert [m["member"] for m in finding["members"]] == [
         "ring.glb#run_forward", "ring.glb#run_backward", "ring.glb#run_left", "ring.glb#run_right"]
+
+
+def _on_a_terminal(argv, env):
+    """stdout bytes of ``animsmith argv`` written to a pseudo-terminal."""
+    pty = pytest.importorskip("pty")
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "animsmith", *argv], stdout=slave, stderr=subprocess.PIPE,
+                              env=env, cwd=ROOT, timeout=120)
+        os.close(slave)
+        slave = None
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the terminal's other end is closed
+                break
+            if not data:
+                break
+            chunks.append(data)
+        return proc.returncode, b"".join(chunks)
+    finally:
+        os.close(master)
+        if slave is not None:
+            os.close(slave)
+
+
+def _colours(data: bytes) -> list:
+    """The colour parameters (foreground/background SGR 30-49, 90-107) of the escapes in ``data``."""
+    import re
+
+    found = []
+    for params in re.findall(rb"\x1b\[([0-9;]*)m", data):
+        found += [p for p in params.split(b";") if p and (30 <= int(p) <= 49 or 90 <= int(p) <= 107)]
+    return found
+
+
+@pytest.mark.parametrize("argv", [["--config", RING_CONFIG, "lint", RING]])
+def test_no_color_turns_colour_off_on_a_terminal(argv):
+    """no-color.org: NO_COLOR set to anything turns colour off (a terminal got colour anyway;
+    bold and other non-colour styles may stay)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TERM")}
+    env["TERM"] = "xterm-256color"
+    code, coloured = _on_a_terminal(argv, env)
+    assert _colours(coloured)  # the premise: a terminal gets colour
+    code2, plain = _on_a_terminal(argv, {**env, "NO_COLOR": "1"})
+    assert code2 == code and _colours(plain) == [] and plain.strip()

@@ -7,7 +7,12 @@ Armed by ``[clips.*] movement_owner_xz`` (a clip without it is not judged):
   at runtime (measured = speed, expected = 0);
 * ``"animation"`` (root motion: the clip moves the character) but the root
   travels slower than the threshold → error: the character runs in place
-  (measured = speed, expected = the threshold as a minimum).
+  (measured = speed, expected = the threshold as a minimum). A root that
+  does travel (≥ 0.05 m/s), only slower than the threshold, may be a slow
+  gait (a sneak, a small creature): the message then says to lower
+  ``travel_threshold_mps`` below its speed. A slow root-motion clip declared
+  ``"gameplay"`` is not caught under the threshold either: set it below the
+  project's slowest gait.
 
 Speed = horizontal endpoint displacement of the travel bone (Root, else Hips)
 over the clip duration, from the clip's shared analysis.
@@ -49,6 +54,10 @@ def measured_speed_or_gap(ctx, scope: str):
     return speed, bone, None
 
 
+#: a root speed (m/s) above which "stationary" may be a slow gait rather than no travel
+SLOW_GAIT_MPS = 0.05
+
+
 def check(ctx):
     owner = expect_value(ctx, "movement_owner_xz")
     if owner is None:
@@ -70,9 +79,14 @@ def check(ctx):
             expected=0.0,
         )
     elif owner == "animation" and not travels:
+        # a root that does travel, only slower than the threshold: a slow gait (a sneak, a small
+        # creature) for which the threshold, not the clip, is wrong
+        slow = "" if speed < SLOW_GAIT_MPS else (
+            " (if this is a slow gait, set [checks.in-place] travel_threshold_mps below its speed)"
+        )
         yield ctx.finding(
             f"declared root-motion (movement_owner_xz = \"animation\") but {label} is stationary "
-            f"({speed:.2f} m/s, threshold {threshold:.2f}) — the character will run in place",
+            f"({speed:.2f} m/s, threshold {threshold:.2f}) — the character will run in place{slow}",
             clip=ctx.clip.name,
             bone=bone,
             measured=speed,

@@ -77,7 +77,9 @@ def _publish_all(files: Dict[str, bytes]) -> None:
 
 def _phase(value: Optional[float]) -> str:
     """A stride anchor for the text line ("n/a" when it could not be measured)."""
-    return "n/a" if value is None else f"{value:.3f}"
+    from animsmith.render.text import phase_text
+
+    return "n/a" if value is None else phase_text(value)
 
 
 def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tuple[str, str, Any]]:
@@ -112,13 +114,19 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
                 try:
                     clip = asset.clip(ref.clip)
                 except KeyError:
-                    raise AnimsmithError(f"group member {ref.label!r}: clip {ref.clip!r} not found", f) from None
+                    from animsmith.config import did_you_mean
+
+                    hint = did_you_mean(ref.clip, asset.clip_names)
+                    raise AnimsmithError(f"group member {ref.label!r}: clip {ref.clip!r} not found{hint}", f) from None
             if not any(file_identity(g) == file_identity(f) and c.name == clip.name for _, g, c in out):
                 out.append((ref.label, f, clip))
             continue
         hits = [(p, a.clip(ref.clip)) for p, a in assets.items() if ref.clip in a.clip_names]
         if not hits:
-            raise AnimsmithError(f"group member {ref.label!r} not found in {', '.join(paths)}")
+            from animsmith.config import did_you_mean
+
+            hint = did_you_mean(ref.clip, [n for a in assets.values() for n in a.clip_names])
+            raise AnimsmithError(f"group member {ref.label!r} not found in {', '.join(paths)}{hint}")
         if len(hits) > 1:
             raise AnimsmithError(f"group member {ref.label!r} is ambiguous: found in {', '.join(p for p, _ in hits)}")
         if not any(file_identity(g) == file_identity(hits[0][0]) and c.name == hits[0][1].name for _, g, c in out):

@@ -46,7 +46,11 @@ class JobsParam(click.ParamType):
         return n
 
 
-def _stdout_is_tty() -> bool:
+def stdout_color() -> bool:
+    """Colour on stdout: only on a terminal, and not when ``NO_COLOR`` is set to anything
+    (no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
     try:
         return sys.stdout.isatty()
     except (AttributeError, ValueError):
@@ -131,7 +135,7 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     if output is not None:
         _write_output(output, render_lint(result, fmt, deny_warnings=deny_warnings))
         fmt = "text"
-    color = fmt == "text" and _stdout_is_tty()
+    color = fmt == "text" and stdout_color()
     status = decide_exit_status(result.exit_code(deny_warnings))
     click.echo(render_lint(result, fmt, color=color, deny_warnings=deny_warnings), nl=False, color=color)
     return status

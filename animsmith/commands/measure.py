@@ -114,7 +114,7 @@ def _console():
     tty = bool(getattr(out, "isatty", lambda: False)())
     return _Console(
         file=out,
-        no_color=not tty,
+        no_color=not tty or bool(os.environ.get("NO_COLOR")),  # no-color.org
         highlight=False,
         soft_wrap=False,
         width=None if tty else 200,
@@ -157,6 +157,15 @@ def fmt(value: Any, digits: int = 3) -> str:
     from animsmith.render.text import escape
 
     return escape(value)  # names from the file: control and bidi characters shown as \uXXXX
+
+
+def _cell(value: Any, key: str, digits: Optional[int]) -> str:
+    """A table cell: a phase wrapped into [0, 1) after rounding (0.99999 shows 0.000)."""
+    if key == "gait_phase" and isinstance(value, float):
+        from animsmith.render.text import phase_text
+
+        return phase_text(value, digits or 3)
+    return fmt(value, digits) if digits is not None else fmt(value)
 
 
 def speed_measurements(ca) -> Dict[str, Any]:
@@ -218,7 +227,7 @@ def render_text(files: List[Dict[str, Any]], speed: bool) -> None:
         rows = []
         notes: List[str] = []
         for m in f["clips"]:
-            rows.append([Text(fmt(m.get(key), d) if d is not None else fmt(m.get(key))) for _, key, d in columns])
+            rows.append([Text(_cell(m.get(key), key, d)) for _, key, d in columns])
             for _, key, _ in columns:
                 why = m.get(key + "_unavailable")
                 if why:

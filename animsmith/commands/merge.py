@@ -41,14 +41,14 @@ def merge_cmd(results, fmt, output, deny_warnings):
     missing shard is exit 2, not a smaller clean result).
     """
     from animsmith.ci import doc_exit_code, merge_lint_docs
-    from animsmith.commands.lint import _stdout_is_tty, _write_output, check_output_path
+    from animsmith.commands.lint import _write_output, check_output_path, stdout_color
 
     check_output_path(output, list(results))
     doc = merge_lint_docs([(p, _read_doc(p)) for p in results])
     if output is not None:
         _write_output(output, _render(doc, fmt, deny_warnings))
         fmt = "text"
-    color = fmt == "text" and _stdout_is_tty()
+    color = fmt == "text" and stdout_color()
     status = decide_exit_status(doc_exit_code(doc, deny_warnings))
     click.echo(_render(doc, fmt, deny_warnings, color=color), nl=False, color=color)
     return status

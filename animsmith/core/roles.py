@@ -407,7 +407,7 @@ def _resolve_convention(skeleton, convention: str, parsed, scene_only: bool = Fa
                 out.bones[role] = chain
                 continue
         shown = " and ".join(repr(names[b]) for b in top[:3]) + (" ..." if len(top) > 3 else "")
-        out.ambiguous[role] = f"two equally good {convention} candidates: {shown}"
+        out.ambiguous[role] = f"{_equally_good(len(top))} {convention} candidates: {shown}"
     # evidence for breaking ties between conventions with equal role counts
     sig = _SIGNATURES.get(convention, set())
     stems = {stem for _, _, stem in parsed}
@@ -464,6 +464,12 @@ _CACHE_MAX = 256
 
 def _copy(rm: RoleMap) -> RoleMap:
     return RoleMap(rm.profile, dict(rm.bones), dict(rm.names), dict(rm.conventions), dict(rm.unresolved))
+
+
+def _equally_good(count: int) -> str:
+    """"two equally good", "three equally good", ... (the number of tied candidates)."""
+    words = {2: "two", 3: "three", 4: "four", 5: "five"}
+    return f"{words.get(count, str(count))} equally good"
 
 
 def resolve_roles(skeleton, profile: Optional[str] = "auto", overrides: Optional[Mapping[str, str]] = None) -> RoleMap:
@@ -561,7 +567,7 @@ def _resolve(skeleton, prof: str, ovr: Dict[str, str]) -> RoleMap:
                     rivals = sorted({outcomes[c].bones[role] for c in equals if role in outcomes[c].bones} - {b})
                     if rivals:
                         shown = " and ".join(repr(names[x]) for x in [b] + rivals)
-                        unresolved[role] = f"two equally good candidates: {shown}"
+                        unresolved[role] = f"{_equally_good(1 + len(rivals))} candidates: {shown}"
                         continue
                     bones[role], conv[role] = b, winner
                 elif role in w.ambiguous:
@@ -577,7 +583,7 @@ def _resolve(skeleton, prof: str, ovr: Dict[str, str]) -> RoleMap:
                         bones[role], conv[role] = b, c
                     elif len(proposals) > 1:
                         shown = " and ".join(f"{names[b]!r} ({c})" for b, c in proposals.items())
-                        unresolved[role] = f"two equally good candidates: {shown}"
+                        unresolved[role] = f"{_equally_good(len(proposals))} candidates: {shown}"
         elif prof != "auto" and outcomes[prof].ambiguous:
             label = prof
             unresolved.update(outcomes[prof].ambiguous)

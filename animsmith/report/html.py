@@ -265,7 +265,7 @@ def render_html(data, contract, clip_filter: Optional[str] = None) -> str:
     values = {
         "CSS": asset_text("report.css"),
         "JS": asset_text("report.js").replace("</", "<\\/"),
-        "TITLE": html.escape(f"{title} — animsmith report"),
+        "TITLE": html.escape(f"{title} — animsmith report" if len(paths) == 1 else title),
         "SUBTITLE": html.escape(subtitle),
         "DATA": script_json(page),
     }

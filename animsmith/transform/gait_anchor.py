@@ -214,10 +214,12 @@ class AnchorPlan:
         }
 
     def text_line(self, dry_run: bool = False) -> str:
+        from animsmith.render.text import phase_text
+
         seam = "n/a" if self.seam_ratio is None else f"{self.seam_ratio:.2f}"
         verb = "would gait-anchor" if dry_run else "gait-anchored"
         return (
-            f"{verb} {self.clip!r}: phase {self.phase_before:.3f} -> {self.phase_after:.3f} "
+            f"{verb} {self.clip!r}: phase {phase_text(self.phase_before)} -> {phase_text(self.phase_after)} "
             f"(shift {self.shift_frames} frames, seam {seam})"
         )
 
@@ -364,10 +366,22 @@ def declared_frames(clip, fps: float, bone_label: str) -> Tuple[int, float]:
     if abs(interval - n) > tol or n < 1:
         raise _refuse(
             "off_grid_key", clip.name, bone_label, round(interval, 9), f"a whole number of frames (±{tol:.3g})",
-            f"duration {d:.6f} s is {interval:.6f} frames at {fps:g} fps, not a whole number of frames",
+            f"duration {d:.6f} s is {interval:.6f} frames at {fps:g} fps, not a whole number of frames"
+            + _keys_rate_text(clip, d),
             GRID_ADVICE,
         )
     return n + 1, d
+
+
+def _keys_rate_text(clip, duration_s: float) -> str:
+    """"; its densest channel's K keys are R fps": the rate the clip's own keys imply,
+    R = (K − 1) / duration, for a refusal whose --fps is not the clip's ("" when no
+    channel has two keys)."""
+    k = max((len(ch.times) for ch in clip.channels), default=0)
+    if k < 2:
+        return ""
+    rate = (k - 1) / duration_s
+    return f"; its densest channel's {k} keys are {rate:.6g} fps" if math.isfinite(rate) else ""
 
 
 def _count(n: int) -> str:

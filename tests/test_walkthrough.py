@@ -1,0 +1,127 @@
+"""What a first-time user met (walkthrough on Python 3.13, 2026-12-01): messages that now
+say what to do, and numbers shown the way they are meant."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from animsmith.cli import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RING = os.path.join(ROOT, "examples", "assets", "run-ring.glb")
+
+
+def run_cli(argv, capsys):
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return (0 if info.value.code is None else info.value.code), out, err
+
+
+@pytest.mark.parametrize("phase, shown", [(0.99999999, "0.000"), (0.9994, "0.999"), (0.9995, "0.000"),
+                                          (-0.25, "0.750"), (0.5, "0.500"), (1.25, "0.250"), (0.0, "0.000")])
+def test_a_phase_is_shown_wrapped_after_rounding(phase, shown):
+    """Phases are circular: 0.99999999 is 0.000 (it showed 1.000, and `transform` printed
+    'phase 1.000 -> 1.000' as if nothing had happened)."""
+    from animsmith.render.text import phase_text
+
+    assert phase_text(phase) == shown
+
+
+@pytest.fixture(scope="module")
+def fox(tmp_path_factory):
+    """A baked fox walk (18 keys over 0.5714 s: 29.75 fps) and a contract mapping its hind feet."""
+    folder = tmp_path_factory.mktemp("fox")
+    glb = folder / "fox.glb"
+    with pytest.raises(SystemExit) as info:
+        main(["sim", "bake", "fox", "-o", str(glb)])
+    assert info.value.code in (0, None)
+    cfg = folder / "fox.toml"
+    cfg.write_text('[rig.roles]\nhips = "body"\nleft_foot = "leg_1_foot"\nright_foot = "leg_3_foot"\n'
+                   '[clips."walk*"]\nspeed_mps = 0.375\nmovement_owner_xz = "gameplay"\n')
+    return str(glb), str(cfg)
+
+
+def test_the_documented_fox_mapping_gives_one_stride_and_lints_clean(fox, capsys):
+    """docs/sim.md's mapping (one hind foot per side): one stride per clip, lint clean (the
+    documented fore-left + hind-left pair read two strides)."""
+    glb, cfg = fox
+    code, out, err = run_cli(["--config", cfg, "measure", "--format", "json", glb], capsys)
+    assert code == 0, err
+    assert json.loads(out)["files"][0]["clips"][0]["cycles"] == 1
+    code, out, err = run_cli(["--config", cfg, "lint", glb], capsys)
+    assert (code, err) == (0, "") and out.startswith(f"{glb}: clean")
+
+
+def test_measure_text_shows_the_json_phase_wrapped(fox, capsys):
+    glb, cfg = fox
+    _, out, _ = run_cli(["--config", cfg, "measure", "--format", "json", glb], capsys)
+    phase = json.loads(out)["files"][0]["clips"][0]["gait_phase"]
+    from animsmith.render.text import phase_text
+
+    _, text, _ = run_cli(["--config", cfg, "measure", glb], capsys)
+    row = next(line for line in text.splitlines() if line.startswith("walk "))
+    assert row.split()[3] == phase_text(phase)
+
+
+def test_an_off_grid_refusal_gives_the_rate_of_the_clips_keys(fox, capsys):
+    """`sim bake` rounds to whole key intervals (18 keys over 0.5714 s = 29.75 fps); the
+    refusal at the default 30 fps says so, and that rate is accepted."""
+    glb, cfg = fox
+    code, _, err = run_cli(["--config", cfg, "transform", glb, "--gait-anchor", "--dry-run"], capsys)
+    assert code == 1
+    assert "not a whole number of frames; its densest channel's 18 keys are 29.75 fps;" in err
+    code, out, err = run_cli(["--config", cfg, "transform", glb, "--gait-anchor", "--dry-run", "--fps", "29.75"], capsys)
+    assert code == 0, err
+
+
+def test_a_misspelled_group_member_gets_a_suggestion(tmp_path, capsys):
+    shutil.copy(RING, tmp_path / "ring.glb")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[gait_groups.r]\nclips = ["run_forward", "run_rigth", "ring.glb#run_lfet"]\n')
+    code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", tmp_path / "ring.glb"], capsys)
+    said = [f["message"] for f in json.loads(out)["files"][0]["findings"]]
+    assert any(m.endswith("no clip named 'run_rigth' in the linted file(s) (did you mean 'run_right'?)") for m in said)
+    assert any("no clip named 'run_lfet' in " in m and m.endswith("(did you mean 'run_left'?)") for m in said)
+
+
+def test_clip_keys_in_the_wrong_table_say_where_they_belong(tmp_path, capsys):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('loop = true\n[rig]\nprofile = "maya"\n[clips]\nfps = 30\n')
+    code, out, err = run_cli(["--config", cfg, "lint", RING], capsys)
+    assert (code, out) == (2, "")
+    lines = err.splitlines()
+    assert lines == [
+        f"animsmith: bad config {cfg}: loop: unknown key: a clip's loop goes in a [clips.\"<name or glob>\"] table",
+        f"animsmith: bad config {cfg}: rig.profile: unknown rig profile 'maya' (one of: 3dsmax, auto, biped, "
+        "blender, custom, generic, humanoid, mixamo, none, rigify, ue, ue-mannequin, unity, unreal, vrm)",
+        f"animsmith: bad config {cfg}: clips.fps: must be a table, got integer: clip keys go in a "
+        "[clips.\"<name or glob>\"] table, not [clips] itself",
+    ]
+
+
+def test_tied_role_candidates_are_counted(tmp_path, capsys):
+    """The spider's four left feet: 'four equally good' (it said 'two' and listed three)."""
+    glb = tmp_path / "spider.glb"
+    run_cli(["sim", "bake", "spider", "-o", glb], capsys)
+    code, out, err = run_cli(["inspect", "--format", "json", glb], capsys)
+    assert code == 0, err
+    reasons = {r["role"]: r["unresolved"] for r in json.loads(out)["rig"]["roles"]}
+    assert reasons["left_foot"].startswith("four equally good generic candidates: 'l1_foot' and 'l2_foot' and 'l3_foot' ...")
+
+
+def test_a_report_of_several_files_has_one_title(tmp_path, capsys):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(RING, folder / "a.glb")
+    shutil.copy(RING, folder / "b.glb")
+    page = tmp_path / "r.html"
+    code, _, err = run_cli(["report", folder, "-o", page], capsys)
+    assert code == 0, err
+    text = page.read_text(encoding="utf-8")
+    assert "<title>animsmith report</title>" in text
