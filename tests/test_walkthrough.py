@@ -125,3 +125,25 @@ def test_a_report_of_several_files_has_one_title(tmp_path, capsys):
     assert code == 0, err
     text = page.read_text(encoding="utf-8")
     assert "<title>animsmith report</title>" in text
+
+
+@pytest.mark.parametrize("argv, instead", [
+    (["lint", RING], "leave out -o to write to stdout"),
+    (["report", RING], "name a file"),
+    (["transform", RING, "--gait-anchor"], "name a file"),
+    (["sim", "ring"], "name a file"),
+    (["sim", "bake", "biped"], "name a file"),
+])
+def test_dash_is_not_taken_for_a_file_name(tmp_path, capsys, monkeypatch, argv, instead):
+    """`-o -` wrote a file called '-' (stdout's usual spelling); ./- still names one."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli([*argv, "-o", "-"], capsys)
+    assert (code, out) == (2, "") and os.listdir(tmp_path) == []
+    assert err == f"animsmith: --output -: '-' is not stdout here ({instead}; ./- names a file called '-')\n"
+
+
+def test_dot_slash_dash_still_names_a_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(["sim", "ring", "-o", "./-"], capsys)
+    assert code == 0, err
+    assert (tmp_path / "-").read_bytes()[:4] == b"glTF"

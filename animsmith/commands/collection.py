@@ -167,6 +167,10 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
 
     if (out_dir is None) == (output is None) and not dry_run:
         raise click.UsageError("give exactly one of --out-dir DIR or -o OUT")
+    if output is not None:
+        from animsmith.commands.lint import check_output_path
+
+        check_output_path(output)
     contract = load_contract(effective_config_path(ctx, config_path))
     group = contract.gait_groups.get(group_name)
     if group is None:

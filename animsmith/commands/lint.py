@@ -112,7 +112,7 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     selected: Optional[List[str]] = checked.get("--select")
     allowed = set(checked.get("--allow", ()))
     files = expand_paths(list(paths))
-    check_output_path(output, files + contract_inputs(contract))
+    check_output_path(output, files + contract_inputs(contract), stdout_without=True)
     # CI additions (docs/ci.md): --shard, --output, progress bar on a TTY
     from animsmith.ci import parse_shard, run_lint_ci
 
@@ -195,9 +195,11 @@ def contract_inputs(contract) -> List[str]:
     return out
 
 
-def check_output_path(path: Optional[str], inputs: Sequence[str] = ()) -> None:
-    """``AnimsmithError`` (exit 2, before any work) when ``--output`` is empty or names
-    one of the command's input files (its GLBs, its config, the results it merges)."""
+def check_output_path(path: Optional[str], inputs: Sequence[str] = (), *, stdout_without: bool = False) -> None:
+    """``AnimsmithError`` (exit 2, before any work) when ``--output`` is empty, is ``-``
+    (stdout's usual spelling: a file named '-' would surprise; ``stdout_without``: the
+    command writes to stdout when -o is left out) or names one of the command's input
+    files (its GLBs, its config, the results it merges)."""
     from animsmith.errors import AnimsmithError
     from animsmith.io.write import same_file
 
@@ -205,6 +207,9 @@ def check_output_path(path: Optional[str], inputs: Sequence[str] = ()) -> None:
         return
     if not path:
         raise AnimsmithError("--output: empty path")
+    if path == "-":
+        instead = "leave out -o to write to stdout" if stdout_without else "name a file"
+        raise AnimsmithError(f"--output -: '-' is not stdout here ({instead}; ./- names a file called '-')")
     for inp in inputs:
         if inp and same_file(path, inp):
             raise AnimsmithError(f"--output is also an input ({inp}); write the output elsewhere", path=path)

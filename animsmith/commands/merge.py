@@ -43,7 +43,7 @@ def merge_cmd(results, fmt, output, deny_warnings):
     from animsmith.ci import doc_exit_code, merge_lint_docs
     from animsmith.commands.lint import _write_output, check_output_path, stdout_color
 
-    check_output_path(output, list(results))
+    check_output_path(output, list(results), stdout_without=True)
     doc = merge_lint_docs([(p, _read_doc(p)) for p in results])
     if output is not None:
         _write_output(output, _render(doc, fmt, deny_warnings))

@@ -136,8 +136,10 @@ def ring_cmd(output: str) -> int:
     """Write the example run ring (run_forward/backward/left/right, run_left
     deliberately a quarter cycle out of phase so gait-group fails): the file
     shipped as examples/assets/run-ring.glb."""
+    from animsmith.commands.lint import check_output_path
     from animsmith.sim.ring import RING, ring_glb
 
+    check_output_path(output)
     _write(output, ring_glb())
     click.echo(f"{output}: {', '.join(name for name, _, _ in RING)}")
     return 0
