@@ -53,12 +53,13 @@ def catalog_cmd(fmt: str) -> int:
     if fmt == "json":
         click.echo(json.dumps({"schema_version": 1, "command": "sim catalog", "creatures": rows}, indent=2))
         return 0
-    click.echo(f"{'creature':<9} {'legs':>4} {'solver':<9} {'stride':>7} {'duty':>5} {'lift':>6} {'cycle_m':>8} {'clip_speed':>10}  walk_test.foot_slide_mm")
+    click.echo(f"{'creature':<9} {'legs':>4} {'solver':<9} {'stride m':>8} {'duty':>5} {'lift m':>6} {'cycle m':>8} "
+               f"{'speed m/s':>9}  walk_test.foot_slide_mm")
     for r in rows:
         solver = "fabrik" if any(leg["solver"] == "fabrik" for leg in r["legs"]) else "two-bone"
         click.echo(
-            f"{r['name']:<9} {len(r['legs']):>4} {solver:<9} {r['stride']:>7.3f} {r['duty']:>5.2f} {r['lift']:>6.3f} "
-            f"{r['cycle_m']:>8.4f} {r['clip_speed']:>10.3f}  {r['walk_test']['foot_slide_mm']:.6f}"
+            f"{r['name']:<9} {len(r['legs']):>4} {solver:<9} {r['stride']:>8.3f} {r['duty']:>5.2f} {r['lift']:>6.3f} "
+            f"{r['cycle_m']:>8.4f} {r['clip_speed']:>9.3f}  {r['walk_test']['foot_slide_mm']:.6f}"
         )
     return 0
 
