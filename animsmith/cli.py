@@ -315,9 +315,9 @@ def _main(argv) -> None:
 
     forget_exit_status()  # an in-process caller's previous command decided nothing here
     try:
-        # windows_expand_args=False: on Windows click would glob, ~- and %VAR%-expand every
-        # argument (flag values too) before we see it; PATHS are globbed by expand_paths
-        rv = cli.main(args=argv, prog_name="animsmith", standalone_mode=False, windows_expand_args=False)
+        # on Windows click globs and ~-expands the arguments as a POSIX shell would (cmd.exe
+        # does not): `measure *.glb`, `--config ~/x.toml` work there as on Linux
+        rv = cli.main(args=argv, prog_name="animsmith", standalone_mode=False)
         decide_exit_status(rv if isinstance(rv, int) else 0)
         sys.stdout.flush()  # here, so a reader that went away is handled below (not at exit)
     except click.exceptions.Exit as exc:

@@ -137,6 +137,7 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
     hold no ``.glb``/``.gltf`` file (all of them named in one line: a typo in a
     CI glob must not pass silently), every such argument in one error.
     """
+    _file_key_in.cache_clear()  # a file renamed or replaced since an earlier run in this process
     out: List[str] = []
     seen: Set[str] = set()
     empty: List[str] = []
@@ -929,7 +930,9 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
             if not hits:
                 from animsmith.config import did_you_mean
 
-                hint = did_you_mean(ref.clip, index)
+                # not another member of this group: in a run of only some files (a pre-commit
+                # hook), a member missing from the run is not a typo of its neighbour
+                hint = did_you_mean(ref.clip, set(index) - {r.clip for r in group.members})
                 members.append(Member(ref.label, reason=f"no clip named '{ref.clip}' in the linted file(s){hint}"))
                 continue
             hit = hits[0]
@@ -969,7 +972,7 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
             if clip_name not in names:
                 from animsmith.config import did_you_mean
 
-                hint = did_you_mean(clip_name, names)
+                hint = did_you_mean(clip_name, set(names) - {r.clip for r in group.members})
                 members.append(Member(ref.label, shown, clip_name, reason=f"no clip named '{clip_name}' in {shown}{hint}"))
                 continue
         if not first_time(real, clip_name):
@@ -1060,6 +1063,7 @@ def run_lint(
 
     ``jobs``: lint processes (this one included), or ``"auto"`` (:func:`effective_jobs`).
     """
+    _file_key_in.cache_clear()  # identities are this run's (files renamed since are other files)
     plan = make_plan(contract, select, with_measurements)
     files: List[FileResult] = []
     summaries: List[Dict[str, Dict[str, Any]]] = []

@@ -147,3 +147,64 @@ def test_dot_slash_dash_still_names_a_file(tmp_path, capsys, monkeypatch):
     code, _, err = run_cli(["sim", "ring", "-o", "./-"], capsys)
     assert code == 0, err
     assert (tmp_path / "-").read_bytes()[:4] == b"glTF"
+
+
+def test_file_identities_are_this_runs(tmp_path, monkeypatch):
+    """A script that lints, renames files and lints again: the second run sees the files as
+    they are now (a cached identity made c.glb look like the a.glb of the first run, and
+    c.glb was skipped)."""
+    from animsmith.lint import expand_paths
+
+    shutil.copy(RING, tmp_path / "a.glb")
+    shutil.copy(RING, tmp_path / "b.glb")
+    monkeypatch.chdir(tmp_path)
+    assert expand_paths(["a.glb", "b.glb"]) == ["a.glb", "b.glb"]
+    os.rename("a.glb", "c.glb")
+    os.rename("b.glb", "a.glb")
+    assert expand_paths(["a.glb", "c.glb"]) == ["a.glb", "c.glb"]
+
+
+def test_a_member_missing_from_a_partial_run_is_not_called_a_typo_of_its_neighbour(tmp_path, capsys):
+    """A pre-commit hook lints only the changed file: run_bwd is simply not in the run, not a
+    misspelling of run_fwd (the group's other member)."""
+    from animsmith.io.write import write_glb
+    from builders import biped_asset, gait_clip
+
+    write_glb(biped_asset([gait_clip("run_fwd")]), str(tmp_path / "fwd.glb"))
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[gait_groups.r]\nclips = ["run_fwd", "run_bwd"]\n')
+    code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", tmp_path / "fwd.glb"], capsys)
+    said = [x["message"] for x in json.loads(out)["files"][0]["findings"]]
+    assert any(m.endswith("no clip named 'run_bwd' in the linted file(s)") for m in said), said
+
+
+def test_the_key_rate_is_over_the_channels_span():
+    """Keys at 24 fps starting at 0.05 s: 24 fps (the latest key time gave 22.86)."""
+    import numpy as np
+
+    from animsmith.model import Channel, Clip
+    from animsmith.transform.gait_anchor import _keys_rate_text
+
+    t = 0.05 + np.arange(25) / 24.0
+    clip = Clip("c", [Channel.make(0, "translation", t, np.zeros((25, 3)))])
+    assert _keys_rate_text(clip) == "; its densest channel's 25 keys are 24 fps"
+
+
+def test_outputs_that_are_hard_links_of_each_other_are_two_outputs(tmp_path, capsys):
+    """A rename replaces a name, never writes through a hard link: two earlier outputs that
+    are hard links of each other are two outputs (they were refused as "the same file")."""
+    from test_transform_foot_cycle import RING_TOML, write_member_files
+
+    paths = write_member_files(tmp_path)
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text(RING_TOML)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    names = sorted(os.path.basename(p) for p in paths)
+    (out_dir / names[0]).write_bytes(b"earlier")
+    os.link(out_dir / names[0], out_dir / names[1])
+    code, _, err = run_cli(["--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
+                            "--reference", "run_forward", "--out-dir", out_dir, *paths], capsys)
+    assert code == 0, err
+    assert all((out_dir / n).read_bytes()[:4] == b"glTF" for n in names)
+    assert not os.path.samefile(out_dir / names[0], out_dir / names[1])

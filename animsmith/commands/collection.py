@@ -171,6 +171,8 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         from animsmith.commands.lint import check_output_path
 
         check_output_path(output)
+    if out_dir == "-":
+        raise click.UsageError("--out-dir -: '-' is not stdout here; name a folder (./- names one called '-')")
     contract = load_contract(effective_config_path(ctx, config_path))
     group = contract.gait_groups.get(group_name)
     if group is None:
@@ -229,7 +231,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
             for inp in inputs:
                 if same_file(inp, t):
                     raise AnimsmithError(f"output {t!r} is an input file ({inp}); choose another --out-dir or -o")
-            real = file_identity(t)
+            real = os.path.realpath(t)  # outputs are renamed into place: never written through a hard link
             if real in written:
                 raise AnimsmithError(f"outputs {written[real]!r} and {t!r} are the same file; choose another --out-dir")
             written[real] = t

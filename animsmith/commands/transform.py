@@ -95,15 +95,15 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
 
     if not gait_anchor:
         raise click.UsageError("choose an operation: --gait-anchor")
+    if output is not None:
+        from animsmith.commands.lint import check_output_path
+
+        check_output_path(output)
     if output is None:
         if in_place:
             output = file
         elif not dry_run:
             raise click.UsageError("-o/--output OUT is required (or --in-place, or --dry-run)")
-    if output is not None:
-        from animsmith.commands.lint import check_output_path
-
-        check_output_path(output)
     if output is not None and same_file(output, file) and not in_place:
         raise AnimsmithError(f"output {output!r} is the input file; pass --in-place to overwrite it")
 

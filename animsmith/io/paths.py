@@ -10,10 +10,17 @@ def file_identity(path: str) -> str:
     exists (so symlinks, hard links, ``./`` forms and, on a case-insensitive volume,
     ``Walk.glb`` beside ``walk.glb`` agree), else its resolved path (nothing is there yet:
     an output). A file system that reports no inode numbers (0) falls back to the
-    resolved path too. The NUL prefix keeps the two kinds of key apart."""
+    resolved path too, and so does Windows (see below). The NUL prefix keeps the two
+    kinds of key apart."""
+    if os.name == "nt":
+        # Windows' realpath already resolves the case on disk, and before Python 3.12 its
+        # inode numbers can repeat on ReFS volumes: the resolved path is the identity there
+        return os.path.normcase(os.path.realpath(path))
     try:
         st = os.stat(path)
-    except (OSError, ValueError):
+    except ValueError:  # an embedded NUL: no such file; the loader names the problem
+        return os.path.abspath(path)
+    except OSError:
         return os.path.realpath(path)
     if not st.st_ino:
         return os.path.realpath(path)

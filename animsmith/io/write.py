@@ -216,8 +216,9 @@ def stage_bytes(path: str, data: bytes) -> Tuple[str, str]:
     path = publish_path(path)
     directory = os.path.dirname(os.path.abspath(path)) or "."
     mode = published_mode(path)
-    fd, tmp = tempfile.mkstemp(prefix=".animsmith-", suffix=".tmp", dir=directory)
-    try:
+    tmp = None
+    try:  # the temp file is created inside: a signal right after mkstemp still removes it
+        fd, tmp = tempfile.mkstemp(prefix=".animsmith-", suffix=".tmp", dir=directory)
         with os.fdopen(fd, "wb") as fh:
             if hasattr(os, "fchmod"):  # not on Windows before Python 3.13
                 os.fchmod(fh.fileno(), mode)
@@ -227,7 +228,8 @@ def stage_bytes(path: str, data: bytes) -> Tuple[str, str]:
             fh.flush()
             os.fsync(fh.fileno())
     except BaseException:
-        remove_quietly(tmp)
+        if tmp is not None:
+            remove_quietly(tmp)
         raise
     return tmp, path
 
@@ -289,11 +291,13 @@ def publish_bytes(path: str, data: bytes) -> None:
     permissions (an existing file's mode, else ``0o666 & ~umask``), not the
     temp file's 0600. A symlink at ``path`` is followed (:func:`publish_path`).
     """
-    tmp, path = stage_bytes(path, data)
+    tmp = None
     try:
+        tmp, path = stage_bytes(path, data)
         os.replace(tmp, path)
     except BaseException:
-        remove_quietly(tmp)
+        if tmp is not None:
+            remove_quietly(tmp)
         raise
     sync_directory(os.path.dirname(os.path.abspath(path)) or ".")
 

@@ -367,21 +367,23 @@ def declared_frames(clip, fps: float, bone_label: str) -> Tuple[int, float]:
         raise _refuse(
             "off_grid_key", clip.name, bone_label, round(interval, 9), f"a whole number of frames (±{tol:.3g})",
             f"duration {d:.6f} s is {interval:.6f} frames at {fps:g} fps, not a whole number of frames"
-            + _keys_rate_text(clip, d),
+            + _keys_rate_text(clip),
             GRID_ADVICE,
         )
     return n + 1, d
 
 
-def _keys_rate_text(clip, duration_s: float) -> str:
+def _keys_rate_text(clip) -> str:
     """"; its densest channel's K keys are R fps": the rate the clip's own keys imply,
-    R = (K − 1) / duration, for a refusal whose --fps is not the clip's ("" when no
-    channel has two keys)."""
-    k = max((len(ch.times) for ch in clip.channels), default=0)
-    if k < 2:
+    R = (K − 1) / (last key time − first key time) over the channel with the most keys,
+    for a refusal whose --fps is not the clip's ("" when no channel has two keys over a
+    positive, finite span)."""
+    ch = max(clip.channels, key=lambda c: len(c.times), default=None)
+    if ch is None or len(ch.times) < 2:
         return ""
-    rate = (k - 1) / duration_s
-    return f"; its densest channel's {k} keys are {rate:.6g} fps" if math.isfinite(rate) else ""
+    span = float(ch.times[-1]) - float(ch.times[0])
+    rate = (len(ch.times) - 1) / span if span > 0 else math.inf
+    return f"; its densest channel's {len(ch.times)} keys are {rate:.6g} fps" if math.isfinite(rate) else ""
 
 
 def _count(n: int) -> str:
