@@ -208,3 +208,15 @@ def test_outputs_that_are_hard_links_of_each_other_are_two_outputs(tmp_path, cap
     assert code == 0, err
     assert all((out_dir / n).read_bytes()[:4] == b"glTF" for n in names)
     assert not os.path.samefile(out_dir / names[0], out_dir / names[1])
+
+
+def test_a_nul_in_a_member_path_is_a_missing_member(tmp_path, capsys):
+    """TOML can spell a NUL (\\u0000); such a member path names no file (it was an internal
+    ValueError from os.stat)."""
+    shutil.copy(RING, tmp_path / "ring.glb")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[gait_groups.r]\nclips = ["a\\\\u0000b.glb#x", "run_forward"]\n')
+    code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", tmp_path / "ring.glb"], capsys)
+    assert code == 1 and err == "", err
+    said = [x["message"] for x in json.loads(out)["files"][0]["findings"]]
+    assert any("cannot read member file: cannot read file: the path holds a NUL character" in m for m in said)

@@ -182,6 +182,8 @@ def read_file_bytes(path: Any, *, limit: Optional[int] = None, sniff: bool = Fal
         st = os.stat(p)
     except OSError as exc:
         raise LoadError(f"cannot read file: {exc.strerror or exc}", p) from None
+    except ValueError:  # a NUL in the path (a contract's member string): no file has that name
+        raise LoadError("cannot read file: the path holds a NUL character", p) from None
     if stat.S_ISDIR(st.st_mode):
         raise LoadError("is a directory, not a .glb/.gltf file", p)
     if not stat.S_ISREG(st.st_mode):
