@@ -184,6 +184,7 @@ def test_checks_explains_one_with_config_keys(capsys):
     code, out, _ = run_cli(["checks", "gait-group"], capsys)
     assert "max_gait_phase_spread (number, ≥ 0, ≤ 0.5; default 0.15)" in out
     assert "min_lr_amplitude_m (number, ≥ 0; default 0.03)" in out
+    assert "``" not in out and "`[gait_groups.<name>]`" in out  # reST literals read as `x` in a terminal
     code, out, err = run_cli(["checks", "gait-grup"], capsys)
     assert (code, out) == (2, "") and err == "animsmith: unknown check 'gait-grup' (did you mean 'gait-group'?)\n"
     code, out, err = run_cli(["checks", "zzz"], capsys)

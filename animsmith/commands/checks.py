@@ -24,7 +24,8 @@ def checks_cmd(check_id, markdown):
         click.echo(markdown_doc(), nl=False)
         return 0
     if check_id:
-        click.echo(explain(get_check(check_id)), nl=False)
+        # the docstrings' reST literals (``x``) read as `x` in a terminal
+        click.echo(explain(get_check(check_id)).replace("``", "`"), nl=False)
         return 0
     specs = list(registry().values())
     width = max(len(s.id) for s in specs)
