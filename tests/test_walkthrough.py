@@ -220,3 +220,16 @@ def test_a_nul_in_a_member_path_is_a_missing_member(tmp_path, capsys):
     assert code == 1 and err == "", err
     said = [x["message"] for x in json.loads(out)["files"][0]["findings"]]
     assert any("cannot read member file: cannot read file: the path holds a NUL character" in m for m in said)
+
+
+def test_members_already_on_the_reference_read_already_aligned(tmp_path, capsys):
+    """The shipped ring: only run_left moves (the other members' events already equal the
+    reference's); they said 'retimed'."""
+    shutil.copy(RING, tmp_path / "ring.glb")
+    code, out, err = run_cli(["--config", os.path.join(ROOT, "examples", "run-ring.animsmith.toml"), "collection",
+                              "transform-foot-cycle", "--group", "run-ring", "--reference", "run_forward", "--dry-run",
+                              tmp_path / "ring.glb"], capsys)
+    assert code == 0, err
+    heads = [line.split(":")[0] for line in out.splitlines()[:-1]]
+    assert heads == ["reference 'run_forward'", "already aligned 'run_backward'", "retimed 'run_left'",
+                     "already aligned 'run_right'"]

@@ -324,10 +324,13 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     if fmt_name == "json":
         click.echo(json.dumps(doc, indent=2))
     else:
+        from animsmith.render.text import phase_text
+
         for p in plans:
             b, a = p.events_before.phases, (p.events_after or p.events_before).phases
-            ev = ", ".join(f"{n.replace('_', ' ')} {b[n]:.3f}->{a[n]:.3f}" for n in fc.EVENT_NAMES)
-            what = "reference" if p.reference else "retimed"
+            ev = ", ".join(f"{n.replace('_', ' ')} {phase_text(b[n])}->{phase_text(a[n])}" for n in fc.EVENT_NAMES)
+            moved = any(phase_text(b[n]) != phase_text(a[n]) for n in fc.EVENT_NAMES)
+            what = "reference" if p.reference else ("retimed" if moved else "already aligned")
             click.echo(f"{what} {p.clip!r}: {ev}; anchor {_phase(p.anchor_before)}->{_phase(p.anchor_after)}")
         click.echo("dry run: nothing written" if dry_run else "wrote " + ", ".join(targets[f] for f in sources))
     return 0
