@@ -68,7 +68,7 @@ def catalog_cmd(fmt: str) -> int:
 @click.argument("creature")
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), metavar="OUT", help="GLB file to write.")
 @click.option("--terrain", type=click.Choice(TERRAIN_CHOICES), default="flat", show_default=True, help="Ground to walk on.")
-@click.option("--speed", "speed", type=FiniteFloat(0.0), default=None, help="Travel speed in m/s, > 0 (default: the creature's clip_speed).")
+@click.option("--speed", "speed", type=FiniteFloat(0.0), default=None, help="Travel speed in m/s, 0.001-100 (default: the creature's clip_speed).")
 @click.option("--cycles", type=FiniteFloat(0.0), default=1.0, show_default=True, help="Gait cycles to bake (> 0, <= 1000).")
 @click.option("--fps", type=FiniteFloat(0.0), default=30.0, show_default=True,
               help="Key rate, > 0 (rounded to a whole number of key intervals over the clip, so the keys' "

@@ -211,14 +211,20 @@ def stage_bytes(path: str, data: bytes) -> Tuple[str, str]:
     :func:`publish_path`), with :func:`published_mode` permissions, flushed and fsynced;
     ``(temp path, final path)``. On any failure the temp file is removed and the error
     raised. :func:`publish_bytes` (and ``collection``'s publish-all-or-none) rename it."""
-    import tempfile
+    import secrets
 
     path = publish_path(path)
     directory = os.path.dirname(os.path.abspath(path)) or "."
     mode = published_mode(path)
     tmp = None
-    try:  # the temp file is created inside: a signal right after mkstemp still removes it
-        fd, tmp = tempfile.mkstemp(prefix=".animsmith-", suffix=".tmp", dir=directory)
+    try:  # the name is known before the file exists: a signal at any moment still removes it
+        fd = -1
+        while fd < 0:
+            tmp = os.path.join(directory, f".animsmith-{secrets.token_hex(8)}.tmp")
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+            except FileExistsError:
+                continue
         with os.fdopen(fd, "wb") as fh:
             if hasattr(os, "fchmod"):  # not on Windows before Python 3.13
                 os.fchmod(fh.fileno(), mode)
