@@ -153,18 +153,13 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
     for arg in paths:
         found: List[str] = []
         if os.path.isdir(arg):
-            for root, dirs, files in os.walk(arg):
-                dirs[:] = sorted(d for d in dirs if not _skipped_dir(d))
-                for name in files:
-                    if name.lower().endswith(ASSET_SUFFIXES):
-                        found.append(os.path.join(root, name))
-            found.sort(key=path_order_key)
+            found = _folder_assets(arg)
         elif os.path.exists(arg):
             found = [arg]
         elif globmod.has_magic(arg):
             for p in sorted(globmod.glob(arg, recursive=True), key=path_order_key):
-                if os.path.isdir(p):
-                    found += expand_paths([p]) if _has_assets(p) else []
+                if os.path.isdir(p):  # a matched folder without assets adds nothing
+                    found += _folder_assets(p)
                 elif p.lower().endswith(ASSET_SUFFIXES):
                     found.append(p)
         else:
@@ -195,12 +190,14 @@ def _skipped_dir(name: str) -> bool:
     return name.startswith(".") or name in SKIPPED_DIRS
 
 
-def _has_assets(folder: str) -> bool:
-    for _, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if not _skipped_dir(d)]
-        if any(n.lower().endswith(ASSET_SUFFIXES) for n in files):
-            return True
-    return False
+def _folder_assets(folder: str) -> List[str]:
+    """The ``.glb``/``.gltf`` files under ``folder`` (recursively, skipped subfolders left
+    out), in :func:`path_order_key` order."""
+    found: List[str] = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not _skipped_dir(d))
+        found += [os.path.join(root, name) for name in files if name.lower().endswith(ASSET_SUFFIXES)]
+    return sorted(found, key=path_order_key)
 
 
 # ---------------------------------------------------------------------------
@@ -889,7 +886,7 @@ def _member_display(path: str, config_path: Optional[str]) -> str:
 
 def path_order_key(path: str) -> str:
     """Sort key of a path that orders the same on every OS: folder separators read as
-    ``/`` (Windows' ``\\`` sorts after letters and digits, ``/`` before them)."""
+    ``/`` (Windows' ``\\`` sorts after digits and capital letters, ``/`` before them)."""
     return path.replace(os.sep, "/") if os.sep != "/" else path
 
 

@@ -136,11 +136,13 @@ def check(ctx):
         },
     )
     if exceeds(spread, cap):
+        from animsmith.core.gait import wrapped_phase
+
         yield ctx.finding(
             f"gait group '{name}': stride-anchor phases spread by {spread:.2f} cycle (cap {cap:.2f}) — "
             "directional blends between these clips will skate or pop. "
             # phases shown as they are meant: 0.996 rounds to the same phase as 0.00, not 1.00
-            f"Measured: {fmt_list([(label, round(p % 1.0, 2) % 1.0) for label, p, _ in measured])}",
+            f"Measured: {fmt_list([(label, wrapped_phase(p, 2)) for label, p, _ in measured])}",
             measured=spread,
             expected=cap,
             members=[

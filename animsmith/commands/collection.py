@@ -90,6 +90,17 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
 
     out = []
     seen = set()
+    by_identity: Dict[str, str] = {}  # file identity -> the first spelling in assets
+    for p in assets:
+        by_identity.setdefault(file_identity(p), p)
+    found = set()  # (file identity, clip name): one clip named two ways is one member
+
+    def add(label: str, f: str, clip) -> None:
+        key = (file_identity(f), clip.name)
+        if key not in found:
+            found.add(key)
+            out.append((label, f, clip))
+
     for ref in group.members:
         if ref.label in seen:
             continue
@@ -97,9 +108,10 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
         if ref.file is not None:
             f = ref.file
             if f not in assets:
-                match = next((p for p in assets if file_identity(p) == file_identity(f)), None)
+                match = by_identity.get(file_identity(f))
                 if match is None:
                     assets[f] = load_asset(f, strict=False)
+                    by_identity[file_identity(f)] = f
                 else:
                     f = match
             asset = assets[f]
@@ -118,8 +130,7 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
 
                     hint = did_you_mean(ref.clip, asset.clip_names)
                     raise AnimsmithError(f"group member {ref.label!r}: clip {ref.clip!r} not found{hint}", f) from None
-            if not any(file_identity(g) == file_identity(f) and c.name == clip.name for _, g, c in out):
-                out.append((ref.label, f, clip))
+            add(ref.label, f, clip)
             continue
         hits = [(p, a.clip(ref.clip)) for p, a in assets.items() if ref.clip in a.clip_names]
         if not hits:
@@ -129,8 +140,7 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
             raise AnimsmithError(f"group member {ref.label!r} not found in {', '.join(paths)}{hint}")
         if len(hits) > 1:
             raise AnimsmithError(f"group member {ref.label!r} is ambiguous: found in {', '.join(p for p, _ in hits)}")
-        if not any(file_identity(g) == file_identity(hits[0][0]) and c.name == hits[0][1].name for _, g, c in out):
-            out.append((ref.label, hits[0][0], hits[0][1]))
+        add(ref.label, hits[0][0], hits[0][1])
     return out
 
 

@@ -43,6 +43,12 @@ MIN_DOMINANT_POWER_FRACTION = 0.3
 MIN_STRIDE_STEP_M = 0.02
 
 
+def wrapped_phase(phase_cycles: float, digits: int) -> float:
+    """A phase rounded to ``digits`` decimals, then wrapped into [0, 1): ``round(p mod 1) mod 1``,
+    so 0.996 at 2 digits is 0.0 (the same phase), not 1.0. For display."""
+    return round(float(phase_cycles) % 1.0, digits) % 1.0
+
+
 def cycle_length(frame_count: int) -> int:
     """Samples in one cycle: N − 1 (last sample = wrap duplicate); N when N == 3; 0 when N < 3."""
     if frame_count < 3:

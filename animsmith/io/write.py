@@ -206,13 +206,19 @@ def same_file(a: str, b: str) -> bool:
         return False
 
 
+def _temp_name(directory: str, kind: str = "") -> str:
+    """A fresh hidden name in ``directory`` for a temp file (``.animsmith-<kind><16 hex>.tmp``):
+    chosen before anything is created there, so cleanup always knows what to remove."""
+    import secrets
+
+    return os.path.join(directory, f".animsmith-{kind}{secrets.token_hex(8)}.tmp")
+
+
 def stage_bytes(path: str, data: bytes) -> Tuple[str, str]:
     """Write ``data`` to a new temp file beside ``path`` (the path a publish writes:
     :func:`publish_path`), with :func:`published_mode` permissions, flushed and fsynced;
     ``(temp path, final path)``. On any failure the temp file is removed and the error
     raised. :func:`publish_bytes` (and ``collection``'s publish-all-or-none) rename it."""
-    import secrets
-
     path = publish_path(path)
     directory = os.path.dirname(os.path.abspath(path)) or "."
     mode = published_mode(path)
@@ -220,7 +226,7 @@ def stage_bytes(path: str, data: bytes) -> Tuple[str, str]:
     try:  # the name is known before the file exists: a signal at any moment still removes it
         fd = -1
         while fd < 0:
-            tmp = os.path.join(directory, f".animsmith-{secrets.token_hex(8)}.tmp")
+            tmp = _temp_name(directory)
             try:
                 fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
             except FileExistsError:
@@ -262,18 +268,20 @@ def keep_old_bytes(path: str) -> Optional[str]:
     """A second name for the file at ``path`` (a hard link beside it, else a copy), so a
     multi-file publish can put it back; None when nothing is at ``path``."""
     import shutil
-    import tempfile
 
     if not os.path.lexists(path):
         return None
-    fd, backup = tempfile.mkstemp(prefix=".animsmith-old-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path)) or ".")
-    os.close(fd)
-    os.unlink(backup)
-    try:
-        os.link(path, backup)
-    except OSError:  # a file system without hard links
-        shutil.copy2(path, backup)
-    return backup
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    while True:  # no placeholder file is made first (one a signal could leave behind)
+        backup = _temp_name(directory, "old-")
+        try:
+            os.link(path, backup)
+            return backup
+        except FileExistsError:
+            continue
+        except OSError:  # a file system without hard links
+            shutil.copy2(path, backup)
+            return backup
 
 
 def sync_directory(folder: str) -> None:

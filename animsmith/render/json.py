@@ -16,8 +16,10 @@ from typing import Any, Dict
 SCHEMA_VERSION = 1
 
 
-def plain(value: Any) -> Any:
-    """JSON-safe copy: numpy scalars/arrays to Python, non-finite floats to None."""
+def plain(value: Any, *, keep_arrays: bool = False) -> Any:
+    """JSON-safe copy: numpy scalars/arrays to Python, non-finite floats to None.
+    ``keep_arrays``: numpy arrays (ndim >= 1) stay as they are, for an encoder that
+    converts them one at a time while it writes (the report page)."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, int):
@@ -25,9 +27,11 @@ def plain(value: Any) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {str(k): plain(v, keep_arrays=keep_arrays) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
-        return [plain(v) for v in value]
+        return [plain(v, keep_arrays=keep_arrays) for v in value]
+    if keep_arrays and getattr(value, "ndim", 0) >= 1:
+        return value
     tolist = getattr(value, "tolist", None)
     if tolist is not None:
         return plain(tolist())

@@ -54,9 +54,10 @@ def escape(text: Any) -> str:
 
 def phase_text(phase_cycles: float, digits: int = 3) -> str:
     """A phase (cycles) as shown: rounded, then wrapped into [0, 1), so 0.99999 reads
-    0.000 (the same phase) rather than 1.000."""
-    wrapped = round(float(phase_cycles) % 1.0, digits) % 1.0
-    return f"{wrapped:.{digits}f}"
+    0.000 (the same phase) rather than 1.000 (:func:`animsmith.core.gait.wrapped_phase`)."""
+    from animsmith.core.gait import wrapped_phase
+
+    return f"{wrapped_phase(phase_cycles, digits):.{digits}f}"
 
 
 def fmt_value(value: Any) -> str:

@@ -56,21 +56,6 @@ class _PageEncoder(json.JSONEncoder):
         return plain(o)
 
 
-def _plain_but_arrays(value: Any) -> Any:
-    """``render.json.plain`` that leaves numpy arrays for :class:`_PageEncoder`."""
-    import numpy as np
-
-    from animsmith.render.json import plain
-
-    if isinstance(value, np.ndarray):
-        return value
-    if isinstance(value, dict):
-        return {str(k): _plain_but_arrays(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain_but_arrays(v) for v in value]
-    return plain(value)
-
-
 def script_json(data: Any) -> str:
     """JSON safe inside a ``<script>`` element: ``<``, ``>``, ``&``, U+2028/9 escaped."""
     text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"), cls=_PageEncoder)
@@ -236,7 +221,7 @@ def page_data(data, contract, clip_filter: Optional[str] = None) -> Dict[str, An
             clips.append({k: clip[k] for k in ("name", "file", "skeleton", "anchor", "shown") if k in clip})
     summary = dict(result.summary())
     summary["clips"] = len(data.clips)
-    return _plain_but_arrays(
+    return plain(  # arrays stay for _PageEncoder, which writes them one at a time
         {
             "version": 1,
             "generator": f"animsmith {__version__}",
@@ -249,7 +234,8 @@ def page_data(data, contract, clip_filter: Optional[str] = None) -> Dict[str, An
             "findings": findings,
             "gaps": gaps,
             "groups": groups,
-        }
+        },
+        keep_arrays=True,
     )
 
 
