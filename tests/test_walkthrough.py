@@ -270,3 +270,15 @@ def test_a_signal_at_any_moment_of_a_publish_leaves_no_temp_file(tmp_path):
     assert interrupted > 100  # the premise: many publishes were cut short
     assert os.listdir(tmp_path) == ["out.glb"]
     assert out.read_bytes() in (b"old" * 1000, b"new" * 1000)
+
+
+def test_out_dir_dash_is_refused(tmp_path, capsys, monkeypatch):
+    """`collection ... --out-dir -` would create a folder called '-': exit 2, one line, nothing made."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(RING, tmp_path / "ring.glb")
+    code, out, err = run_cli(["--config", os.path.join(ROOT, "examples", "run-ring.animsmith.toml"), "collection",
+                              "transform-foot-cycle", "--group", "run-ring", "--reference", "run_forward",
+                              "--out-dir", "-", "ring.glb"], capsys)
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith("animsmith: --out-dir -: '-' is not stdout here; name a folder")
+    assert sorted(os.listdir(tmp_path)) == ["ring.glb"]
