@@ -366,6 +366,14 @@ def test_seam_floor_from_contract(tmp_path):
     cfg.write_text("[checks.loop-seam]\nmin_stride_step_m = 0.005\n")
     c2 = run_json("--config", str(cfg), "measure", path, "--format", "json")["files"][0]["clips"][0]
     assert c2["loop_seam_ratio"] == pytest.approx(0.0, abs=1e-6)
+    # lint's JSON measurements are measure's (docs/lint.md): the same contract floor, with and
+    # without one (it published the default floor's null next to a check that used 0.005 m)
+    for contract, expected in ((None, c), (str(cfg), c2)):
+        r = animsmith(*(["--config", contract] if contract else []), "lint", path, "--format", "json")
+        assert r.returncode in (0, 1), r.stderr
+        linted = json.loads(r.stdout)["files"][0]["measurements"]["clips"]["walk"]
+        assert linted["loop_seam_ratio"] == expected["loop_seam_ratio"]
+        assert linted.get("loop_seam_ratio_unavailable") == expected.get("loop_seam_ratio_unavailable")
 
 
 def test_bad_profile_flag_is_exit_2(ring_glb):

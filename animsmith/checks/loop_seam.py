@@ -47,6 +47,15 @@ CONFIG = {
 FEET = ("left_foot", "left_toe", "right_foot", "right_toe")
 
 
+def stride_floor_m(contract) -> float:
+    """The contract's ``min_stride_step_m`` (this check's declared default without one).
+
+    ``measure`` and the measurements of ``lint --format json`` normalise the
+    published ``loop_seam_ratio`` by it, so the number matches this check's judgement.
+    """
+    return float(contract.check_options(ID, {"min_stride_step_m": CONFIG["min_stride_step_m"].default})["min_stride_step_m"])
+
+
 def worst_seam_foot(grid, roles) -> int:
     """Foot/toe bone whose feet-relative-to-hips position jumps most across the wrap."""
     feet = [roles.get(r) for r in FEET if roles.get(r) is not None]

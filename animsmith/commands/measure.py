@@ -54,17 +54,6 @@ def rig_settings(ctx: click.Context, config_path: Optional[str], profile_flag: O
     return profile, roles, path
 
 
-def seam_floor_m(contract) -> float:
-    """``[checks.loop-seam] min_stride_step_m`` (default 0.02 m), as lint uses it."""
-    from animsmith.core.gait import MIN_STRIDE_STEP_M
-
-    try:
-        value = contract.settings("loop-seam").options.get("min_stride_step_m", MIN_STRIDE_STEP_M)
-        return float(value)
-    except (AttributeError, TypeError, ValueError):
-        return MIN_STRIDE_STEP_M
-
-
 def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_path: Optional[str]):
     """(asset, RoleMap, [ClipAnalysis]); errors name the file (exit 2)."""
     from animsmith.core.analysis import analyze_asset
@@ -292,7 +281,9 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
     if not args:
         raise click.UsageError("no FILE given")
     prof, overrides, cfg, contract = load_rig_contract(ctx, config_path, profile)
-    floor_m = seam_floor_m(contract)
+    from animsmith.checks.loop_seam import stride_floor_m
+
+    floor_m = stride_floor_m(contract)
     files: List[Dict[str, Any]] = []
     for path in args:
         _, roles, analyses = load_and_analyze(path, prof, overrides, cfg)
