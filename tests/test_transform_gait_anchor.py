@@ -6,6 +6,7 @@ drift / yaw are linear ramps with a known endpoint value. Refusals go through
 the real CLI entry point: exit 1, stdout empty, OUT keeps its sentinel bytes.
 """
 
+import json
 import math
 import re
 import os
@@ -99,12 +100,17 @@ def test_drift_cap_is_inclusive_at_f32_of_the_cap(tmp_path):
     assert plan.horizontal_drift_m == pytest.approx(0.01, abs=1e-9)
 
 
-def test_vertical_root_motion_is_not_drift(tmp_path):
+def test_vertical_root_motion_is_not_horizontal_drift_but_vertical_drift():
     root = np.zeros((31, 3))
-    root[:, 1] = np.linspace(0, 0.5, 31)  # up 50 cm: not horizontal
+    root[:, 1] = np.linspace(0, 0.5, 31)  # up 50 cm, 1/60 m a frame: not horizontal
+    assert ga.horizontal_drift_m(root) == 0.0
     asset = asset_of(biped_clip(root_translation=root))
-    plan = ga.prove_gait_anchor(asset, asset.clips[0], _roles(asset), 30.0)
-    assert plan.horizontal_drift_m == 0.0
+    with pytest.raises(Refusal) as exc:
+        ga.prove_gait_anchor(asset, asset.clips[0], _roles(asset), 30.0)
+    assert exc.value.code == "vertical_drift"
+    assert exc.value.measured == pytest.approx(0.5, abs=1e-6)
+    assert exc.value.limit == pytest.approx(1.5 * 0.5 / 30, rel=1e-6)  # 1.5x the largest frame step, above the 1 cm cap
+    assert "ends 0.5000 m higher than it starts" in str(exc.value)
 
 
 def test_yaw_0p8_deg_accepts_and_1p2_deg_refuses(capsys, tmp_path):
@@ -1019,3 +1025,121 @@ def test_sparse_normalized_rotation_bounds_match_what_is_written(capsys, tmp_pat
     index = doc["animations"][0]["samplers"][2]["output"]
     acc, data = doc["accessors"][index], _accessor_rows(doc, bin_, index, "<i2")
     assert acc["min"] == data.min(axis=0).tolist() and acc["max"] == data.max(axis=0).tolist()
+
+
+# --------------------------------------------------------------------------
+# Vertical drift (a clip that climbs or descends) and mixed endpoint conventions
+# --------------------------------------------------------------------------
+
+
+def _json_clip(capsys, tmp_path, path):
+    out = tmp_path / "out.glb"
+    rc, stdout, stderr = run_cli(capsys, "transform", path, "-o", str(out), "--gait-anchor", "--format", "json")
+    assert rc == 0, stderr
+    return json.loads(stdout)["clips"][0]
+
+
+def _rise(frames, total_m):
+    root = np.zeros((frames, 3))
+    root[:, 1] = np.linspace(0.0, total_m, frames)
+    return root
+
+
+def test_vertical_drift_9mm_accepts_and_11mm_refuses(capsys, tmp_path):
+    """A root that rises linearly (steps of 0.3-0.4 mm, far under the 1 cm cap) by 9 mm is in place
+    within the caps; by 11 mm it climbs. The feet repeat their first pose, the root is within the
+    drift cap: a duplicated endpoint whose root closing key is the one value replaced."""
+    ok = write(tmp_path, biped_clip(root_translation=_rise(31, 0.009)), name="ok.glb")
+    c = _json_clip(capsys, tmp_path, ok)
+    assert c["vertical_drift_m"] == pytest.approx(0.009, abs=1e-7)
+    assert c["horizontal_drift_m"] == 0.0
+    assert c["endpoint"] == "duplicated_endpoint" and c["period_frames"] == 30
+    assert c["closing_key_delta"] == pytest.approx(0.009, abs=1e-7)
+    bad = write(tmp_path, biped_clip(root_translation=_rise(31, 0.011)), name="bad.glb")
+    err = refuse_cli(capsys, tmp_path, bad, "vertical_drift")
+    assert "bone 'root'" in err and "ends 0.0110 m higher than it starts" in err
+    assert "cap 0.0100 m" in err and "climbs or descends" in err
+
+
+def test_open_loop_bob_within_one_step_accepts_and_a_climb_refuses(capsys, tmp_path):
+    """An open loop (31 unique frames) whose root bobs 10 cm: its wrap is a real frame step, the
+    rise between the last and first frame (|0.1·(sin(2π·30/31 + 0.3) − sin 0.3)| ≈ 2 cm) is more
+    than 1 cm but no more than 1.5× the clip's largest step (≈ 2 cm): accepted. The same bob on a
+    12 cm climb is refused."""
+    k = np.arange(31)
+    y = 0.1 * np.sin(2 * np.pi * k / 31 + 0.3)
+    root = np.zeros((31, 3))
+    root[:, 1] = y
+    y32 = y.astype(np.float32)
+    rise = abs(float(y32[-1] - y32[0]))
+    assert 0.01 < rise <= 1.5 * float(np.max(np.abs(np.diff(y32))))
+    ok = write(tmp_path, biped_clip(offset=0.3, period_frames=31.0, root_translation=root), name="ok.glb")
+    c = _json_clip(capsys, tmp_path, ok)
+    assert c["endpoint"] == "open" and c["vertical_drift_m"] == pytest.approx(rise, abs=1e-7)
+    root[:, 1] = y + np.linspace(0.0, 0.12, 31)
+    bad = write(tmp_path, biped_clip(offset=0.3, period_frames=31.0, root_translation=root), name="bad.glb")
+    err = refuse_cli(capsys, tmp_path, bad, "vertical_drift")
+    assert "higher than it starts" in err
+
+
+def test_a_slope_bake_refuses_vertical_drift(capsys, tmp_path):
+    """`sim bake --terrain slope` climbs (its hips end higher than they start): rotating it would
+    move the drop from the wrap into the middle of the clip (it used to be published)."""
+    from animsmith.io.read import load_asset
+    from animsmith.core.pose import sample_pose
+
+    path = str(tmp_path / "slope.glb")
+    rc, _, err = run_cli(capsys, "sim", "bake", "biped", "--terrain", "slope", "-o", path)
+    assert rc == 0, err
+    asset = load_asset(path)
+    clip = asset.clips[0]
+    hips = list(asset.skeleton.names).index("Hips")
+    y = sample_pose(asset.skeleton, clip, [0.0, float(clip.duration_s)]).model_position_m[:, hips, 1]
+    assert y[1] - y[0] > 0.05  # the terrain climbs
+    err = refuse_cli(capsys, tmp_path, path, "vertical_drift", "--clip", clip.name)
+    assert f"{y[1] - y[0]:.4f} m higher" in err
+
+
+def test_channels_that_disagree_on_the_endpoint_refuse_mixed_endpoint(capsys, tmp_path):
+    """The feet repeat their first pose at the last key while moving through the wrap (a duplicated
+    endpoint); a hips rotation ends 0.5° from its first key. Neither cycle is safe: over E keys the
+    feet would hold a pose for two frames mid-clip, over E − 1 the hips would lose 0.5°."""
+    k = np.arange(31)
+    angle = np.radians(15.0) * np.sin(2 * np.pi * k / 30)
+    angle[-1] += np.radians(0.5)
+    path = write(tmp_path, biped_clip(hips_rotation=x_quat_series(angle)))
+    err = refuse_cli(capsys, tmp_path, path, "mixed_endpoint")
+    assert "2 rotated channels moving at the wrap end on their first key" in err
+    assert "rotation of 'Hips'" in err and "ends 0.5 deg from its first key" in err
+
+
+def test_a_channel_still_at_the_wrap_is_no_evidence_of_a_duplicated_endpoint(capsys, tmp_path):
+    """An open loop (the feet's wrap is a real step) with a hips rotation that holds still over the
+    last and first frames: it ends on its first key under either convention, so the clip is open."""
+    k = np.arange(31)
+    angle = np.radians(10.0) * np.sin(np.pi * k / 30) ** 2  # 0 at both ends, still around them
+    angle[[0, 1, -2, -1]] = 0.0
+    path = write(tmp_path, biped_clip(offset=0.3, period_frames=31.0, hips_rotation=x_quat_series(angle)))
+    c = _json_clip(capsys, tmp_path, path)
+    assert c["endpoint"] == "open" and c["period_frames"] == 31
+
+
+def test_trajectory_bone_closes_within_its_caps_or_refuses(capsys, tmp_path):
+    """With every other channel a duplicated endpoint, the root may close within the in-place caps
+    (yaw 0.8°: closing key replaced, delta sin(0.4°)); a root translation whose wrap passes the
+    vertical proof as an open-loop step (2 cm) but not the 1 cm cap refuses mixed_endpoint."""
+    yaw = write(tmp_path, biped_clip(root_rotation=yaw_quats(np.radians(np.linspace(0, 0.8, 31)))), name="yaw.glb")
+    c = _json_clip(capsys, tmp_path, yaw)
+    assert c["endpoint"] == "duplicated_endpoint"
+    assert c["closing_key_delta"] == pytest.approx(math.sin(math.radians(0.4)), rel=1e-5)
+    root = np.zeros((31, 3))
+    root[:, 1] = 0.1 * np.sin(2 * np.pi * np.arange(31) / 31 + 0.3)
+    bob = write(tmp_path, biped_clip(root_translation=root), name="bob.glb")
+    err = refuse_cli(capsys, tmp_path, bob, "mixed_endpoint")
+    assert "translation of 'root'" in err and "cap 0.0100 m" in err
+
+
+def x_quat_series(angles_rad) -> np.ndarray:
+    """Rotations about +X by each angle (x, y, z, w)."""
+    a = np.asarray(angles_rad, dtype=np.float64)
+    return np.stack([np.sin(a / 2), np.zeros_like(a), np.zeros_like(a), np.cos(a / 2)], axis=-1)

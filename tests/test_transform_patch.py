@@ -349,3 +349,59 @@ def test_sparse_output_is_rewritten_as_a_dense_copy(tmp_path, capsys):
     assert "sparse" not in new and new["componentType"] == 5126
     got = load_asset(str(out)).clip("walk").channels[0].values
     assert got.tobytes() == lf.astype(np.float32)[SRC].tobytes()
+
+
+def test_an_output_accessor_shared_with_a_morph_target_gets_a_new_accessor(tmp_path, capsys):
+    """A sampler output that is also a primitive's morph target (``targets[0].POSITION``): the
+    target's displacements keep their bytes and the sampler gets a new accessor (the output was
+    rewritten in place: a morph target was not counted as a user, and the mesh changed)."""
+    raw, (lf_n, rf_n, hips), t = raw_feet_rig()
+    lf, rf = feet_values(FRAMES, 0.05, OFFSET)
+    lfa = raw.accessor(lf.astype(np.float32), "VEC3")
+    rfa = raw.accessor(rf.astype(np.float32), "VEC3")
+    pos = raw.accessor(np.zeros((FRAMES, 3), np.float32), "VEC3", min=[0.0, 0.0, 0.0], max=[0.0, 0.0, 0.0])
+    raw.doc.setdefault("meshes", []).append({"primitives": [{"attributes": {"POSITION": pos}, "targets": [{"POSITION": lfa}]}]})
+    raw.doc["nodes"].append({"name": "Body", "mesh": 0})
+    raw.doc["scenes"][0]["nodes"].append(len(raw.doc["nodes"]) - 1)
+    raw.animation("walk", [(lf_n, "translation", t, lfa, "LINEAR"), (rf_n, "translation", t, rfa, "LINEAR")])
+    src = tmp_path / "morph.glb"
+    src.write_bytes(raw.glb())
+    out = tmp_path / "morph_out.glb"
+    rc, stdout, err = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor", "--format", "json")
+    assert rc == 0, err
+    assert json.loads(stdout)["patch"]["new_accessors"] == 1
+    doc0, _, b0 = chunks(src.read_bytes())
+    doc1, _, b1 = chunks(out.read_bytes())
+    assert doc1["meshes"][0]["primitives"][0]["targets"][0]["POSITION"] == lfa
+    s, e, _ = accessor_range(doc0, lfa)
+    assert b1[s:e] == b0[s:e] == lf.astype(np.float32).tobytes()  # the morph target is untouched
+    new = doc1["animations"][0]["samplers"][0]["output"]
+    assert new != lfa
+    s1, _, size = accessor_range(doc1, new)
+    assert element_rows(b1, s1, size, FRAMES) == [lf.astype(np.float32)[SRC[k]].tobytes() for k in range(FRAMES)]
+
+
+def test_a_glb_whose_only_buffer_is_a_data_uri_says_so(tmp_path, capsys):
+    """No BIN chunk and buffers[0] an embedded data: URI: one line that calls it that (it said
+    "external"), exit 2, nothing written."""
+    import base64
+
+    raw, (lf_n, rf_n, hips), t = raw_feet_rig()
+    lf, rf = feet_values(FRAMES, 0.05, OFFSET)
+    lfa = raw.accessor(lf.astype(np.float32), "VEC3")
+    rfa = raw.accessor(rf.astype(np.float32), "VEC3")
+    raw.animation("walk", [(lf_n, "translation", t, lfa, "LINEAR"), (rf_n, "translation", t, rfa, "LINEAR")])
+    # a second clip sharing the outputs forces new accessors, which need a BIN chunk
+    raw.animation("walk_copy", [(lf_n, "translation", t, lfa, "LINEAR"), (rf_n, "translation", t, rfa, "LINEAR")])
+    data = raw.glb()
+    doc, jbytes, bin_bytes = chunks(data)
+    doc["buffers"] = [{"byteLength": len(bin_bytes), "uri": "data:application/octet-stream;base64," + base64.b64encode(bin_bytes).decode()}]
+    j = json.dumps(doc).encode()
+    j += b" " * (-len(j) % 4)
+    src = tmp_path / "datauri.glb"
+    src.write_bytes(b"glTF" + struct.pack("<II", 2, 20 + len(j)) + struct.pack("<II", len(j), 0x4E4F534A) + j)
+    out = tmp_path / "datauri_out.glb"
+    rc, stdout, err = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor", "--clip", "walk")
+    assert rc == 2 and len(err.strip().splitlines()) == 1, err
+    assert "its first buffer is a data: URI" in err and "external" not in err
+    assert not out.exists()

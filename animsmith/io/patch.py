@@ -135,8 +135,9 @@ class GlbPatch:
         """{accessor: [(kind, ...)]} for every reference the document makes.
 
         Kinds: ("output", anim, sampler), ("input", anim, sampler), ("attribute",),
-        ("indices",), ("ibm",), ("sparse",). Any ``attributes`` object anywhere
-        (morph targets, instancing extensions) counts its values as accessors.
+        ("target",), ("indices",), ("ibm",), ("sparse",). Any ``attributes`` object anywhere
+        (instancing extensions too) and every morph target of a ``targets`` list counts its
+        values as accessors.
         """
         users: Dict[int, List[Tuple]] = {}
 
@@ -161,6 +162,10 @@ class GlbPatch:
                     if k == "attributes" and isinstance(v, dict):
                         for a in v.values():
                             add(a, ("attribute",))
+                    elif k == "targets" and isinstance(v, list):  # primitive morph targets: {"POSITION": i, ...}
+                        for target in v:
+                            for a in target.values() if isinstance(target, dict) else ():
+                                add(a, ("target",))
                     elif k == "indices" and type(v) is int:
                         add(v, ("indices",))
                     else:
@@ -426,7 +431,8 @@ class GlbPatch:
         buffers = self._list("buffers")
         if self.bin is None:
             if buffers:
-                raise AnimsmithError("cannot add data: the GLB has no BIN chunk and its first buffer is external")
+                kind = "a data: URI" if str((buffers[0] or {}).get("uri", "")).startswith("data:") else "an external file"
+                raise AnimsmithError(f"cannot add data: the GLB has no BIN chunk and its first buffer is {kind}")
             self.bin = bytearray()
             self.original_bin_length = 0
             self.doc["buffers"] = [{"byteLength": 0}]

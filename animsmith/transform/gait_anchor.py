@@ -28,8 +28,12 @@ Proofs, in evaluation order (first failure refuses):
    ``non_finite`` for a non-finite pose; ``no_heading`` when the heading axis
    loses its horizontal projection; ``horizontal_drift`` when
    |h_last − h_0| (X/Z, float32) exceeds 1 cm; ``yaw_drift`` when the yaw
-   accumulation exceeds 1°. Each cap is inclusive and allows exactly four
-   float32 successors of f32(cap) (authored quantisation), nothing else.
+   accumulation exceeds 1°; ``vertical_drift`` when |y_last − y_0| (float32)
+   exceeds both 1 cm and 1.5× the largest |y_(k+1) − y_k| inside the clip (an
+   open loop's wrap is a real frame step; a clip that climbs or descends ends
+   higher or lower than any one step explains). Each cap is inclusive and
+   allows exactly four float32 successors of f32(cap) (authored
+   quantisation), nothing else.
    Yaw: at sample 0 the local +Z, +Y or +X axis with the largest horizontal
    projection of the bone's model rotation (ties keep that order) is kept for
    every sample; heading_f = atan2(x, z) in float64; a step > 180° counts −1
@@ -41,7 +45,11 @@ Proofs, in evaluation order (first failure refuses):
 The cycle (checked after 8): P = E − 1 key frames when every rotated channel's
 last key repeats its first within the duplicated-endpoint tolerances
 (``core.analysis.last_key_mismatch``; E = 3 then refuses ``no_stride_anchor``: 2
-unique frames), else P = E (an open loop: the wrap step is a real frame).
+unique frames), else P = E (an open loop: the wrap step is a real frame) — unless
+the rotated channels that repeat their first key while moving at the wrap are at
+least as many as those that do not repeat it: ``mixed_endpoint`` (either cycle
+would move one kind's seam into the clip: a pose held for two frames, or a
+closing key that is not the first pose).
 
 The rewrite: s = round_half_away(anchor·P) where anchor is the clip fraction
 of the first trough (gait_phase / cycles); among s, s−1, s+1 (that order) the
@@ -73,6 +81,9 @@ from animsmith.errors import Refusal
 
 CAP_HORIZONTAL_DRIFT_M = 0.01
 CAP_YAW_DEG = 1.0
+#: ``vertical_drift`` allows an endpoint rise of this many times the clip's largest
+#: frame-to-frame vertical step (an open loop's wrap is a real step; loop-seam's 1.5)
+VERTICAL_STEP_RATIO = 1.5
 AUTHORED_F32_ULPS = 4
 WORK_BUDGET_SAMPLES = 1_000_000
 MIN_LR_AMPLITUDE_M = 0.03
@@ -98,10 +109,12 @@ CODES = (
     "budget_exceeded",
     "horizontal_drift",
     "yaw_drift",
+    "vertical_drift",
     "no_heading",
     "no_stride_anchor",
     "low_amplitude",
     "unsupported_channel",
+    "mixed_endpoint",
     "verification_failed",
 )
 
@@ -170,6 +183,8 @@ class AnchorPlan:
     trajectory_role: str
     horizontal_drift_m: float
     yaw_deg: float
+    #: |y_last − y_0| of the trajectory bone (float32, widened), proven by ``vertical_drift``
+    vertical_drift_m: float
     heading_axis: str
     #: key frames in one cycle: E (open loop) or E − 1 (duplicated endpoint)
     period_frames: int
@@ -206,6 +221,7 @@ class AnchorPlan:
             "trajectory_role": self.trajectory_role,
             "horizontal_drift_m": self.horizontal_drift_m,
             "yaw_deg": self.yaw_deg,
+            "vertical_drift_m": self.vertical_drift_m,
             "rotated_channels": len(self.rotated_channels),
             "exempt_channels": len(self.exempt_channels),
             "endpoint": self.endpoint,
@@ -508,6 +524,14 @@ def horizontal_drift_m(positions: np.ndarray) -> float:
     return float(np.hypot(dx, dz))
 
 
+def vertical_drift_m(positions: np.ndarray) -> Tuple[float, float]:
+    """(|y_last − y_0|, max_k |y_(k+1) − y_k|), computed in float32 and widened to float64."""
+    y = np.asarray(positions)[:, 1].astype(np.float32)
+    endpoints = abs(float(np.float32(y[-1] - y[0])))
+    steps = np.abs(np.diff(y))
+    return endpoints, float(steps.max()) if steps.size else 0.0
+
+
 def _shown(value: float, cap: float, digits: int) -> str:
     """``value`` to ``digits`` decimals, or to 9 significant digits when that would print as the cap."""
     text = f"{value:.{digits}f}"
@@ -516,8 +540,8 @@ def _shown(value: float, cap: float, digits: int) -> str:
     return text
 
 
-def prove_trajectory(skeleton, clip, grid, bone: int, label: str) -> Tuple[float, float, str]:
-    """(drift_m, yaw_deg, axis) of the trajectory bone, or a refusal."""
+def prove_trajectory(skeleton, clip, grid, bone: int, label: str) -> Tuple[float, float, str, float]:
+    """(horizontal drift_m, yaw_deg, axis, vertical drift_m) of the trajectory bone, or a refusal."""
     name = _bone_name(skeleton, bone)
     pos = grid.model_position_m
     if not bool(np.all(np.isfinite(pos))) or not bool(np.all(np.isfinite(grid.model_rotation))):
@@ -562,7 +586,17 @@ def prove_trajectory(skeleton, clip, grid, bone: int, label: str) -> Tuple[float
             "so the clip turns",
             TRAJECTORY_ADVICE,
         )
-    return drift, yaw, axis
+    rise, step = vertical_drift_m(pos[:, bone])
+    if not (rise <= max(TOLERATED_DRIFT_M, VERTICAL_STEP_RATIO * step)):
+        way = "higher" if float(pos[-1, bone, 1]) > float(pos[0, bone, 1]) else "lower"
+        raise _refuse(
+            "vertical_drift", clip.name, name, rise, max(CAP_HORIZONTAL_DRIFT_M, VERTICAL_STEP_RATIO * step),
+            f"the {label} bone ends {_shown(rise, CAP_HORIZONTAL_DRIFT_M, 4)} m {way} than it starts (cap "
+            f"{CAP_HORIZONTAL_DRIFT_M:.4f} m, or {VERTICAL_STEP_RATIO:g}x its largest step between neighbouring frames: "
+            f"{VERTICAL_STEP_RATIO * step:.4f} m), so the clip climbs or descends and is not in place",
+            TRAJECTORY_ADVICE,
+        )
+    return drift, yaw, axis, rise
 
 
 def _stride(grid, roles):
@@ -706,11 +740,11 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
         )
     times = frame_times_f32(frames, fps).astype(np.float64)
     grid = sample_pose(sk, clip, times)
-    drift, yaw, axis = prove_trajectory(sk, clip, grid, bone, label)
+    drift, yaw, axis, rise = prove_trajectory(sk, clip, grid, bone, label)
     gm = prove_stride_anchor(sk, clip, grid, roles)
     cycles = int(gm.cycles or 1)
     anchor_fraction = float(gm.gait_phase) / cycles
-    period, closing_delta = cycle_period(sk, clip, rotated, frames)
+    period, closing_delta = cycle_period(sk, clip, rotated, frames, bone)
     chosen = choose_shift(grid, roles, anchor_fraction, frames, period)
     if chosen is None:
         raise _refuse(
@@ -736,6 +770,7 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
         trajectory_role=label,
         horizontal_drift_m=drift,
         yaw_deg=yaw,
+        vertical_drift_m=rise,
         heading_axis=axis,
         rotated_channels=rotated,
         exempt_channels=exempt,
@@ -744,37 +779,125 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
     )
 
 
-def cycle_period(skeleton, clip, rotated: Sequence[int], frames: int) -> Tuple[int, float]:
+def cycle_period(skeleton, clip, rotated: Sequence[int], frames: int, trajectory: Optional[int] = None) -> Tuple[int, float]:
     """(key frames in one cycle, closing-key delta).
 
-    E − 1 when every rotated channel's last key repeats its first (a duplicated endpoint,
-    within ``core.analysis``'s tolerances: 1e-5 per vector component, 1e-4 rad for rotations,
-    sign-invariant); the delta is the largest component difference between a closing key and
-    the first key (rotations sign-invariantly: −q is the same rotation); the closing key is
-    replaced by an exact copy of the new first key either way (a simulator or DCC that
-    evaluates t = 0 and t = d separately leaves last-bit differences). Else
-    (E, 0.0): an open loop. Refuses ``no_stride_anchor`` for a duplicated endpoint on 3 keys
-    (2 unique frames).
+    The convention is read from the rotated channels other than the trajectory bone's
+    translation and rotation (``trajectory``), whose endpoints the drift and yaw proofs
+    already bound:
+
+    * every one of them repeats its first key (within ``core.analysis``'s tolerances: 1e-5
+      per vector component, 1e-4 rad for rotations, sign-invariant) → E − 1, a duplicated
+      endpoint. The trajectory bone must then close within the in-place caps (+4 float32
+      ulps): its translation within 1 cm in 3-D, its rotation within 1° (any axis), else
+      ``mixed_endpoint``. The delta is the largest component
+      difference between a closing key and the first key (rotations sign-invariantly: −q is
+      the same rotation); every closing key is replaced by an exact copy of the new first key
+      (a simulator or DCC that evaluates t = 0 and t = d separately leaves last-bit
+      differences; a root within the caps loses its sub-centimetre, sub-degree drift);
+    * some do and some do not, and those that do while moving on both sides of the wrap
+      (``_moves_at_wrap``; one still on either side closes under either convention) are at
+      least as many as those that do not → ``mixed_endpoint``: either cycle would move one
+      kind's seam into the clip;
+    * else (E, 0.0): an open loop (the wrap step is a real frame).
+
+    Refuses ``no_stride_anchor`` for a duplicated endpoint on 3 keys (2 unique frames).
     """
     from animsmith.core.analysis import last_key_mismatch
 
-    chans = [clip.channels[i] for i in rotated]
-    if not chans or last_key_mismatch(chans) is not None:
+    def opens(i: int) -> bool:
+        return last_key_mismatch([clip.channels[i]]) is not None
+
+    root = [i for i in rotated if clip.channels[i].bone == trajectory and clip.channels[i].path in ("translation", "rotation")]
+    vote = [i for i in rotated if i not in root]
+    if not vote:
         return frames, 0.0
+    open_ones = [i for i in vote if opens(i)]
+    if open_ones:
+        closing = sum(1 for i in vote if i not in open_ones and _moves_at_wrap(clip.channels[i]))
+        if closing and closing >= len(open_ones):
+            ch = clip.channels[open_ones[0]]
+            raise _mixed(
+                skeleton, clip, open_ones[0],
+                f"{closing} rotated channel{'s' if closing != 1 else ''} moving at the wrap end on "
+                f"{'their' if closing != 1 else 'its'} first key (a duplicated endpoint) "
+                f"and {len(open_ones)} {'does' if len(open_ones) == 1 else 'do'} not: "
+                f"{_channel_label(skeleton, open_ones[0], ch)} {_closing_gap_text(ch)}"
+                f"{'' if len(open_ones) == 1 else ' (the first of them)'}",
+            )
+        return frames, 0.0
+    for i in root:
+        ch = clip.channels[i]
+        if not opens(i):
+            continue
+        first, last = np.asarray(ch.values[0], np.float64), np.asarray(ch.values[-1], np.float64)
+        if ch.path == "rotation":
+            from animsmith.core.quat import angle_between_rad
+
+            gap, cap, tolerated, unit, digits = math.degrees(float(angle_between_rad(first, last))), CAP_YAW_DEG, TOLERATED_YAW_DEG, "deg", 3
+        else:
+            gap = float(np.linalg.norm(last.astype(np.float32) - first.astype(np.float32)))
+            cap, tolerated, unit, digits = CAP_HORIZONTAL_DRIFT_M, TOLERATED_DRIFT_M, "m", 4
+        if not (gap <= tolerated):
+            raise _mixed(
+                skeleton, clip, i,
+                f"every other rotated channel ends on its first key (a duplicated endpoint) but "
+                f"{_channel_label(skeleton, i, ch)} ends {_shown(gap, cap, digits)} {unit} from its first key "
+                f"(cap {cap:.{digits}f} {unit})",
+            )
     if frames < 4:
         raise _refuse(
-            "no_stride_anchor", clip.name, _bone_name(skeleton, chans[0].bone), frames - 1, 3,
+            "no_stride_anchor", clip.name, _bone_name(skeleton, clip.channels[vote[0]].bone), frames - 1, 3,
             f"the last of the {frames} keys repeats the first, leaving {frames - 1} unique frames; a stride needs at least 3",
             "gait-anchor only whole cycles; use runtime phase offsets instead",
         )
     delta = 0.0
-    for ch in chans:
+    for i in rotated:
+        ch = clip.channels[i]
         first, last = np.asarray(ch.values[0], dtype=np.float64), np.asarray(ch.values[-1], dtype=np.float64)
         d = float(np.max(np.abs(last - first)))
         if ch.path == "rotation":  # −q is the same rotation
             d = min(d, float(np.max(np.abs(last + first))))
         delta = max(delta, d)
     return frames - 1, delta
+
+
+def _mixed(skeleton, clip, index: int, what: str) -> Refusal:
+    """``mixed_endpoint``: the channels disagree on whether the last key repeats the first."""
+    ch = clip.channels[index]
+    return _refuse(
+        "mixed_endpoint", clip.name, _bone_name(skeleton, ch.bone), _channel_label(skeleton, index, ch),
+        "one endpoint convention",
+        f"{what}; rotating over either cycle would move a seam into the clip "
+        "(a pose held for two frames, or a closing key that is not the first pose)",
+        "make the last frame repeat the first on every channel (or on none) in the DCC and re-export, "
+        "or use runtime phase offsets instead",
+    )
+
+
+def _moves_at_wrap(ch) -> bool:
+    """The channel's first and last steps (key 0 → 1 and key E−2 → E−1) are both beyond the
+    duplicated-endpoint tolerances (``core.analysis``: 1e-5 per component, 1e-4 rad for
+    rotations, sign-invariant). A channel still on either side (a foot planted into or out of
+    the wrap) ends on its first key under either convention."""
+    from types import SimpleNamespace
+
+    from animsmith.core.analysis import last_key_mismatch
+
+    v = np.asarray(ch.values)
+    # each step as a 2-key channel: "its last key differs from its first" = the step moves
+    return all(last_key_mismatch([SimpleNamespace(path=ch.path, values=pair)]) is not None for pair in (v[:2], v[-2:]))
+
+
+def _closing_gap_text(ch) -> str:
+    """How far a channel's last key is from its first: degrees for rotations (sign-invariant), else the largest component."""
+    first = np.asarray(ch.values[0], dtype=np.float64)
+    last = np.asarray(ch.values[-1], dtype=np.float64)
+    if ch.path == "rotation":
+        from animsmith.core.quat import angle_between_rad
+
+        return f"ends {math.degrees(float(angle_between_rad(first, last))):.3g} deg from its first key"
+    return f"ends {float(np.max(np.abs(last - first))):.3g} (largest component) from its first key"
 
 
 def apply_plan_in_memory(clip, plan: AnchorPlan):
