@@ -242,3 +242,37 @@ def test_multi_stride_member_is_folded_onto_one_stride(browser, tmp_path, capsys
         assert page.errors == []
     finally:
         page.close()
+
+
+def test_phases_read_wrapped_and_thinning_reads_as_an_ordinal(browser, tmp_path, capsys):
+    """The fox example's stride anchor is 0.99999998 (measure prints 0.000): the page wraps it after
+    rounding too (it showed 1.000), in the clip header, the member list and the group mean. A
+    501-frame clip is thinned to every 3rd frame ("3th" before)."""
+    from animsmith.io.write import write_glb
+    from animsmith.sim.bake import bake
+    from animsmith.sim.creature import catalog_creature
+
+    cfg = tmp_path / "fox.toml"
+    cfg.write_text('[rig.roles]\nhips = "body"\nleft_foot = "leg_1_foot"\nright_foot = "leg_3_foot"\n'
+                   '[gait_groups.fox]\nclips = ["walk"]\n')
+    fox = os.path.join(ROOT, "examples", "assets", "fox-walk.glb")
+    code, out, _ = run_cli(["--config", str(cfg), "measure", fox, "--format", "json"], capsys)
+    import json
+
+    assert json.loads(out)["files"][0]["clips"][0]["gait_phase"] > 0.9995  # rounds to 1.000 unwrapped
+    page = Page(browser, write_report(tmp_path, capsys, ["--config", str(cfg), "report", fox]))
+    try:
+        text = page.page.locator("body").inner_text()
+        assert "stride anchor 0.000" in text and "stride anchor 1.000" not in text
+        assert "— anchor 0.000," in text and "anchor 1.000" not in text  # the group's member list
+        assert page.errors == []
+    finally:
+        page.close()
+    long_clip = str(tmp_path / "long.glb")
+    write_glb(bake(catalog_creature("biped"), cycles=10.0, fps=60.0).asset, long_clip)
+    page = Page(browser, write_report(tmp_path, capsys, ["report", long_clip], name="long.html"))
+    try:
+        text = page.page.locator("body").inner_text()
+        assert "(every 3rd shown)" in text and "3th" not in text
+    finally:
+        page.close()

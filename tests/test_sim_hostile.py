@@ -250,6 +250,8 @@ def test_the_catalog_is_well_inside_the_limits():
         ("body_height", "1e300", "body_height: 1e+300 out of range (needs >= 0.001 and <= 100)"),
         ("lift", "-inf", "lift: expected a finite number, got -inf"),
         ("roll_deg", "90", "roll_deg: 90 out of range (needs >= -45 and <= 45)"),
+        # ":g" would print 100 next to "<= 100": the exact value is shown instead
+        ("clip_speed", "100.0001", "clip_speed: 100.0001 out of range (needs >= 0.001 and <= 100)"),
     ],
 )
 def test_creature_numbers_out_of_range_are_named(tmp_path, capsys, key, value, problem):
@@ -265,6 +267,9 @@ def test_creature_numbers_out_of_range_are_named(tmp_path, capsys, key, value, p
         (lambda leg: leg.update(home=list(range(100_000))), "legs[0].home: expected [x, y, z] of finite numbers, got a list of 100000 items"),
         (lambda leg: leg.update(segments=[1e-9, 0.4]), "legs[0].segments[0]: 1e-09 out of range (needs >= 0.001 and <= 100)"),
         (lambda leg: leg.update(knee="\x1b" * 5000), "legs[0].knee: expected one of forward, back, up, got '" + "\\u001b" * 40 + "...'"),
+        # a misspelt key would silently take its default (every knee "back", the hip derived)
+        (lambda leg: leg.update(Knee="forward"), "legs[0]: unknown key 'Knee' (expected one of hip, home, knee, lower, name, phase, segments, side, upper)"),
+        (lambda leg: leg.update(hips=[0.1, 0.8, 0]), "legs[0]: unknown key 'hips' (expected one of hip, home, knee, lower, name, phase, segments, side, upper)"),
     ],
 )
 def test_leg_values_are_bounded_and_shown_short(tmp_path, capsys, edit, problem):
@@ -335,6 +340,7 @@ def test_arithmetic_failures_become_named_errors(monkeypatch):
     "flags, problem",
     [
         (["--speed", "1e308"], "Invalid value for '--speed': speed 1e+308 m/s out of range (needs >= 0.001 and <= 100)"),
+        (["--speed", "100.0001"], "Invalid value for '--speed': speed 100.0001 m/s out of range (needs >= 0.001 and <= 100)"),
         (["--cycles", "1e-300"], "Invalid value for '--cycles' / '--speed' / '--fps': the clip would last 8.33333e-301 s: fewer than 2 keys at this rate"),
         (["--fps", "0.5"], "Invalid value for '--cycles' / '--speed' / '--fps': the clip would last 0.833333 s: fewer than 2 keys at this rate"),
         (["--cycles", "1e308"], "Invalid value for '--cycles': cycles 1e+308 out of range (needs > 0 and <= 1000)"),

@@ -187,3 +187,45 @@ def test_baked_walk_gait_anchors_and_stays_a_closed_loop(tmp_path, capsys, fps):
         assert ch.values[-1].tobytes() == ch.values[0].tobytes()
     rc, stdout, _ = run_cli(["measure", out, "--format", "json"], capsys)
     assert json.loads(stdout)["files"][0]["clips"][0]["loop_endpoint_mode"] == "duplicated_endpoint"
+
+
+def test_a_constant_pitch_is_one_key_and_the_pose_keeps_it(tmp_path, capsys):
+    """The fox on the 8° slope holds a constant chassis pitch (the plane through its planted feet),
+    which float noise (~3e-8) used to keep as an 18-key "moving" track that `constant-track` flagged.
+    It is one key now: the pose still pitches ~8° nose-up, and the file lints clean with the
+    documented fox roles."""
+    from animsmith.core.pose import sample_pose
+    from animsmith.io.read import load_asset
+
+    out = tmp_path / "fox-slope.glb"
+    code, _, err = run_cli(["sim", "bake", "fox", "-o", str(out), "--terrain", "slope"], capsys)
+    assert code == 0, err
+    asset = load_asset(str(out))
+    clip = asset.clips[0]
+    body = list(asset.skeleton.names).index("body")
+    (rot,) = [ch for ch in clip.channels if ch.bone == body and ch.path == "rotation"]
+    assert rot.key_count == 1
+    pose = sample_pose(asset.skeleton, clip, [0.0, float(clip.duration_s) / 2])
+    x, y, z, w = pose.model_rotation[1, body]
+    nose = np.array([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)])  # rotated +Z
+    assert np.degrees(np.arctan2(nose[1], nose[2])) == pytest.approx(8.0, abs=0.5)
+    cfg = tmp_path / "fox.toml"
+    cfg.write_text('[rig.roles]\nhips = "body"\nleft_foot = "leg_1_foot"\nright_foot = "leg_3_foot"\n')
+    code, text, err = run_cli(["--config", str(cfg), "lint", str(out)], capsys)
+    assert code == 0 and "constant-track" not in text, text + err
+
+
+def test_still_channels_are_one_key_or_none():
+    from animsmith.sim.bake import STILL_TOLERANCE, _still_channel
+
+    t = np.arange(5, dtype=np.float32) / 30
+    q = np.tile([0.0, 0.0, 0.0, 1.0], (5, 1))
+    pitched = np.tile([np.sin(0.07), 0.0, 0.0, np.cos(0.07)], (5, 1))
+    noise = np.array([0.0, 3e-8, -2e-8, 0.0, 1e-8])[:, None]
+    assert _still_channel(0, "rotation", t, q + noise, [0, 0, 0, 1]) is None  # the rest pose
+    assert _still_channel(0, "rotation", t, -q, [0, 0, 0, 1]) is None  # -q is the same rotation
+    one = _still_channel(0, "rotation", t, pitched + noise, [0, 0, 0, 1])
+    assert one.key_count == 1 and np.allclose(one.values[0], pitched[0], atol=1e-7) and one.times[0] == 0.0
+    moving = pitched.copy()
+    moving[3, 0] += 2 * STILL_TOLERANCE
+    assert _still_channel(0, "rotation", t, moving, [0, 0, 0, 1]).key_count == 5

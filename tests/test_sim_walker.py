@@ -142,6 +142,28 @@ def test_planted_feet_on_terrain(kind):
         assert math.degrees(math.atan2(nose[1], nose[2])) == pytest.approx(8.0, abs=0.5)
 
 
+@pytest.mark.parametrize("name", ["biped", "fox", "trotter", "beetle", "spider"])
+@pytest.mark.parametrize("kind, cycles", [("slope", 8), ("steps", 32)])
+def test_planted_feet_stay_on_a_long_climb(name, kind, cycles):
+    """Climbs longer than the body height: every planted foot stays on the ground and the body
+    keeps its height above the ground under it. (Casts started at world y = 0 and the body offset
+    was clamped to ±body_height/2 as an absolute height: after 3-6 cycles of slope, 15-30 of
+    steps, the casts missed, the body stopped rising and planted feet sank under the ground.)"""
+    c = catalog_creature(name)
+    terrain = Terrain(kind, c.body_height)
+    t = np.linspace(0, cycles * c.cycle_m / c.clip_speed, 24 * cycles + 1)
+    w = simulate(c, t, terrain=terrain)
+    f = w.foot_m
+    g = terrain.height_m(f[..., 0], f[..., 2])
+    climb = terrain.height_m(w.travel_m[-1, 0], w.travel_m[-1, 2]) - terrain.height_m(w.travel_m[0, 0], w.travel_m[0, 2])
+    assert climb > c.body_height  # past where the old window and clamp gave out
+    assert np.max(np.abs(np.where(w.stance, f[..., 1] - g, 0.0))) <= 1e-5  # FABRIK's tolerance (spider)
+    assert w.plant_weight.min() == 1.0  # no cast missed
+    assert w.worst_shortfall_m < 1e-4
+    under_body = terrain.height_m(w.body_position_m[:, 0], w.body_position_m[:, 2])
+    assert np.all(np.abs(w.body_position_m[:, 1] - under_body - c.body_height) <= 0.5 * c.body_height)
+
+
 def test_airborne_leg_returns_to_animated_pose():
     c = catalog_creature("fox")
     # a hole under the left feet's path from z = 0.8 m on

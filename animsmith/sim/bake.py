@@ -10,8 +10,11 @@ solved segment and local +X onto the knee axis.
 
 Channels (LINEAR, one key per sample): root translation (world path for
 ``root_motion``; with the travel removed for in-place), root rotation when the
-body tilts or rolls, and one rotation per segment. Channels that never change
-are not written. Quaternions are kept on one hemisphere along time.
+body tilts or rolls, and one rotation per segment. A channel that never changes
+(every key within ``STILL_TOLERANCE`` = 1e-6 of its first, component-wise: float
+noise) is not written when its value is the rest pose's and is written as one key
+otherwise (a constant 8° pitch on a slope: the pose, without a multi-key constant
+track). Quaternions are kept on one hemisphere along time.
 
 Contact markers go into the animation's ``extras`` (docs/sim.md):
 ``{"animsmith_contacts": {"version": 1, "feet": {leg: foot bone}, "events":
@@ -121,9 +124,24 @@ def continuous_quaternions(q: np.ndarray) -> np.ndarray:
     return q * cum[..., None]
 
 
-def _moves(values: np.ndarray) -> bool:
+#: a channel whose keys all stay within this of its first (per component; metres or
+#: quaternion components) does not move: the float noise of a constant pose
+STILL_TOLERANCE = 1e-6
+
+
+def _still_channel(bone: int, path: str, times: np.ndarray, values: np.ndarray, rest) -> Optional[Channel]:
+    """A channel for ``values`` (N, C): all N keys when they move (beyond ``STILL_TOLERANCE``);
+    else one key when the value is not the rest value (rotations sign-invariantly); else None."""
     v = np.asarray(values, dtype=np.float32)
-    return bool(np.any(v != v[0:1]))
+    if v.shape[0] and np.any(np.abs(v.astype(np.float64) - v[0:1]) > STILL_TOLERANCE):
+        return Channel.make(bone, path, times, v)
+    r = np.asarray(rest, dtype=np.float64)
+    off = np.abs(v[0].astype(np.float64) - r)
+    if path == "rotation":
+        off = np.minimum(off, np.abs(v[0].astype(np.float64) + r))
+    if not v.shape[0] or np.all(off <= STILL_TOLERANCE):
+        return None
+    return Channel.make(bone, path, times[:1], v[:1])
 
 
 def walk_clip(walk: Walk, rig: CreatureRig, name: str, *, root_motion: bool, extras=None) -> Clip:
@@ -131,22 +149,18 @@ def walk_clip(walk: Walk, rig: CreatureRig, name: str, *, root_motion: bool, ext
     from animsmith.core import quat
 
     times = walk.times_s - walk.times_s[0]
-    channels: List[Channel] = []
+    sk = rig.skeleton
     root_t = walk.body_position_m if root_motion else walk.body_position_m - walk.travel_m
-    if _moves(root_t):
-        channels.append(Channel.make(rig.root, "translation", times, root_t))
     body_q = continuous_quaternions(quat.from_matrix(walk.body_rotation))
-    if _moves(body_q):
-        channels.append(Channel.make(rig.root, "rotation", times, body_q))
+    wanted = [(rig.root, "translation", root_t, sk.rest_translation[rig.root]), (rig.root, "rotation", body_q, sk.rest_rotation[rig.root])]
     for li in range(len(walk.creature.legs)):
         world = segment_rotations(walk, li)  # (N, n, 3, 3)
         parent = walk.body_rotation
         for si, bone in enumerate(rig.segment_bones[li]):
             local = np.einsum("nji,njk->nik", parent, world[:, si])
-            q = continuous_quaternions(quat.from_matrix(local))
-            if _moves(q):
-                channels.append(Channel.make(bone, "rotation", times, q))
+            wanted.append((bone, "rotation", continuous_quaternions(quat.from_matrix(local)), sk.rest_rotation[bone]))
             parent = world[:, si]
+    channels = [ch for ch in (_still_channel(b, path, times, v, rest) for b, path, v, rest in wanted) if ch is not None]
     return Clip(name=name, channels=channels, extras=extras)
 
 
@@ -167,7 +181,8 @@ class Baked:
     @property
     def key_times_s(self) -> np.ndarray:
         """The clip's key times exactly as stored (float32 -> float64)."""
-        return self.clip.channels[0].times.astype(np.float64) if self.clip.channels else self.walk.times_s
+        chans = self.clip.channels
+        return max(chans, key=lambda ch: ch.times.shape[0]).times.astype(np.float64) if chans else self.walk.times_s
 
 
 #: bake limits (docs/sim.md, "Limits and errors")
@@ -211,10 +226,10 @@ def bake_plan(creature: Creature, speed_mps: Optional[float] = None, cycles: flo
 
     speed = creature.clip_speed if speed_mps is None else speed_mps
     if not _real(speed) or not MIN_SPEED_MPS <= float(speed) <= MAX_SPEED_MPS:
-        raise BakeRequestError(f"speed {_g(speed)} m/s out of range (needs >= {MIN_SPEED_MPS:g} and <= {MAX_SPEED_MPS:g})", "--speed")
+        raise BakeRequestError(f"speed {_bound_g(speed)} m/s out of range (needs >= {MIN_SPEED_MPS:g} and <= {MAX_SPEED_MPS:g})", "--speed")
     speed = float(speed)
     if not _real(cycles) or not 0.0 < float(cycles) <= MAX_CYCLES:
-        raise BakeRequestError(f"cycles {_g(cycles)} out of range (needs > 0 and <= {MAX_CYCLES:g})", "--cycles")
+        raise BakeRequestError(f"cycles {_bound_g(cycles)} out of range (needs > 0 and <= {MAX_CYCLES:g})", "--cycles")
     cycles = float(cycles)
     duration = cycles * creature.cycle_m / speed
     if samples_per_cycle:
@@ -248,6 +263,16 @@ def _real(v) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
+def _bound_g(v) -> str:
+    """A value checked against a bound: ``:g``, exact when ``:g`` would round it onto the bound."""
+    from animsmith.sim.creature import number_text
+
+    try:
+        return number_text(float(v))
+    except (TypeError, ValueError, OverflowError):
+        return _g(v)
+
+
 def _g(v) -> str:
     """A number for a message: ``:g`` (never hundreds of digits)."""
     try:
@@ -271,8 +296,10 @@ def check_finite(asset: Asset, events: List[dict]) -> None:
         for ch in clip.channels:
             if not (_all_finite(ch.times) and _all_finite(ch.values)):
                 raise AnimsmithError(f"the baked {ch.path} keys of bone '{sk.names[ch.bone]}' are not finite; check the creature's numbers")
-            if ch.times.shape[0] < 2 or not np.all(np.diff(ch.times) > 0):
+            if not np.all(np.diff(ch.times) > 0):
                 raise AnimsmithError("the baked key times are not increasing")
+        if not any(ch.times.shape[0] >= 2 for ch in clip.channels):  # one key each: float32 collapsed the times
+            raise AnimsmithError("the baked key times are not increasing")
     if not all(math.isfinite(e["time_s"]) for e in events):
         raise AnimsmithError("a baked contact event time is not finite")
 

@@ -183,7 +183,7 @@ def _show(v: Any) -> str:
         except OverflowError:
             return "an integer beyond the float range"
     if isinstance(v, float):
-        return f"{v:g}"
+        return number_text(v)
     if isinstance(v, str):
         cut = escape(v[:SHOWN_CHARS]) + ("..." if len(v) > SHOWN_CHARS else "")
         return f"'{cut}'"
@@ -192,6 +192,16 @@ def _show(v: Any) -> str:
     if isinstance(v, dict):
         return "a table"
     return f"a {type(v).__name__}"
+
+
+def number_text(v: float) -> str:
+    """``v`` with ``:g`` (never hundreds of digits), or its shortest exact form when ``:g``
+    rounds it (100.0001 is not shown as 100 next to "needs <= 100")."""
+    text = f"{v:g}"
+    try:
+        return text if float(text) == v or v != v else repr(float(v))
+    except (ValueError, OverflowError):
+        return text
 
 
 def _range_text(lo: float, hi: float, lo_open: bool, hi_open: bool) -> str:
@@ -256,10 +266,17 @@ def _vec3(v: Any, what: str, path: str) -> Tuple[float, float, float]:
     return x, y, z
 
 
+#: the keys a leg may have (Gaitkit's JSON uses upper/lower instead of segments)
+LEG_KEYS = frozenset({"name", "side", "phase", "knee", "segments", "upper", "lower", "home", "hip"})
+
+
 def _leg(doc: Any, i: int, body_height: Optional[float], path: str) -> Leg:
     where = f"legs[{i}]."
     if not isinstance(doc, dict):
         raise _err(f"legs[{i}]: expected a table, got {_show(doc)}", path)
+    unknown = sorted(str(k) for k in set(doc) - LEG_KEYS)
+    if unknown:  # a misspelt "knee" or "hip" would silently take its default
+        raise _err(f"{where[:-1]}: unknown key {_show(unknown[0])} (expected one of {', '.join(sorted(LEG_KEYS))})", path)
     name = _name(doc.get("name", f"leg_{i}"), f"{where}name", path)
     side = _choice(doc.get("side", "C"), SIDES, f"{where}side", path)
     knee = _choice(doc.get("knee", "back"), KNEES, f"{where}knee", path)

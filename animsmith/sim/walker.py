@@ -13,9 +13,10 @@ its cycle is ``t = frac(d / C + p)``. With ``home`` the mid-stance foot and
 
 A stopped creature (constant ``d``) stands still mid-step.
 
-:func:`simulate` places the body along a straight path, casts every foot
-onto the terrain (look-ahead casts for swinging feet), sets the body height
-to the smoothed mean plant height + ``body_height`` + bob, orients the
+:func:`simulate` places the body along a straight path on the ground under it
+(:func:`body_ground_m`), casts every foot onto the terrain from ``ray_height``
+above that level (look-ahead casts for swinging feet), sets the body height to
+the smoothed (level + clamped mean plant delta) + ``body_height`` + bob, orients the
 chassis from a plane fit through the planted feet (critically damped spring)
 plus :func:`~animsmith.sim.attitude.tilt_for`, rolls a biped over its stance
 leg, then solves every leg (two-bone closed form or FABRIK) for all frames at
@@ -171,6 +172,23 @@ class Walk:
     @property
     def worst_shortfall_m(self) -> float:
         return float(np.max(self.shortfall_m)) if self.shortfall_m.size else 0.0
+
+
+def body_ground_m(terrain: Terrain, travel_m: np.ndarray) -> np.ndarray:
+    """(N,) ground height under the body's travel point at every frame: the level a root
+    standing on the terrain is at (the seed's root position, which its character controller
+    keeps on the ground). Over a hole the last height before it is kept (the first one after
+    it at the start; 0 with no ground at all)."""
+    h = terrain.height_m(travel_m[:, 0], travel_m[:, 2])
+    ok = np.isfinite(h)
+    if ok.all():
+        return h
+    if not ok.any():
+        return np.zeros_like(h)
+    idx = np.where(ok, np.arange(h.shape[0]), -1)
+    np.maximum.accumulate(idx, out=idx)
+    idx = np.where(idx < 0, int(np.argmax(ok)), idx)
+    return h[idx]
 
 
 def _exp_filter(target: np.ndarray, rate: float, dt: float) -> np.ndarray:
@@ -354,10 +372,15 @@ def simulate(
         half = 0.5 * c.stride * dirv
         p_lift = (d_lift - start_distance_m)[..., None] * dirv + home - half
         p_land = (d_land - start_distance_m)[..., None] * dirv + home + half
-        g_here = cast_down(terrain, foot_xz, ray_h, ray_l)
-        g_lift = cast_down(terrain, p_lift * [1, 0, 1], ray_h, ray_l)
-        g_land = cast_down(terrain, p_land * [1, 0, 1], ray_h, ray_l)
-        ahead = look_ahead_point(foot_xz, velocity, opts.look_ahead_s)
+        # every cast starts ray_height above the ground level under the body (where a foot
+        # stands on level ground), not above world y = 0: a long climb stays within reach
+        level = body_ground_m(terrain, travel)
+        lift_up = level[:, None, None] * UP
+        cast_at = foot_xz + lift_up
+        g_here = cast_down(terrain, cast_at, ray_h, ray_l)
+        g_lift = cast_down(terrain, p_lift * [1, 0, 1] + lift_up, ray_h, ray_l)
+        g_land = cast_down(terrain, p_land * [1, 0, 1] + lift_up, ray_h, ray_l)
+        ahead = look_ahead_point(cast_at, velocity, opts.look_ahead_s)
         g_ahead = cast_down(terrain, ahead, ray_h, ray_l)
         s = ft.swing_s
         # never below the ground under the swinging foot itself (a riser mid-swing)
@@ -374,9 +397,12 @@ def simulate(
     if flat_ground:
         offset = np.zeros(n)
     else:
+        # the seed's plant deltas are relative to where the root already is: here the ground
+        # level under the body; their mean (0 with no hit) is clamped to ±max_off around it
         counts = hit.sum(axis=1)
-        mean = np.where(counts > 0, np.where(hit, ground, 0.0).sum(axis=1) / np.maximum(counts, 1), 0.0)
-        target = np.clip(mean, -max_off, max_off)  # == height_offset() of each frame's planted deltas
+        deltas = np.where(hit, ground - level[:, None], 0.0)
+        mean = np.where(counts > 0, deltas.sum(axis=1) / np.maximum(counts, 1), 0.0)
+        target = level + np.clip(mean, -max_off, max_off)  # level + height_offset() of each frame's planted deltas
         offset = target if tier == 1 else _exp_filter(target, opts.height_rate, dt)
     body_y = c.body_height + offset + body_bob_m(c, distance)
     body_pos = travel + body_y[:, None] * UP

@@ -29,6 +29,16 @@
     setTimeout(function () { el.classList.remove("flash"); }, 1600);
   }
   function wrap01(x) { x = x % 1; return x < 0 ? x + 1 : x; }
+  // a phase in cycles, wrapped into [0, 1) after rounding (0.99999 reads 0.000, as the CLI prints it)
+  function fmtPhase(v, d) {
+    if (v === null || v === undefined || !isFinite(v)) return "—";
+    var text = wrap01(Number(v)).toFixed(d);
+    return Number(text) >= 1 ? (0).toFixed(d) : text;
+  }
+  function ordinal(n) {
+    var tens = n % 100, ones = n % 10;
+    return n + ((tens >= 11 && tens <= 13) ? "th" : ones === 1 ? "st" : ones === 2 ? "nd" : ones === 3 ? "rd" : "th");
+  }
   function circDist(a, b) { var d = Math.abs(a - b) % 1; return Math.min(d, 1 - d); }
 
   // ------------------------------------------------------------ pose math
@@ -265,7 +275,7 @@
       h("span", { class: "swatch", style: "background:" + m.color }, li);
       h("b", null, li, m.label);
       var txt = "";
-      if (m.status === "measured") txt = " — anchor " + fmt(m.phase, 3) + ", " + fmt(m.distance, 3) + " from mean, amplitude " + fmt(m.amplitude, 3) + " m" +
+      if (m.status === "measured") txt = " — anchor " + fmtPhase(m.phase, 3) + ", " + fmt(m.distance, 3) + " from mean, amplitude " + fmt(m.amplitude, 3) + " m" +
         (m.cycles > 1 ? ", " + m.cycles + " strides (folded onto one)" : "");
       else if (m.status === "excluded") txt = " — excluded as noise: amplitude " + fmt(m.amplitude, 3) + " m below the " + fmt(grp.floor, 3) + " m floor";
       else txt = " — " + m.status + ": " + (m.reason || "");
@@ -283,7 +293,7 @@
     else if (grp.outliers.length) out.textContent = "Outside the band: " + grp.outliers.join(", ");
     else out.textContent = "All measured anchors are inside the band.";
     if (grp.mean !== null) h("div", { class: "small" }, side,
-      "circular mean " + fmt(grp.mean, 3) + " · spread " + fmt(grp.spread, 4) + " · cap ±" + fmt(grp.cap, 3) + " cycle");
+      "circular mean " + fmtPhase(grp.mean, 3) + " · spread " + fmt(grp.spread, 4) + " · cap ±" + fmt(grp.cap, 3) + " cycle");
     renderPairPlayer(sec, grp, gi);
   }
 
@@ -306,7 +316,7 @@
         s("rect", { x: X(pp[0]), y: pt, width: X(pp[1]) - X(pp[0]), height: H - pt - pb, fill: "#c8e6c9", "fill-opacity": 0.7, class: "cap-band" }, svg);
       });
       s("line", { x1: X(grp.mean), x2: X(grp.mean), y1: pt, y2: H - pb, stroke: "#2e7d32", "stroke-dasharray": "5 3", class: "mean-line" }, svg);
-      s("text", { x: Math.min(X(grp.mean) + 4, W - 150), y: pt + 11, fill: "#2e7d32" }, svg, "mean " + fmt(grp.mean, 3) + " ± cap " + fmt(grp.cap, 2));
+      s("text", { x: Math.min(X(grp.mean) + 4, W - 150), y: pt + 11, fill: "#2e7d32" }, svg, "mean " + fmtPhase(grp.mean, 3) + " ± cap " + fmt(grp.cap, 2));
     }
     s("line", { x1: pl, x2: W - pr, y1: Y(0), y2: Y(0), stroke: "#bbb" }, svg);
     s("rect", { x: pl, y: pt, width: W - pl - pr, height: H - pt - pb, fill: "none", stroke: "#ccc" }, svg);
@@ -347,7 +357,7 @@
       s("line", { x1: x, x2: x, y1: pt, y2: H - pb, stroke: m.color, "stroke-opacity": 0.35 }, svg);
       var c = s("circle", { cx: x, cy: y, r: m.outlier ? 5.5 : 4.5, fill: m.color, stroke: m.outlier ? "#c62828" : "#fff",
         "stroke-width": m.outlier ? 2.5 : 1, class: "anchor", "data-member": m.label, "data-phase": m.phase }, svg);
-      s("title", null, c, m.label + ": stride anchor " + fmt(m.phase, 3) + (m.outlier ? " (outside the band)" : ""));
+      s("title", null, c, m.label + ": stride anchor " + fmtPhase(m.phase, 3) + (m.outlier ? " (outside the band)" : ""));
       if (m.outlier) s("text", { x: x + 8, y: y + 4, fill: "#c62828", "font-weight": 700 }, svg, m.label + " (outside)");
     });
   }
@@ -441,7 +451,7 @@
     if (clip.unavailable || !clip.pos) { h("div", { class: "muted" }, sec, "No pose grid: " + (clip.unavailable || "unavailable")); return; }
     var M = clip.measurements || {};
     h("div", { class: "small" }, sec, "duration " + fmt(clip.duration_s, 3) + " s · " + clip.judged_frames + " judged frames" +
-      (clip.stride > 1 ? " (every " + clip.stride + "th shown)" : "") + " · stride anchor " + fmt(M.gait_phase, 3) +
+      (clip.stride > 1 ? " (every " + ordinal(clip.stride) + " shown)" : "") + " · stride anchor " + fmtPhase(M.gait_phase, 3) +
       " · L−R amplitude " + fmt(M.lr_amplitude_m, 3) + " m · speed " + fmt(M.speed_mps, 3) + " m/s");
     var ctl = h("div", { class: "controls" }, sec);
     var play = h("button", { type: "button" }, ctl, "▶ play");
