@@ -36,8 +36,8 @@ def _per_channel_reason(clip):
     """The structural part of duplicated_endpoint written channel by channel (the definition)."""
     duration = np.float32(max(float(np.nanmax(np.where(np.isfinite(ch.times), ch.times, np.nan))) for ch in clip.channels))
     for ch in clip.channels:
-        if len(ch.times) < 2:
-            return "a channel has fewer than 2 keys"
+        if len(ch.times) == 1:  # one pose for all time: no part in the endpoint
+            continue
         if np.float32(ch.times[-1]) != duration:
             return "a channel ends before the clip duration"
     for ch in clip.channels:
@@ -97,3 +97,14 @@ def test_first_and_last_keys_equal_per_channel_pairs():
     mixed = chans[:1] + [Channel.make(5, "translation", [0.0, 1.0], rng.normal(size=(2, 3)))]
     with np.testing.assert_raises(ValueError):  # widths differ: no common (G, 2, C) array, as before
         _first_and_last_keys(mixed)
+
+
+def test_a_one_key_channel_takes_no_part_in_the_endpoint():
+    """A closed loop plus a one-key channel (a pose pin) still repeats its first pose at the end:
+    a runtime that steps frames shows that pose twice (it read as not duplicated, so
+    duplicate-loop-endpoint stayed silent). A clip of one-key channels only has no endpoint."""
+    clip = _loop_clip([0, 1.1, 0])
+    clip.channels.append(Channel.make(1, "rotation", [0.0], [[0.0, 0.0, 0.38268343, 0.9238795]]))
+    assert duplicated_endpoint(clip) == (True, None)
+    pins = Clip("pins", [Channel.make(0, "rotation", [0.0], [[0, 0, 0, 1]]), Channel.make(1, "translation", [0.0], [[0, 1, 0]])])
+    assert duplicated_endpoint(pins) == (False, "no channel has 2 or more keys")

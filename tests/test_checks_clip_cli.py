@@ -36,7 +36,7 @@ ISSUE_DEFAULTS = {
     "duplicate-loop-endpoint": ("warning", {}),
     "in-place": ("error", {"travel_threshold_mps": 0.5}),
     "root-motion-speed": ("error", {"default_tolerance_mps": 0.1, "travel_threshold_mps": 0.5}),
-    "foot-slide": ("warning", {"contact_height_m": 0.03, "max_slide_mps": 0.3}),
+    "foot-slide": ("warning", {"contact_height_m": 0.03, "max_slide_mps": 0.3, "travel_threshold_mps": 0.5}),
     "missing-bones": ("error", {}),
     "required-bones": ("error", {}),
 }

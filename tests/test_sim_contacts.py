@@ -92,3 +92,24 @@ def test_sim_validate_cli_passes(capsys):
     code, out, err = run_cli(["sim", "validate", "biped", "fox", "--format", "json"], capsys)
     doc = json.loads(out)
     assert code == 0 and doc["passed"] and [c["name"] for c in doc["creatures"]] == ["biped", "fox"]
+
+
+def test_a_slow_root_motion_walk_without_an_owner_uses_the_travel_threshold(tmp_path, capsys):
+    """A 0.4 m/s root-motion walk (planted feet still in model space) with no movement owner: under
+    the default 0.5 m/s travel threshold it reads as in place, so its still feet are 0.4 m/s off the
+    expected backward sweep, and the warning says what decided that; with [checks.foot-slide]
+    travel_threshold_mps = 0.3 (as in-place and root-motion-speed take it) it is root motion: clean."""
+    path = _bake(tmp_path, capsys, "--root-motion", "--speed", "0.4")
+    pin = '[clips.walk]\nspeed_mps = 0.4\n'
+    for extra, expect_warning in (("", True), ('[checks.foot-slide]\ntravel_threshold_mps = 0.3\n', False)):
+        cfg = write_config(tmp_path / "c.toml", pin + extra)
+        code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", path], capsys)
+        found = [f for file in json.loads(out)["files"] for f in file["findings"] if f["check_id"] == "foot-slide"]
+        if expect_warning:
+            assert sorted(f["bone"] for f in found) == ["LeftFoot", "RightFoot"], err
+            for f in found:
+                assert abs(f["measured"] - 0.4) < 0.01  # a still foot against a 0.4 m/s sweep
+                assert "the root travels 0.40 m/s, under travel_threshold_mps 0.50" in f["message"]
+                assert "declare [clips.*] movement_owner_xz" in f["message"]
+        else:
+            assert found == [], [f["message"] for f in found]

@@ -1,10 +1,11 @@
 """A declared loop whose last key repeats its first pose on every channel.
 
 Armed by ``[clips.*] loop = true`` (otherwise not judged). Judged on the
-authored keys, not on sampled poses: every channel has at least 2 keys and
-ends at the clip duration, every channel's last key equals its first (vector
-components within 1e-5, rotations within 1e-4 rad, sign-invariant), and at
-least one channel with 3 or more keys moves. Then the closing key is a
+authored keys, not on sampled poses: every channel with 2 or more keys ends
+at the clip duration and its last key equals its first (vector components
+within 1e-5, rotations within 1e-4 rad, sign-invariant), and at least one
+channel with 3 or more keys moves (a one-key channel holds one pose for all
+time and takes no part). Then the closing key is a
 duplicate of frame 0: a runtime that steps frame by frame and wraps from the
 last frame to the first shows that pose twice (a one-frame hitch per cycle);
 one that wraps time modulo the duration (glTF players such as three.js, and

@@ -21,10 +21,11 @@ A sample pair counts when the foot is in stance at both ends.
 The velocity a planted foot should have (model space, horizontal X/Z):
 
 * **root-motion clip** (``movement_owner_xz = "animation"``, or no owner and a
-  measured root speed ≥ 0.5 m/s): 0 — the root carries the body over a foot
-  that stays put;
+  measured root speed ≥ ``travel_threshold_mps``, default 0.5 m/s, as
+  ``in-place`` and ``root-motion-speed`` decide it): 0 — the root carries the
+  body over a foot that stays put;
 * **in-place clip** (``movement_owner_xz = "gameplay"``, or no owner and a root
-  speed below 0.5 m/s): the game moves the character forward at
+  speed below that): the game moves the character forward at
   ``speed_mps``, so the planted foot must sweep BACKWARD relative to the
   root at ``speed_mps``: ``v = speed_mps · û`` where û is the direction of the
   feet's mean stance velocity (the opposite of travel; +Z when the feet do
@@ -84,6 +85,13 @@ CONFIG = {
         "Warn when a planted foot's horizontal velocity deviates from the expected one by more than this (m/s).",
         minimum=0.0,
     ),
+    "travel_threshold_mps": Option(
+        TRAVEL_THRESHOLD_MPS,
+        "number",
+        "Without a declared movement_owner_xz, a root at least this fast (m/s) makes a root-motion clip "
+        "(planted feet stay still); slower, an in-place one (they sweep back at speed_mps).",
+        minimum=0.0,
+    ),
 }
 
 SIDES = (("left", ("left_foot", "left_toe")), ("right", ("right_foot", "right_toe")))
@@ -124,7 +132,8 @@ def stance_sweep_direction(positions_m, times_s, stance) -> np.ndarray:
 
 
 def travel_mode(ctx):
-    """("root_motion" | "in_place", None) or (None, gap)."""
+    """("root_motion" | "in_place", how it was decided or None) or (None, gap): the declared
+    ``movement_owner_xz``, else the measured root speed against ``travel_threshold_mps``."""
     owner = expect_value(ctx, "movement_owner_xz")
     if owner == "gameplay":
         return "in_place", None
@@ -133,7 +142,10 @@ def travel_mode(ctx):
     speed, _, gap = measured_speed_or_gap(ctx, "foot_stance")
     if gap is not None:
         return None, gap
-    return ("root_motion" if speed >= TRAVEL_THRESHOLD_MPS else "in_place"), None
+    threshold = float(ctx.options.get("travel_threshold_mps", TRAVEL_THRESHOLD_MPS))
+    if speed >= threshold:
+        return "root_motion", f"the root travels {speed:.2f} m/s, at least travel_threshold_mps {threshold:.2f}"
+    return "in_place", f"the root travels {speed:.2f} m/s, under travel_threshold_mps {threshold:.2f}"
 
 
 def feet_stance(ctx, feet, positions_m, times_s, contact_height_m):
@@ -182,9 +194,9 @@ def check(ctx):
         why = malformed_key_times(ctx.clip) or "clip is too short to sample foot stance"
         yield ctx.gap("measurement_unavailable", why, scope="foot_stance", subjects=[clip])
         return
-    mode, gap = travel_mode(ctx)
-    if gap is not None:
-        yield gap
+    mode, decided = travel_mode(ctx)
+    if mode is None:
+        yield decided
         return
 
     feet = [bone for _, bone in measured]
@@ -199,6 +211,8 @@ def check(ctx):
     else:
         ground = np.zeros(3)
         why = "expected a still foot under root motion"
+    if decided:  # no declared owner: say what decided, and how to declare it
+        why += f" ({decided}; declare [clips.*] movement_owner_xz to decide)"
     fs = foot_slide(positions, times, stance=stance, ground_velocity_mps=ground)
     for f, (side, bone) in enumerate(measured):
         worst_mps, _, time_s = fs.foot_worst(f)

@@ -10,10 +10,11 @@ every key). A metric that could not be measured is ``None`` with a sibling
 Loop endpoint mode (``loop_endpoint_mode``), decided in this order:
 
 1. ``duplicated_endpoint`` — the authored keys close the loop by repeating the
-   first pose: every channel ends at the clip duration, every channel's last
-   key equals its first (vector components within 1e-5, rotations within
-   1e-4 rad, sign-invariant), every key value is finite, and at least one
-   channel with ≥ 3 keys moves.
+   first pose: every channel with two or more keys ends at the clip duration
+   and its last key equals its first (vector components within 1e-5,
+   rotations within 1e-4 rad, sign-invariant), every key value is finite, and
+   at least one channel with ≥ 3 keys moves. A one-key channel holds one pose
+   for all time and takes no part.
 2. ``unique_cycle`` — otherwise, when every bone's wrap (last grid pose vs
    first) is within the loop-closure caps (default 0.01 m position, 1°
    rotation): the clip reads as an open cycle whose wrap step is a normal step.
@@ -124,20 +125,23 @@ def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
     in one vectorised step; the "something moves" scan stops at the first
     moving channel.
     """
-    chans = clip.channels
-    if not chans:
+    if not clip.channels:
         return False, "clip has no channels"
+    values = list({id(ch.values): ch.values for ch in clip.channels}.values())
+    if not np.isfinite(np.concatenate([v.reshape(-1) for v in values])).all():  # any key, not only the ends
+        return False, "non-finite key values"
+    # a one-key channel holds one pose for all time: it neither ends nor repeats anything
+    chans = [ch for ch in clip.channels if ch.times.shape[0] != 1]
+    if not chans:
+        return False, "no channel has 2 or more keys"
     duration = np.float32(clip.duration_s)
     # cheap structural checks first; channels sharing a key-time array share the
     # outcome, so each array is looked at once, in channel order
-    for times in clip.distinct_times():
+    for times in list({id(ch.times): ch.times for ch in chans}.values()):
         if times.shape[0] < 2:
-            return False, "a channel has fewer than 2 keys"
+            return False, "a channel has no keys"
         if np.float32(times[-1]) != duration:
             return False, "a channel ends before the clip duration"
-    values = list({id(ch.values): ch.values for ch in chans}.values())
-    if not np.isfinite(np.concatenate([v.reshape(-1) for v in values])).all():  # any key, not only the ends
-        return False, "non-finite key values"
     why = last_key_mismatch(chans)
     if why is not None:
         return False, why
