@@ -78,11 +78,22 @@ def test_stance_events_follow_the_analytic_contacts(tmp_path):
     u = np.arange(c) / c
     hl = A * np.maximum(0, np.sin(2 * np.pi * u))
     stance = hl <= 0.03 + 1e-12
-    # plant: first stance frame after a swing frame; lift: last stance frame before a swing frame
+    # plant: first stance frame after a swing frame; lift: last stance frame before a swing frame;
+    # each refined to where the sampled height crosses 0.03 m between it and its swing neighbour
     plant = [i for i in range(c) if stance[i] and not stance[i - 1]][0]
     lift = [i for i in range(c) if stance[i] and not stance[(i + 1) % c]][0]
-    assert ev.phases["left_plant"] == pytest.approx(plant / c)
-    assert ev.phases["left_lift"] == pytest.approx(lift / c)
+
+    def crossing(k):
+        a, b = hl[k % c], hl[(k + 1) % c]
+        return k + (a - 0.03) / (a - b)
+
+    assert plant - 1 < crossing(plant - 1) <= plant and lift <= crossing(lift) < lift + 1
+    assert ev.phases["left_plant"] == pytest.approx(crossing(plant - 1) / c)
+    assert ev.phases["left_lift"] == pytest.approx((crossing(lift) / c) % 1.0)
+    # the height A·sin(2πu) falls through 0.03 m at u = 1/2 − asin(0.3)/2π and rises through it at
+    # u = asin(0.3)/2π (+1): the sampled crossings are within 0.002 cycle of both
+    assert ev.phases["left_plant"] == pytest.approx(0.5 - np.arcsin(0.3) / (2 * np.pi), abs=2e-3)
+    assert ev.phases["left_lift"] == pytest.approx(np.arcsin(0.3) / (2 * np.pi), abs=2e-3)
 
 
 def test_retime_aligns_members_with_different_contact_timing(capsys, tmp_path):
@@ -314,6 +325,12 @@ def test_the_same_clip_named_two_ways_is_one_member(capsys, tmp_path, spellings)
                            "--reference", "run_right", "--dry-run", "--format", "json", *paths)
     assert rc == 0, err
     assert sorted(m["name"] for m in json.loads(out)["members"]) == ["run_backward", "run_forward", "run_left", "run_right"]
+    # every declared spelling names the member as --reference too (only the first one did)
+    last = spellings.split(", ")[-1].strip('"')
+    rc, out, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                           "--reference", last, "--dry-run", "--format", "json", *paths)
+    assert rc == 0, err
+    assert [m["name"] for m in json.loads(out)["members"] if m["reference"]] == ["run_right"]
 
 
 def test_outputs_may_not_replace_an_input_that_holds_no_member(capsys, tmp_path):
@@ -479,3 +496,146 @@ def test_a_failed_rename_puts_every_output_back(capsys, tmp_path, monkeypatch, e
     else:
         assert os.listdir(out_dir) == []
     assert sorted(os.listdir(out_dir)) == (sorted(os.path.basename(t) for t in targets) if existing else [])
+
+
+def _with_external_mesh(path):
+    """Rewrite the GLB at ``path`` so a triangle mesh reads its positions from ``mesh.bin`` beside it."""
+    import struct
+
+    data = open(path, "rb").read()
+    (jlen,) = struct.unpack_from("<I", data, 12)
+    doc = json.loads(data[20 : 20 + jlen])
+    rest = data[20 + jlen :]
+    tri = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], "<f4").tobytes()
+    folder = os.path.dirname(path)
+    with open(os.path.join(folder, "mesh.bin"), "wb") as fh:
+        fh.write(tri)
+    doc["buffers"].append({"uri": "mesh.bin", "byteLength": len(tri)})
+    doc["bufferViews"].append({"buffer": len(doc["buffers"]) - 1, "byteLength": len(tri)})
+    doc["accessors"].append({"bufferView": len(doc["bufferViews"]) - 1, "componentType": 5126, "count": 3, "type": "VEC3",
+                             "min": [0, 0, 0], "max": [1, 1, 0]})
+    doc["meshes"] = [{"primitives": [{"attributes": {"POSITION": len(doc["accessors"]) - 1}}]}]
+    doc["nodes"].append({"name": "tri", "mesh": 0})
+    j = json.dumps(doc).encode()
+    j += b" " * (-len(j) % 4)
+    with open(path, "wb") as fh:
+        fh.write(b"glTF" + struct.pack("<II", 2, 12 + 8 + len(j) + len(rest)) + struct.pack("<II", len(j), 0x4E4F534A) + j + rest)
+    return os.path.join(folder, "mesh.bin"), tri
+
+
+def test_an_output_may_not_replace_a_buffer_file_an_input_reads(capsys, tmp_path):
+    """`-o mesh.bin`, where mesh.bin is an external buffer of the input GLB: the input would read
+    GLB bytes as its mesh afterwards (and the output would read itself). Exit 2, mesh.bin keeps
+    its bytes; `transform -o` refuses it the same way."""
+    from animsmith.io.read import load_asset
+
+    offsets = {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}
+    path, cfg = write_ring(tmp_path, [stepping_clip(n, o) for n, o in offsets.items()])
+    mesh, tri = _with_external_mesh(path)
+    assert len(load_asset(path).gltf["buffers"]) == 2  # the loader reads mesh.bin
+    rc, _, err = run_cli(capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
+                         "--reference", "run_forward", "-o", mesh, path)
+    assert rc == 2 and "is an input file" in err and "mesh.bin" in err, err
+    assert open(mesh, "rb").read() == tri
+    rc, _, err = run_cli(capsys, "transform", path, "-o", mesh, "--gait-anchor", "--clip", "run_forward")
+    assert rc == 2 and "is a file the GLB reads" in err, err
+    assert open(mesh, "rb").read() == tri
+
+
+def _with_step_prop(clip: Clip, frames: int = FRAMES, fps: float = 30.0) -> Clip:
+    """``clip`` plus a STEP scale channel on the Hips whose every key is distinct (0.50, 0.51, ...)."""
+    t = frame_times(frames, fps)
+    s = 0.5 + 0.01 * np.arange(frames)
+    s[-1] = s[0]  # the loop closes, like the feet
+    clip.channels.append(Channel.make(1, "scale", t, np.stack([s, s, s], axis=1), interpolation="STEP"))
+    return clip
+
+
+def test_an_unwarped_member_keeps_its_step_keys(capsys, tmp_path):
+    """A member identical to the reference is warped by the identity: every output frame samples
+    its own key. Source times computed in float64 landed a few float32 steps below the keys, so a
+    STEP channel held the previous key (its keys came out one frame late, some twice)."""
+    from animsmith.io.read import load_asset
+
+    clips = [_with_step_prop(stepping_clip("run_forward", 0.0)), _with_step_prop(stepping_clip("run_backward", 0.0))]
+    path, cfg = write_ring(tmp_path, clips)
+    (tmp_path / "ring.toml").write_text('[gait_groups.run-ring]\nclips = ["run_forward", "run_backward"]\n')
+    out = tmp_path / "out.glb"
+    rc, stdout, err = run_cli(capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
+                              "--reference", "run_forward", "-o", str(out), path)
+    assert rc == 0, err
+    assert "already aligned 'run_backward'" in stdout
+    before, after = load_asset(path).clip("run_backward"), load_asset(str(out)).clip("run_backward")
+    for c0, c1 in zip(before.channels, after.channels):
+        assert c0.values.tobytes() == c1.values.tobytes(), (c0.path, c0.values[:5, 0], c1.values[:5, 0])
+
+
+def swing_clip(name: str, offset: float, cycle_frames: int = 30, fps: float = 30.0) -> Clip:
+    """A walk whose feet swing forward and up on a leg of 0.9 m: each foot's swing angle is a
+    50° sine bump over 40% of the cycle (left from u = 0, right from u = 0.5), entered ``offset``
+    cycles later, on ``cycle_frames`` + 1 keys (a duplicated endpoint) at ``fps``; the hips yaw
+    ±8° once and bob 4 mm twice per cycle."""
+    e = cycle_frames + 1
+    u = np.arange(e) / cycle_frames - offset
+
+    def swing(start):
+        x = np.mod(u - start, 1.0)
+        return np.radians(50.0) * np.where(x < 0.4, np.sin(np.pi * x / 0.4), 0.0)
+
+    t = frame_times(e, fps)
+    feet = []
+    for side, start in ((0.1, 0.0), (-0.1, 0.5)):
+        a = swing(start)
+        feet.append(np.stack([np.full(e, side), -0.9 + 0.9 * (1 - np.cos(a)), 0.9 * np.sin(a)], axis=1))
+    yaw = np.radians(8.0) * np.sin(2 * np.pi * u)
+    hips_q = np.stack([np.zeros(e), np.sin(yaw / 2), np.zeros(e), np.cos(yaw / 2)], axis=1)
+    hips_t = np.stack([np.zeros(e), 1.0 + 0.004 * np.cos(4 * np.pi * u), np.zeros(e)], axis=1)
+    values = [feet[0], feet[1], hips_q, hips_t]
+    for v in values:
+        v[-1] = v[0]
+    targets = [(2, "translation"), (3, "translation"), (1, "rotation"), (1, "translation")]
+    return Clip(name=name, channels=[Channel.make(b, path, t, v) for (b, path), v in zip(targets, values)])
+
+
+def _swing_ring(tmp_path, member: Clip, fps: float):
+    from animsmith.io.write import write_glb
+
+    path = str(tmp_path / "ring.glb")
+    write_glb(asset_of(swing_clip("run_forward", 0.0), member), path)
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text(f'[gait_groups.run-ring]\nclips = ["run_forward", "{member.name}"]\n[clips.{member.name}]\nfps = {fps}\n')
+    return path, str(cfg)
+
+
+@pytest.mark.parametrize("offset, cycle_frames, fps", [(0.37, 30, 30.0), (0.61, 30, 30.0), (0.0, 48, 48.0), (0.2, 48, 48.0)])
+def test_the_reference_motion_shifted_or_resampled_is_retimed_not_refused(capsys, tmp_path, offset, cycle_frames, fps):
+    """A member that is the reference's own motion entered ``offset`` cycles later (and sampled at
+    ``fps``) has the same gait shape: it is retimed within the proofs, and running the command again
+    on its own output publishes too. With event times read at whole frames only (up to a frame off
+    in each clip) the warp knots sat where the gait was not, and all of these were refused as
+    `foot_cycle_unproven` ("the gait shapes differ"), anchors 0.6-1.1 frames off."""
+    path, cfg = _swing_ring(tmp_path, swing_clip("run_left", offset, cycle_frames, fps), fps)
+    out = tmp_path / "out.glb"
+    doc = retime_onto_run_forward(capsys, cfg, path, out)
+    ref = [m for m in doc["members"] if m["name"] == "run_forward"][0]
+    (m,) = [m for m in doc["members"] if m["name"] == "run_left"]
+    assert max(fc.circular_distance(m["events_after"][k], ref["events_before"][k]) for k in fc.EVENT_NAMES) * cycle_frames <= 1.0
+    assert fc.circular_distance(m["anchor_after"], ref["anchor_before"]) * cycle_frames <= 0.5
+    retime_onto_run_forward(capsys, cfg, str(out), tmp_path / "again.glb")
+
+
+def test_already_aligned_means_on_the_reference_s_events(capsys, tmp_path):
+    """The label compares a member's events with the reference's (as shown), not with its own
+    events after retiming: the reference's motion at 60 fps, whose events read 0.001 cycle off the
+    reference's, is 'retimed' (it read 'already aligned' while four channels were rewritten)."""
+    from animsmith.render.text import phase_text
+
+    path, cfg = _swing_ring(tmp_path, swing_clip("run_left", 0.0, 60, 60.0), 60.0)
+    rc, text, err = run_cli(capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
+                            "--reference", "run_forward", "--dry-run", path)
+    assert rc == 0, err
+    doc = retime_onto_run_forward(capsys, cfg, path, tmp_path / "out.glb")
+    ref = [m for m in doc["members"] if m["name"] == "run_forward"][0]["events_before"]
+    (m,) = [m for m in doc["members"] if m["name"] == "run_left"]
+    shown_equal = all(phase_text(m["events_before"][k]) == phase_text(ref[k]) for k in ref)
+    assert f"{'already aligned' if shown_equal else 'retimed'} 'run_left'" in text, text

@@ -82,9 +82,10 @@ def _phase(value: Optional[float]) -> str:
     return "n/a" if value is None else phase_text(value)
 
 
-def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tuple[str, str, Any]]:
+def _resolve_members(group, paths: List[str], assets: Dict[str, Any], aliases: Optional[Dict[str, str]] = None) -> List[Tuple[str, str, Any]]:
     """[(label, file, clip)] for every member (a member listed twice, or the same clip named
-    two ways, once, as the group checks count it); AnimsmithError for a missing or ambiguous one."""
+    two ways, once, as the group checks count it, under its first label; ``aliases`` gets every
+    label -> that first label); AnimsmithError for a missing or ambiguous one."""
     from animsmith.errors import AnimsmithError
     from animsmith.io.read import load_asset
 
@@ -93,13 +94,15 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any]) -> List[Tu
     by_identity: Dict[str, str] = {}  # file identity -> the first spelling in assets
     for p in assets:
         by_identity.setdefault(file_identity(p), p)
-    found = set()  # (file identity, clip name): one clip named two ways is one member
+    found: Dict[Tuple[Any, str], str] = {}  # (file identity, clip name) -> first label: one clip named two ways is one member
 
     def add(label: str, f: str, clip) -> None:
         key = (file_identity(f), clip.name)
         if key not in found:
-            found.add(key)
+            found[key] = label
             out.append((label, f, clip))
+        if aliases is not None:
+            aliases[label] = found[key]
 
     for ref in group.members:
         if ref.label in seen:
@@ -199,11 +202,12 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         assets[p] = load_asset_bytes(raw[p], p, strict=False)
         if assets[p].container != "glb":
             raise AnimsmithError("transforms edit .glb files only (convert the .gltf to .glb first)", p)
-    members = _resolve_members(group, list(paths), assets)
+    aliases: Dict[str, str] = {}  # every declared spelling -> the member's first label
+    members = _resolve_members(group, list(paths), assets, aliases)
     for _, f, _ in members:
         if f not in raw:
             raw[f] = read_file_bytes(f)
-    ref = [m for m in members if reference in (m[0], m[2].name)]
+    ref = [m for m in members if reference in (m[0], m[2].name) or aliases.get(reference) == m[0]]
     if not ref:
         raise AnimsmithError(f"--reference {reference!r} is not a member of gait group {group_name!r} "
                              f"(members: {', '.join(m[0] for m in members)})")
@@ -231,11 +235,13 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
                         "would overwrite one with the other"
                     )
                 folded[key] = f
-        from animsmith.commands.transform import external_buffers, same_dir
+        from animsmith.commands.transform import external_buffers, external_files, same_dir
         from animsmith.io.write import same_file
 
-        # any input (a member file or the config), also through a symlink the output would follow
-        inputs = list(dict.fromkeys(list(paths) + sources)) + ([contract.path] if contract.path else [])
+        # any input (a member file, a buffer or image file one reads, or the config), also through
+        # a symlink the output would follow
+        inputs = list(dict.fromkeys(list(paths) + sources + [r for f in sources for r in external_files(assets[f], f)]))
+        inputs += [contract.path] if contract.path else []
         written: Dict[str, str] = {}
         for f, t in targets.items():
             for inp in inputs:
@@ -339,8 +345,9 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         for p in plans:
             b, a = p.events_before.phases, (p.events_after or p.events_before).phases
             ev = ", ".join(f"{n.replace('_', ' ')} {phase_text(b[n])}->{phase_text(a[n])}" for n in fc.EVENT_NAMES)
-            moved = any(phase_text(b[n]) != phase_text(a[n]) for n in fc.EVENT_NAMES)
-            what = "reference" if p.reference else ("retimed" if moved else "already aligned")
+            # "already aligned": its events sat on the reference's (as shown) before retiming
+            off = any(phase_text(b[n]) != phase_text(p.target.phases[n]) for n in fc.EVENT_NAMES)
+            what = "reference" if p.reference else ("retimed" if off else "already aligned")
             click.echo(f"{what} {p.clip!r}: {ev}; anchor {_phase(p.anchor_before)}->{_phase(p.anchor_after)}")
         click.echo("dry run: nothing written" if dry_run else "wrote " + ", ".join(targets[f] for f in sources))
     return 0

@@ -36,6 +36,13 @@ def external_buffers(asset) -> bool:
     return False
 
 
+def external_files(asset, path: str) -> List[str]:
+    """The buffer and image files the GLB at ``path`` reads beside it (an output must not replace one)."""
+    from animsmith.io.read import external_resource_files
+
+    return external_resource_files(asset.gltf or {}, os.path.dirname(os.path.abspath(path)))
+
+
 def load_transform_contract(ctx: click.Context, local: Optional[str]):
     """The contract from --config (command or group), else ./animsmith.toml, else defaults."""
     from animsmith.config import load_contract
@@ -116,6 +123,10 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     if asset.container != "glb":
         raise AnimsmithError("transform edits .glb files only (convert the .gltf to .glb first)", file)
 
+    if output is not None:
+        for resource in external_files(asset, file):
+            if same_file(output, resource):
+                raise AnimsmithError(f"output {output!r} is a file the GLB reads ({resource}); choose another -o", file)
     if output is not None and external_buffers(asset) and not same_dir(output, file):
         raise AnimsmithError(
             "the GLB references external buffer files; write the output in the same folder as the input", file

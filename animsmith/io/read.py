@@ -375,6 +375,25 @@ def _safe_relative_path(uri: str, what: str) -> str:
     return os.path.join(*[p for p in parts if p not in ("", ".")] or ["."])
 
 
+def external_resource_files(doc: Any, base_dir: str) -> List[str]:
+    """The files (resolved paths) that a document's buffers and images name by a relative
+    URI — what loading it reads beside it. ``data:`` URIs and URIs the loader refuses are left out."""
+    out: List[str] = []
+    if not isinstance(doc, dict):
+        return out
+    for key in ("buffers", "images"):
+        items = doc.get(key)
+        for item in items if isinstance(items, list) else ():
+            uri = item.get("uri") if isinstance(item, dict) else None
+            if not isinstance(uri, str) or uri.startswith("data:"):
+                continue
+            try:
+                out.append(os.path.realpath(os.path.join(base_dir, _safe_relative_path(uri, key))))
+            except LoadError:
+                continue
+    return list(dict.fromkeys(out))
+
+
 class _Budget:
     """Running count of decoded components against the per-file cap."""
 

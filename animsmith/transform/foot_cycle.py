@@ -20,8 +20,9 @@ real frame):
   ``contact_events`` for the runs); a run touching both ends of the cycle
   wraps. **V1 contact topology**: each foot has exactly one stance run per
   cycle and is not in stance on every frame; plant phase = first stance frame
-  / C, lift phase = last stance frame / C. Anything else refuses
-  (``contact_topology``).
+  / C, lift phase = last stance frame / C, each refined to where the foot height
+  crosses the contact height between that frame and its swing neighbour
+  (:func:`crossing_frame`, linear). Anything else refuses (``contact_topology``).
 * **Time warp**: a monotone, cyclic, piecewise-linear map w with w(r_i) = m_i
   for the four events (r = reference phases, m = member phases). The events
   must occur in the same cyclic order in both clips (``contact_order``
@@ -173,9 +174,26 @@ def foot_events(grid, roles, clip_name: str, contact_height_m: float, cycle_fram
                 TOPOLOGY_ADVICE,
             )
         plant, lift = r[0]
-        phases[f"{side}_plant"] = float(plant) / c
-        phases[f"{side}_lift"] = float(lift) / c
+        h = height[:, f]
+        threshold = float(np.min(h)) + float(contact_height_m)
+        # the contact height is crossed between the last swing frame and the first stance frame
+        # (plant), and between the last stance frame and the first swing frame (lift)
+        phases[f"{side}_plant"] = (crossing_frame(h, int(plant) - 1, threshold) % c) / c
+        phases[f"{side}_lift"] = (crossing_frame(h, int(lift), threshold) % c) / c
     return FootEvents(phases, c)
+
+
+def crossing_frame(height: np.ndarray, k: int, threshold: float) -> float:
+    """Where the foot height crosses ``threshold`` between cycle frames k and k + 1 (indices
+    modulo the cycle), linearly interpolated: k + (h_k − thr)/(h_k − h_(k+1)). Event times
+    from whole frames alone are up to a frame off, and a warp through them distorted members
+    that needed no retiming past the half-frame anchor proof."""
+    c = height.shape[0]
+    a, b = float(height[k % c]), float(height[(k + 1) % c])
+    if not (math.isfinite(a) and math.isfinite(b)) or a == b:
+        return float(k + 1) if a > threshold else float(k)
+    u = (a - threshold) / (a - b)
+    return float(k) + min(max(u, 0.0), 1.0)
 
 
 def warp_knots(reference: FootEvents, member: FootEvents, clip_name: str) -> Tuple[np.ndarray, np.ndarray]:
@@ -232,8 +250,27 @@ def retimed_values(clip, plan: AnchorPlan, r: np.ndarray, m: np.ndarray) -> Dict
         if c == plan.frames:  # an open loop: the wrap step (last key -> first) is a real frame
             times = np.append(ch.times, np.float32(plan.duration_s * c / (plan.frames - 1)))
             ch = Channel.make(ch.bone, ch.path, times, np.concatenate([ch.values, ch.values[:1]]), interpolation=ch.interpolation)
-        out[i] = np.asarray(sample_channel(ch, src_times), dtype=np.float32)
+        out[i] = np.asarray(sample_channel(ch, snapped_to_keys(src_times, ch.times)), dtype=np.float32)
     return out
+
+
+def snapped_to_keys(t: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """``t`` with every time within ``core.pose.SNAP_F32_STEPS`` float32 steps of a key set to
+    that key: a source time computed in float64 lands a few steps either side of the float32
+    key it means, and a STEP channel would hold the previous key just below it (an
+    unwarped member's STEP keys came out one frame late)."""
+    from animsmith.core.pose import SNAP_F32_STEPS
+
+    k = np.asarray(keys, dtype=np.float64)
+    t = np.asarray(t, dtype=np.float64)
+    if k.shape[0] == 0:
+        return t
+    i = np.clip(np.searchsorted(k, t), 1, max(k.shape[0] - 1, 1)) if k.shape[0] > 1 else np.zeros(t.shape, dtype=np.intp)
+    lower = k[np.maximum(i - 1, 0)]
+    upper = k[i]
+    nearest = np.where(np.abs(t - lower) <= np.abs(upper - t), lower, upper)
+    tol = SNAP_F32_STEPS * np.spacing(np.abs(nearest).astype(np.float32)).astype(np.float64)
+    return np.where(np.abs(t - nearest) <= tol, nearest, t)
 
 
 def plan_member(asset, clip, roles, fps: float, source: str, contact_height_m: float, target: Optional[FootEvents]):
