@@ -706,6 +706,28 @@ def test_junit_keeps_non_utf8_names_apart():
     assert [s.get("name") for s in root.findall("testsuite")] == ["bad\\udcffname.glb", "badname.glb"]
 
 
+def test_junit_keeps_names_with_control_characters_apart():
+    """Control characters XML cannot carry are written as their \\uXXXX escape, as the text output
+    shows them (they were dropped: `a\\x01.glb` and `a\\x02.glb` were one suite, every test case
+    id twice)."""
+    r = LintResult(files=[FileResult(path="a\x01.glb"), FileResult(path="a\x02.glb"), FileResult(path="a\ufffe.glb")])
+    root = ET.fromstring(render_lint(r, "junit", checks=["nan"]))
+    assert [s.get("name") for s in root.findall("testsuite")] == ["a\\u0001.glb", "a\\u0002.glb", "a\\ufffe.glb"]
+    ids = [(c.get("classname"), c.get("name")) for c in root.iter("testcase")]
+    assert len(ids) == len(set(ids)) == 3
+
+
+def test_sarif_names_a_non_utf8_file_without_a_lone_surrogate():
+    """SARIF is UTF-8 JSON: a clip's logical location names a non-UTF-8 file name by its \\udcXX
+    text, as the text output shows it (it carried the lone surrogate itself, which is not Unicode)."""
+    r = LintResult(files=[FileResult(path="ring-\udcff.glb", findings=[Finding("nan", "error", "bad", clip="walk")])])
+    out = render_lint(r, "sarif")
+    out.encode("utf-8")  # no lone surrogate left to encode
+    (result,) = json.loads(out)["runs"][0]["results"]
+    names = [loc["fullyQualifiedName"] for loc in result["locations"][0]["logicalLocations"]]
+    assert names == ["ring-\\udcff.glb#walk"]
+
+
 def test_stdout_under_a_c_locale_matches_the_output_file(tmp_path):
     """Under a C/POSIX locale Python's stdout writes a non-UTF-8 file name's raw bytes
     (surrogateescape): `--format json` on stdout was invalid UTF-8 (merge-results refused it)
@@ -794,3 +816,53 @@ def test_junit_knows_a_file_without_animations_without_duration_sanity(tmp_path,
     assert code == 0, err
     (case,) = ET.fromstring(out).iter("testcase")
     assert case.get("name") == "fps" and case.find("skipped") is not None
+
+
+def _hostile_ring(folder):
+    """A copy of the example ring whose file, clip and bone names are GitHub runner commands."""
+    import struct
+
+    src = os.path.join(ROOT, "examples", "assets", "run-ring.glb")
+    data = open(src, "rb").read()
+    (n,) = struct.unpack_from("<I", data, 12)
+    doc = json.loads(data[20 : 20 + n])
+    doc["animations"][0]["name"] = "::error title=Clip::c"
+    doc["animations"][1]["name"] = "##[warning]clip"
+    for node in doc["nodes"]:
+        if node.get("name", "").endswith("LeftFoot"):
+            node["name"] = "::warning::LeftFoot"
+    j = json.dumps(doc).encode()
+    j += b" " * (-len(j) % 4)
+    rest = data[20 + n :]
+    path = os.path.join(str(folder), "::error title=File::x.glb")
+    with open(path, "wb") as fh:
+        fh.write(b"glTF" + struct.pack("<II", 2, 20 + len(j) + len(rest)) + struct.pack("<II", len(j), 0x4E4F534A) + j + rest)
+    return path
+
+
+@pytest.mark.parametrize("args, kind", [
+    (["lint"], "text"), (["lint", "--format", "json"], "json"), (["lint", "--format", "sarif"], "json"),
+    (["lint", "--format", "junit"], "xml"), (["lint", "--format", "markdown"], "markdown"),
+    (["measure"], "text"), (["measure", "--format", "json"], "json"), (["measure", "speed"], "text"),
+    (["inspect"], "text"), (["inspect", "--format", "json"], "json"),
+])
+def test_no_stdout_line_is_a_runner_command(tmp_path, capsys, monkeypatch, args, kind):
+    """A step's stdout is its log, and GitHub's runner reads a line starting with `::` (after
+    blanks) or holding `##[` as a command: asset names must not make one, in any format. JSON,
+    SARIF and JUnit write `##[` as a character escape their readers decode back (the same
+    document); text shows the first `:` of such a line as `\\u003a` (names were printed verbatim)."""
+    from lint_support import run_cli
+
+    path = _hostile_ring(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli([*args, "--", os.path.basename(path)], capsys)
+    assert code in (0, 1), err
+    for line in out.splitlines():
+        assert not line.lstrip().startswith("::") and "##[" not in line, line
+    if kind == "json":
+        text = json.dumps(json.loads(out), ensure_ascii=False)
+        assert "##[warning]clip" in text and "::error title=Clip::c" in text  # the same names, decoded
+    elif kind == "xml":
+        assert "##[warning]clip" in ET.tostring(ET.fromstring(out), encoding="unicode")
+    elif kind == "text":
+        assert "\\u003a:error title=File::x.glb" in out or "./::error title=File::x.glb" in out

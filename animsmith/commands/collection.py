@@ -19,6 +19,7 @@ import click
 
 from animsmith.cli import FiniteFloat, config_option, effective_config_path, error_line
 from animsmith.io.paths import file_identity
+from animsmith.render.text import runner_safe, runner_safe_line
 
 SCHEMA_VERSION = 1
 
@@ -314,7 +315,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         doc["refusal"] = exc.to_json()
         click.echo(f"animsmith: refused [{exc.code}]: {error_line(exc.message)}", err=True)
         if fmt_name == "json":
-            click.echo(json.dumps(doc, indent=2))
+            click.echo(runner_safe(json.dumps(doc, indent=2), "json"))
         return 1
 
     if dry_run:
@@ -338,7 +339,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
             "anchor_after": None if p.anchor_after is None else round(p.anchor_after, 6),
         })
     if fmt_name == "json":
-        click.echo(json.dumps(doc, indent=2))
+        click.echo(runner_safe(json.dumps(doc, indent=2), "json"))
     else:
         from animsmith.render.text import phase_text
 
@@ -348,6 +349,6 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
             # "already aligned": its events sat on the reference's (as shown) before retiming
             off = any(phase_text(b[n]) != phase_text(p.target.phases[n]) for n in fc.EVENT_NAMES)
             what = "reference" if p.reference else ("retimed" if off else "already aligned")
-            click.echo(f"{what} {p.clip!r}: {ev}; anchor {_phase(p.anchor_before)}->{_phase(p.anchor_after)}")
+            click.echo(runner_safe_line(f"{what} {p.clip!r}: {ev}; anchor {_phase(p.anchor_before)}->{_phase(p.anchor_after)}"))
         click.echo("dry run: nothing written" if dry_run else "wrote " + ", ".join(targets[f] for f in sources))
     return 0

@@ -108,7 +108,9 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
     if fmt_name == "json":
         import json
 
-        click.echo(json.dumps(doc, indent=2, allow_nan=False, ensure_ascii=False))
+        from animsmith.render.text import runner_safe
+
+        click.echo(runner_safe(json.dumps(doc, indent=2, allow_nan=False, ensure_ascii=False), "json"))
         return 0
 
     from rich import box

@@ -137,7 +137,9 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
         fmt = "text"
     color = fmt == "text" and stdout_color()
     status = decide_exit_status(result.exit_code(deny_warnings))
-    click.echo(render_lint(result, fmt, color=color, deny_warnings=deny_warnings), nl=False, color=color)
+    from animsmith.render import for_stdout
+
+    click.echo(for_stdout(render_lint(result, fmt, color=color, deny_warnings=deny_warnings), fmt), nl=False, color=color)
     return status
 
 

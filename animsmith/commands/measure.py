@@ -101,6 +101,10 @@ def _console():
 
     out = sys.stdout
     tty = bool(getattr(out, "isatty", lambda: False)())
+    if not tty:  # a log (CI): no line an asset name starts may read as a runner command
+        from animsmith.render.text import RunnerSafeStream
+
+        out = RunnerSafeStream(out)
     return _Console(
         file=out,
         no_color=not tty or bool(os.environ.get("NO_COLOR")),  # no-color.org
@@ -242,7 +246,9 @@ def render_json(files: List[Dict[str, Any]], speed: bool) -> None:
     doc = {"schema_version": SCHEMA_VERSION, "command": "measure", "files": files}
     if speed:
         doc["metric"] = "speed"
-    click.echo(json.dumps(doc, indent=2, allow_nan=False, ensure_ascii=False))
+    from animsmith.render.text import runner_safe
+
+    click.echo(runner_safe(json.dumps(doc, indent=2, allow_nan=False, ensure_ascii=False), "json"))
 
 
 # --------------------------------------------------------------------------

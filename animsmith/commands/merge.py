@@ -50,7 +50,9 @@ def merge_cmd(results, fmt, output, deny_warnings):
         fmt = "text"
     color = fmt == "text" and stdout_color()
     status = decide_exit_status(doc_exit_code(doc, deny_warnings))
-    click.echo(_render(doc, fmt, deny_warnings, color=color), nl=False, color=color)
+    from animsmith.render import for_stdout
+
+    click.echo(for_stdout(_render(doc, fmt, deny_warnings, color=color), fmt), nl=False, color=color)
     return status
 
 

@@ -60,7 +60,9 @@ def clip_fps(contract, clip_name: str, fps_flag: Optional[float]) -> float:
 
 
 def _emit_json(doc: Dict[str, Any]) -> None:
-    click.echo(json.dumps(doc, indent=2, sort_keys=False))
+    from animsmith.render.text import runner_safe
+
+    click.echo(runner_safe(json.dumps(doc, indent=2, sort_keys=False), "json"))
 
 
 def _refusal_line(exc) -> str:
@@ -189,7 +191,9 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     if fmt_name == "json":
         _emit_json(doc)
     else:
+        from animsmith.render.text import runner_safe_line
+
         for p in plans:
-            click.echo(p.text_line(dry_run=dry_run))
+            click.echo(runner_safe_line(p.text_line(dry_run=dry_run)))
         click.echo("dry run: nothing written" if dry_run else f"wrote {output}")
     return 0

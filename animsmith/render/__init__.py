@@ -19,6 +19,21 @@ FORMATS: Dict[str, str] = {
 }
 
 
+#: how each format is made safe for a CI log on stdout (``render.text.runner_safe``); the
+#: GitHub format guards its own lines (its annotations are meant to be commands)
+RUNNER_KIND: Dict[str, str] = {"text": "text", "json": "json", "sarif": "json", "junit": "xml", "markdown": "markdown"}
+
+
+def for_stdout(text: str, fmt: str) -> str:
+    """``text`` of format ``fmt`` as printed on stdout: no line a CI runner reads as a command."""
+    kind = RUNNER_KIND.get(fmt)
+    if kind is None:
+        return text
+    from animsmith.render.text import runner_safe
+
+    return runner_safe(text, kind)
+
+
 def renderer(fmt: str) -> Callable:
     import importlib
 

@@ -34,12 +34,13 @@ from animsmith.render._doc import as_doc, gap_text, location_text, message_text
 
 
 def _xml_safe(text: str) -> str:
-    """Drop characters XML 1.0 cannot carry (control characters other than tab/CR/LF); a lone
-    surrogate (a byte of a file name that is not UTF-8) is written as its escape ``\\udcXX``,
-    as the JSON output does, so two names never collapse into one."""
+    """Characters XML 1.0 cannot carry written as their escape ``\\uXXXX``, as the text output
+    shows them: control characters other than tab/CR/LF, U+FFFE/U+FFFF and a lone surrogate (a
+    byte of a file name that is not UTF-8, ``\\udcXX`` as in the JSON output), so two names
+    never collapse into one (``a\\x01.glb`` and ``a\\x02.glb`` were both ``a.glb``)."""
     return "".join(
         ch if ch in "\t\n\r" or (0x20 <= ord(ch) <= 0xD7FF) or (0xE000 <= ord(ch) <= 0xFFFD) or ord(ch) >= 0x10000
-        else ("\\u%04x" % ord(ch) if 0xD800 <= ord(ch) <= 0xDFFF else "")
+        else "\\u%04x" % ord(ch)
         for ch in str(text)
     )
 

@@ -28,6 +28,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import quote
 
 from animsmith.render._doc import as_doc, message_text
+from animsmith.render.text import escape
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -140,7 +141,9 @@ def _location(path: str, clip=None, group=None) -> Dict[str, Any]:
     if group is not None:
         logical.append({"name": str(group), "kind": "namespace", "fullyQualifiedName": f"group:{group}"})
     if clip is not None:
-        logical.append({"name": str(clip), "kind": "object", "fullyQualifiedName": f"{path}#{clip}"})
+        # the path as the text output shows it: a byte of a file name that is not UTF-8 is the
+        # text \udcXX, not a lone surrogate (not Unicode: SARIF is UTF-8 JSON)
+        logical.append({"name": str(clip), "kind": "object", "fullyQualifiedName": f"{escape(path)}#{clip}"})
     if logical:
         loc["logicalLocations"] = logical
     return loc

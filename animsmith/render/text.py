@@ -37,6 +37,69 @@ def no_runner_command(text: str) -> str:
     return text.replace("##[", "#\\u0023[")
 
 
+def runner_safe_line(line: str) -> str:
+    """One line of a text report for a CI log that GitHub's runner cannot take for a command:
+    every ``##[`` shown as ``#\\u0023[`` and a line that starts, after blanks, with ``::``
+    shown with its first ``:`` as ``\\u003a`` (asset names and paths start some lines)."""
+    line = no_runner_command(line)
+    stripped = line.lstrip()
+    if stripped.startswith("::"):
+        lead = len(line) - len(stripped)
+        line = line[:lead] + "\\u003a" + stripped[1:]
+    return line
+
+
+#: how ``##[`` is written so the runner cannot read it, losslessly for the format's reader
+_RUNNER_SAFE = {"json": "#\\u0023[", "xml": "#&#35;[", "markdown": "#&#35;["}
+
+
+def runner_safe(text: str, kind: str = "text") -> str:
+    """A whole report for a CI log (stdout of a GitHub Actions step): ``text`` line by line with
+    :func:`runner_safe_line`; ``json`` (JSON, SARIF) and ``xml`` (JUnit) with ``##[`` written
+    as a character escape their readers decode back (``\\u0023``, ``&#35;``): the same
+    document; ``markdown`` likewise with ``&#35;``, and the leading-``::`` guard as ``&#58;``."""
+    if kind == "text":
+        return "\n".join(runner_safe_line(line) for line in text.split("\n"))
+    text = text.replace("##[", _RUNNER_SAFE[kind])
+    if kind == "markdown":
+        lines = text.split("\n")
+        for i, line in enumerate(lines):
+            stripped = line.lstrip()
+            if stripped.startswith("::"):
+                lines[i] = line[: len(line) - len(stripped)] + "&#58;" + stripped[1:]
+        text = "\n".join(lines)
+    return text
+
+
+class RunnerSafeStream:
+    """A text stream that writes every complete line through :func:`runner_safe_line` (for rich
+    consoles printing tables whose first column is an asset name). A partial line waits for its
+    newline (or ``flush``)."""
+
+    def __init__(self, out):
+        self._out = out
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        self._pending += text
+        *lines, self._pending = self._pending.split("\n")
+        for line in lines:
+            self._out.write(runner_safe_line(line) + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._out.write(runner_safe_line(self._pending))
+            self._pending = ""
+        self._out.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name):  # encoding, errors, fileno ... of the real stream
+        return getattr(self._out, name)
+
+
 def escape(text: Any) -> str:
     """Control/format/separator characters shown as ``\\uXXXX`` (one line, no bidi tricks);
     the zero-width (non-)joiners U+200C/U+200D stay, as names in Persian, Indic scripts
