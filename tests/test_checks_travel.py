@@ -126,7 +126,8 @@ def test_speed_pin_matches_and_mismatches():
 def test_speed_tolerance_exact():
     asset = treadmill(travel_m=2.0)
     assert run_check("root-motion-speed", asset, expect={"speed_mps": 2.25, "speed_tolerance_mps": 0.25})[0] == []
-    tol = float(np.nextafter(0.25, 0))
+    # past the bound by one float32 step of the speed (2^-22 m/s at 2 m/s): the f32 cap rule
+    tol = 0.25 - 2.0**-22
     assert len(run_check("root-motion-speed", asset, expect={"speed_mps": 2.25, "speed_tolerance_mps": tol})[0]) == 1
     # the check's default tolerance (0.1) applies when the clip declares none
     assert run_check("root-motion-speed", asset, expect={"speed_mps": 2.0625})[0] == []
@@ -324,3 +325,12 @@ def test_malformed_markers_fall_back_and_say_why():
     findings, _ = run_check("foot-slide", b.asset, expect=expect)
     assert len(findings) == 2
     assert all("contact markers ignored: animsmith_contacts version 99 is not supported" in f.message for f in findings)
+
+
+def test_a_speed_authored_exactly_at_the_bound_passes():
+    """A root travelling 1.1 m in 1 s measures 1.10000002 m/s from float32 keys: against a
+    1.0 ± 0.1 pin that is at the bound, which passes (it errored); 1.11 m/s errors."""
+    asset = treadmill(travel_m=1.1)
+    assert float(np.float32(1.1)) - 1.1 > 0  # the stored 1.1 m is a little more than 1.1 m
+    assert run_check("root-motion-speed", asset, expect={"speed_mps": 1.0, "speed_tolerance_mps": 0.1}) == ([], [])
+    assert len(run_check("root-motion-speed", treadmill(travel_m=1.11), expect={"speed_mps": 1.0, "speed_tolerance_mps": 0.1})[0]) == 1

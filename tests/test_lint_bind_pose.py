@@ -59,3 +59,16 @@ def test_fewer_than_three_usable_tracks_is_a_gap():
             "only 2 usable first-frame rotation track(s); at least three are required",
         )
     ]
+
+
+def test_first_keys_authored_exactly_at_the_cap_pass():
+    """Three first keys of exactly 45° (the default cap) measure 45.0000006° from float32 keys:
+    at the cap, which passes (it warned); the next float32 degree value above the cap warns."""
+    from animsmith.checks.bind_pose import first_frame_rest_deltas_deg
+
+    asset = rot_clip([45, 45, 45])
+    mean = float(np.mean([d for _, d in first_frame_rest_deltas_deg(asset.skeleton, asset.clips[0])]))
+    assert mean != 45.0 and np.float32(mean) == np.float32(45.0)  # float32 noise in the last bits only
+    assert run_check("bind-pose", asset) == ([], [])
+    above = float(np.nextafter(np.float32(45.0), np.float32(90.0)))
+    assert len(run_check("bind-pose", rot_clip([above + 1e-4] * 3))[0]) == 1

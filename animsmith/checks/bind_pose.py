@@ -10,7 +10,9 @@ the sign-invariant angle between the rest rotation and the first key.
 Fewer than three such tracks → coverage gap
 ``insufficient_rotation_evidence`` (scope ``first_frame_rest_delta``,
 subject = the clip): translation-only clips carry no rotation evidence.
-Otherwise **warning** when the mean angle > ``max_mean_rest_delta_deg``; the
+Otherwise **warning** when the mean angle > ``max_mean_rest_delta_deg`` (in
+float32, the f32 cap rule of ``loop-closure``: first keys authored exactly at
+the cap pass); the
 finding names the worst bone (the first track with the largest angle),
 time 0, measured = the mean, expected = the cap.
 """
@@ -122,7 +124,7 @@ def check(ctx):
     cap = float(ctx.options["max_mean_rest_delta_deg"])
     degs = np.array([d for _, d in deltas])
     mean = float(degs.mean())
-    if mean > cap:
+    if _clip.f32_exceeds(mean, cap):
         worst = int(np.argmax(degs))
         bone = ctx.asset.skeleton.names[deltas[worst][0]]
         yield ctx.finding(

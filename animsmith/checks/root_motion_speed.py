@@ -10,8 +10,10 @@ endpoint displacement of the travel bone (Root, else Hips) over the duration
 * **stray pin**: measured < ``travel_threshold_mps`` but the pin is at or above
   it → error: the clip carries almost no root motion (a stray pin, or an
   in-place clip declared as root motion). No second finding.
-* otherwise ``|measured − speed_mps| > tolerance`` → error: playback scaled by
-  this pin will slide or moonwalk.
+* otherwise measured outside ``speed_mps ± tolerance`` → error: playback scaled
+  by this pin will slide or moonwalk. Compared in float32 (the f32 cap rule of
+  ``loop-closure``): a root authored to travel exactly at a bound passes,
+  whatever float32 positions leave in the last bits of the measured speed.
 
 Both: measured = speed, expected = the pin, bone = the travel bone.
 
@@ -22,7 +24,7 @@ measured.
 
 from __future__ import annotations
 
-from animsmith.checks._clip import TRAVEL_THRESHOLD_MPS, expect_value
+from animsmith.checks._clip import TRAVEL_THRESHOLD_MPS, expect_value, f32_exceeds
 from animsmith.checks.base import Option
 from animsmith.checks.in_place import measured_speed_or_gap
 
@@ -64,7 +66,7 @@ def check(ctx):
             measured=speed,
             expected=pin,
         )
-    elif abs(speed - pin) > tol:
+    elif f32_exceeds(speed, pin + tol) or f32_exceeds(pin - tol, speed):
         yield ctx.finding(
             f"measured root-motion speed {speed:.2f} m/s disagrees with the declared {pin:.2f} ± {tol:.2f} m/s "
             "— playback scaled by this pin will slide or moonwalk",
