@@ -109,7 +109,7 @@ def test_a_slow_root_motion_walk_without_an_owner_uses_the_travel_threshold(tmp_
             assert sorted(f["bone"] for f in found) == ["LeftFoot", "RightFoot"], err
             for f in found:
                 assert abs(f["measured"] - 0.4) < 0.01  # a still foot against a 0.4 m/s sweep
-                assert "the root travels 0.40 m/s, under travel_threshold_mps 0.50" in f["message"]
+                assert "the root travels 0.40 m/s, under [checks.foot-slide] travel_threshold_mps 0.50" in f["message"]
                 assert "declare [clips.*] movement_owner_xz" in f["message"]
         else:
             assert found == [], [f["message"] for f in found]

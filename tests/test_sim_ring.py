@@ -226,6 +226,11 @@ def test_still_channels_are_one_key_or_none():
     assert _still_channel(0, "rotation", t, -q, [0, 0, 0, 1]) is None  # -q is the same rotation
     one = _still_channel(0, "rotation", t, pitched + noise, [0, 0, 0, 1])
     assert one.key_count == 1 and np.allclose(one.values[0], pitched[0], atol=1e-7) and one.times[0] == 0.0
+    # a held yaw of −90° against a +90° rest (x, y, z, w = 0, ∓s, 0, c): not the rest pose, although
+    # each component alone matches the rest with one sign or the other
+    s45 = np.sin(np.pi / 4)
+    held = _still_channel(0, "rotation", t, np.tile([0.0, -s45, 0.0, s45], (5, 1)), [0.0, s45, 0.0, s45])
+    assert held is not None and held.key_count == 1
     moving = pitched.copy()
     moving[3, 0] += 2 * STILL_TOLERANCE
     assert _still_channel(0, "rotation", t, moving, [0, 0, 0, 1]).key_count == 5

@@ -624,18 +624,22 @@ def test_the_reference_motion_shifted_or_resampled_is_retimed_not_refused(capsys
     retime_onto_run_forward(capsys, cfg, str(out), tmp_path / "again.glb")
 
 
-def test_already_aligned_means_on_the_reference_s_events(capsys, tmp_path):
-    """The label compares a member's events with the reference's (as shown), not with its own
-    events after retiming: the reference's motion at 60 fps, whose events read 0.001 cycle off the
-    reference's, is 'retimed' (it read 'already aligned' while four channels were rewritten)."""
-    from animsmith.render.text import phase_text
+def test_already_aligned_means_on_the_reference_s_events():
+    """The label compares a member's events before retiming with the reference's (as shown to
+    0.001 cycle), not with its own events after retiming: events 0.002 cycle off the reference's
+    that the retime leaves where they were (to the shown digit) read 'retimed' (they read
+    'already aligned' while the member's keys were rewritten)."""
+    from animsmith.commands.collection import member_label
 
-    path, cfg = _swing_ring(tmp_path, swing_clip("run_left", 0.0, 60, 60.0), 60.0)
-    rc, text, err = run_cli(capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
-                            "--reference", "run_forward", "--dry-run", path)
-    assert rc == 0, err
-    doc = retime_onto_run_forward(capsys, cfg, path, tmp_path / "out.glb")
-    ref = [m for m in doc["members"] if m["name"] == "run_forward"][0]["events_before"]
-    (m,) = [m for m in doc["members"] if m["name"] == "run_left"]
-    shown_equal = all(phase_text(m["events_before"][k]) == phase_text(ref[k]) for k in ref)
-    assert f"{'already aligned' if shown_equal else 'retimed'} 'run_left'" in text, text
+    ref = fc.FootEvents({"left_plant": 0.365, "left_lift": 0.0, "right_plant": 0.865, "right_lift": 0.5}, 30)
+    near = fc.FootEvents({"left_plant": 0.367, "left_lift": 0.0, "right_plant": 0.865, "right_lift": 0.5}, 30)
+    same_shown = fc.FootEvents({"left_plant": 0.3651, "left_lift": 0.0002, "right_plant": 0.8649, "right_lift": 0.5}, 30)
+
+    def plan(before, after, reference=False):
+        return fc.MemberPlan(clip="m", clip_index=0, source="m.glb", fps=30.0, frames=31, anchor=None,
+                             events_before=before, target=ref, reference=reference, events_after=after)
+
+    assert member_label(plan(near, near)) == "retimed"
+    assert member_label(plan(near, ref)) == "retimed"
+    assert member_label(plan(same_shown, same_shown)) == "already aligned"
+    assert member_label(plan(ref, ref, reference=True)) == "reference"

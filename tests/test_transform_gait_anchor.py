@@ -1143,3 +1143,34 @@ def x_quat_series(angles_rad) -> np.ndarray:
     """Rotations about +X by each angle (x, y, z, w)."""
     a = np.asarray(angles_rad, dtype=np.float64)
     return np.stack([np.sin(a / 2), np.zeros_like(a), np.zeros_like(a), np.cos(a / 2)], axis=-1)
+
+
+def test_a_centimetre_rig_root_closes_in_metres():
+    """Under an Armature scaled 0.01 (a centimetre rig) a root translation key of 0.05 is 0.5 mm:
+    within the 1 cm cap of a duplicated loop (it was compared in file units, 0.05 "m", and
+    refused); 1.5 units (15 mm) is past it, in metres."""
+    from animsmith.model import Asset, Skeleton
+    from test_transform_builders import REST_T
+
+    names = ["Armature", "root", "Hips", "LeftFoot", "RightFoot"]
+    rest_t = [[0, 0, 0]] + [[100 * c for c in t] for t in REST_T]  # centimetres under the 0.01 scale
+    sk = Skeleton.build(names, [-1, 0, 1, 2, 2], rest_t, None, [[0.01] * 3] + [[1.0] * 3] * 4)
+
+    def clip_with_root_drift(units):
+        c = biped_clip()
+        for ch in c.channels:  # feet in centimetres, on bones 3 and 4
+            ch.values = (ch.values * 100).astype(np.float32)
+            ch.bone += 1
+        root = np.zeros((31, 3))
+        root[:, 0] = np.linspace(0.0, units, 31)
+        c.channels.append(Channel.make(1, "translation", frame_times(31, 30.0), root))
+        c.index = 0
+        return c
+
+    ok = Asset(skeleton=sk, clips=[clip_with_root_drift(0.05)])
+    plan = ga.prove_gait_anchor(ok, ok.clips[0], _roles(ok), 30.0)
+    assert plan.endpoint == "duplicated_endpoint" and plan.horizontal_drift_m == pytest.approx(0.0005, abs=1e-7)
+    far = Asset(skeleton=sk, clips=[clip_with_root_drift(1.5)])
+    with pytest.raises(Refusal) as exc:
+        ga.prove_gait_anchor(far, far.clips[0], _roles(far), 30.0)
+    assert exc.value.code == "horizontal_drift"  # 15 mm: the drift proof refuses first, in metres

@@ -144,8 +144,8 @@ def travel_mode(ctx):
         return None, gap
     threshold = float(ctx.options.get("travel_threshold_mps", TRAVEL_THRESHOLD_MPS))
     if speed >= threshold:
-        return "root_motion", f"the root travels {speed:.2f} m/s, at least travel_threshold_mps {threshold:.2f}"
-    return "in_place", f"the root travels {speed:.2f} m/s, under travel_threshold_mps {threshold:.2f}"
+        return "root_motion", f"the root travels {speed:.2f} m/s, at least [checks.foot-slide] travel_threshold_mps {threshold:.2f}"
+    return "in_place", f"the root travels {speed:.2f} m/s, under [checks.foot-slide] travel_threshold_mps {threshold:.2f}"
 
 
 def feet_stance(ctx, feet, positions_m, times_s, contact_height_m):

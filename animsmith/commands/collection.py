@@ -83,6 +83,19 @@ def _phase(value: Optional[float]) -> str:
     return "n/a" if value is None else phase_text(value)
 
 
+def member_label(plan) -> str:
+    """How the text output names a member: ``reference``; ``already aligned`` when its events
+    sat on the reference's before retiming, as shown (0.001 cycle); else ``retimed``."""
+    from animsmith.render.text import phase_text
+    from animsmith.transform import foot_cycle as fc
+
+    if plan.reference:
+        return "reference"
+    before, target = plan.events_before.phases, plan.target.phases
+    off = any(phase_text(before[n]) != phase_text(target[n]) for n in fc.EVENT_NAMES)
+    return "retimed" if off else "already aligned"
+
+
 def _resolve_members(group, paths: List[str], assets: Dict[str, Any], aliases: Optional[Dict[str, str]] = None) -> List[Tuple[str, str, Any]]:
     """[(label, file, clip)] for every member (a member listed twice, or the same clip named
     two ways, once, as the group checks count it, under its first label; ``aliases`` gets every
@@ -241,7 +254,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
 
         # any input (a member file, a buffer or image file one reads, or the config), also through
         # a symlink the output would follow
-        inputs = list(dict.fromkeys(list(paths) + sources + [r for f in sources for r in external_files(assets[f], f)]))
+        inputs = list(dict.fromkeys(list(paths) + sources + [r for f in assets for r in external_files(assets[f], f)]))
         inputs += [contract.path] if contract.path else []
         written: Dict[str, str] = {}
         for f, t in targets.items():
@@ -346,9 +359,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         for p in plans:
             b, a = p.events_before.phases, (p.events_after or p.events_before).phases
             ev = ", ".join(f"{n.replace('_', ' ')} {phase_text(b[n])}->{phase_text(a[n])}" for n in fc.EVENT_NAMES)
-            # "already aligned": its events sat on the reference's (as shown) before retiming
-            off = any(phase_text(b[n]) != phase_text(p.target.phases[n]) for n in fc.EVENT_NAMES)
-            what = "reference" if p.reference else ("retimed" if off else "already aligned")
+            what = member_label(p)
             click.echo(runner_safe_line(f"{what} {p.clip!r}: {ev}; anchor {_phase(p.anchor_before)}->{_phase(p.anchor_after)}"))
-        click.echo("dry run: nothing written" if dry_run else "wrote " + ", ".join(targets[f] for f in sources))
+        click.echo("dry run: nothing written" if dry_run else runner_safe_line("wrote " + ", ".join(targets[f] for f in sources)))
     return 0

@@ -71,8 +71,8 @@ def report_cmd(ctx, paths, config_path, output, clip_names, select):
     raw = page.encode("utf-8", "backslashreplace")  # as _write_output writes it
     _write_output(output, page)
     findings = sum(len(f.findings) for f in data.result.files)
-    from animsmith.render.text import escape
+    from animsmith.render.text import escape, runner_safe_line
 
     shown = escape(click.format_filename(output))
-    click.echo(f"wrote {shown} ({len(data.clips)} clip(s), {findings} finding(s), {len(raw) / 1e6:.1f} MB)")
+    click.echo(runner_safe_line(f"wrote {shown} ({len(data.clips)} clip(s), {findings} finding(s), {len(raw) / 1e6:.1f} MB)"))
     return 0

@@ -16,6 +16,7 @@ import json
 import click
 
 from animsmith.cli import FiniteFloat
+from animsmith.render.text import runner_safe_line
 
 TERRAIN_CHOICES = ("flat", "slope", "steps", "rough")
 
@@ -94,11 +95,11 @@ def bake_cmd(creature: str, output: str, terrain: str, speed, cycles: float, fps
     baked = bake(c, terrain=terrain, speed_mps=speed, cycles=cycles, fps=fps, root_motion=not in_place)
     _write(output, to_glb(baked))
     w = baked.walk
-    click.echo(
+    click.echo(runner_safe_line(
         f"{escape(output)}: {c.name} {terrain} {baked.speed_mps:g} m/s, {len(w.times_s)} keys over {w.times_s[-1]:.4f} s "
         f"({'in-place' if in_place else 'root-motion'}), {len(baked.events)} contact events, "
         f"worst reach shortfall {w.worst_shortfall_m * 1e3:.3f} mm"
-    )
+    ))
     return 0
 
 
@@ -123,9 +124,9 @@ def validate_cmd(creatures, fmt: str) -> int:
     for r in reports:
         terr = ", ".join(f"{t['terrain']} {t['foot_slide_mm']:.4f}/{t['ground_error_mm']:.4f}" for t in r.terrain_tests)
         status = "ok  " if r.passed else "FAIL"
-        click.echo(f"{status} {r.name}: walk_test.foot_slide_mm {r.walk_test['foot_slide_mm']:.6f}; terrain slide/ground mm: {terr}")
+        click.echo(runner_safe_line(f"{status} {r.name}: walk_test.foot_slide_mm {r.walk_test['foot_slide_mm']:.6f}; terrain slide/ground mm: {terr}"))
         for f in r.failures:
-            click.echo(f"  error: {f.message()}")
+            click.echo(runner_safe_line(f"  error: {f.message()}"))
     failed = sum(1 for r in reports if not r.passed)
     click.echo(f"{len(reports) - failed} passed, {failed} failed")
     return 0 if ok else 1
@@ -142,5 +143,5 @@ def ring_cmd(output: str) -> int:
 
     check_output_path(output)
     _write(output, ring_glb())
-    click.echo(f"{output}: {', '.join(name for name, _, _ in RING)}")
+    click.echo(runner_safe_line(f"{output}: {', '.join(name for name, _, _ in RING)}"))
     return 0

@@ -195,5 +195,5 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
 
         for p in plans:
             click.echo(runner_safe_line(p.text_line(dry_run=dry_run)))
-        click.echo("dry run: nothing written" if dry_run else f"wrote {output}")
+        click.echo("dry run: nothing written" if dry_run else runner_safe_line(f"wrote {output}"))
     return 0

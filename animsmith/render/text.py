@@ -42,6 +42,8 @@ def runner_safe_line(line: str) -> str:
     every ``##[`` shown as ``#\\u0023[`` and a line that starts, after blanks, with ``::``
     shown with its first ``:`` as ``\\u003a`` (asset names and paths start some lines)."""
     line = no_runner_command(line)
+    if "\r" in line:  # the runner also ends a line at a carriage return
+        return "\r".join(runner_safe_line(part) for part in line.split("\r"))
     stripped = line.lstrip()
     if stripped.startswith("::"):
         lead = len(line) - len(stripped)

@@ -136,10 +136,10 @@ def _still_channel(bone: int, path: str, times: np.ndarray, values: np.ndarray, 
     if v.shape[0] and np.any(np.abs(v.astype(np.float64) - v[0:1]) > STILL_TOLERANCE):
         return Channel.make(bone, path, times, v)
     r = np.asarray(rest, dtype=np.float64)
-    off = np.abs(v[0].astype(np.float64) - r)
-    if path == "rotation":
-        off = np.minimum(off, np.abs(v[0].astype(np.float64) + r))
-    if not v.shape[0] or np.all(off <= STILL_TOLERANCE):
+    off = float(np.max(np.abs(v[0].astype(np.float64) - r))) if v.shape[0] else 0.0
+    if path == "rotation" and v.shape[0]:  # q and −q are one rotation: the whole vector, one sign
+        off = min(off, float(np.max(np.abs(v[0].astype(np.float64) + r))))
+    if not v.shape[0] or off <= STILL_TOLERANCE:
         return None
     return Channel.make(bone, path, times[:1], v[:1])
 

@@ -744,7 +744,7 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
     gm = prove_stride_anchor(sk, clip, grid, roles)
     cycles = int(gm.cycles or 1)
     anchor_fraction = float(gm.gait_phase) / cycles
-    period, closing_delta = cycle_period(sk, clip, rotated, frames, bone)
+    period, closing_delta = cycle_period(sk, clip, rotated, frames, bone, trajectory_closing(grid, bone))
     chosen = choose_shift(grid, roles, anchor_fraction, frames, period)
     if chosen is None:
         raise _refuse(
@@ -779,7 +779,9 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
     )
 
 
-def cycle_period(skeleton, clip, rotated: Sequence[int], frames: int, trajectory: Optional[int] = None) -> Tuple[int, float]:
+def cycle_period(
+    skeleton, clip, rotated: Sequence[int], frames: int, trajectory: Optional[int] = None, closing: Tuple[float, float] = (0.0, 0.0)
+) -> Tuple[int, float]:
     """(key frames in one cycle, closing-key delta).
 
     The convention is read from the rotated channels other than the trajectory bone's
@@ -789,8 +791,9 @@ def cycle_period(skeleton, clip, rotated: Sequence[int], frames: int, trajectory
     * every one of them repeats its first key (within ``core.analysis``'s tolerances: 1e-5
       per vector component, 1e-4 rad for rotations, sign-invariant) → E − 1, a duplicated
       endpoint. The trajectory bone must then close within the in-place caps (+4 float32
-      ulps): its translation within 1 cm in 3-D, its rotation within 1° (any axis), else
-      ``mixed_endpoint``. The delta is the largest component
+      ulps): ``closing`` = (its 3-D model-space distance between the first and last frame in
+      metres, the angle between its first and last model rotations in degrees) within 1 cm
+      and 1°, else ``mixed_endpoint``. The delta is the largest component
       difference between a closing key and the first key (rotations sign-invariantly: −q is
       the same rotation); every closing key is replaced by an exact copy of the new first key
       (a simulator or DCC that evaluates t = 0 and t = d separately leaves last-bit
@@ -830,20 +833,18 @@ def cycle_period(skeleton, clip, rotated: Sequence[int], frames: int, trajectory
         ch = clip.channels[i]
         if not opens(i):
             continue
-        first, last = np.asarray(ch.values[0], np.float64), np.asarray(ch.values[-1], np.float64)
+        # measured on the pose (metres in model space, as the drift proofs are), not on the
+        # channel's own values, which are in the file's units (centimetres under a 0.01 parent)
         if ch.path == "rotation":
-            from animsmith.core.quat import angle_between_rad
-
-            gap, cap, tolerated, unit, digits = math.degrees(float(angle_between_rad(first, last))), CAP_YAW_DEG, TOLERATED_YAW_DEG, "deg", 3
+            gap, cap, tolerated, unit, digits = closing[1], CAP_YAW_DEG, TOLERATED_YAW_DEG, "deg", 3
         else:
-            gap = float(np.linalg.norm(last.astype(np.float32) - first.astype(np.float32)))
-            cap, tolerated, unit, digits = CAP_HORIZONTAL_DRIFT_M, TOLERATED_DRIFT_M, "m", 4
+            gap, cap, tolerated, unit, digits = closing[0], CAP_HORIZONTAL_DRIFT_M, TOLERATED_DRIFT_M, "m", 4
         if not (gap <= tolerated):
             raise _mixed(
                 skeleton, clip, i,
                 f"every other rotated channel ends on its first key (a duplicated endpoint) but "
-                f"{_channel_label(skeleton, i, ch)} ends {_shown(gap, cap, digits)} {unit} from its first key "
-                f"(cap {cap:.{digits}f} {unit})",
+                f"{_channel_label(skeleton, i, ch)} leaves the bone {_shown(gap, cap, digits)} {unit} from its "
+                f"first frame's pose at the last frame (cap {cap:.{digits}f} {unit})",
             )
     if frames < 4:
         raise _refuse(
@@ -860,6 +861,16 @@ def cycle_period(skeleton, clip, rotated: Sequence[int], frames: int, trajectory
             d = min(d, float(np.max(np.abs(last + first))))
         delta = max(delta, d)
     return frames - 1, delta
+
+
+def trajectory_closing(grid, bone: int) -> Tuple[float, float]:
+    """(metres, degrees): how far the trajectory bone's last frame is from its first in model
+    space — the 3-D distance (float32) and the angle between the model rotations."""
+    from animsmith.core.quat import angle_between_rad
+
+    p = np.asarray(grid.model_position_m[:, bone], dtype=np.float32)
+    q = np.asarray(grid.model_rotation[:, bone], dtype=np.float64)
+    return float(np.linalg.norm(p[-1] - p[0])), math.degrees(float(angle_between_rad(q[0], q[-1])))
 
 
 def _mixed(skeleton, clip, index: int, what: str) -> Refusal:
