@@ -866,3 +866,29 @@ def test_no_stdout_line_is_a_runner_command(tmp_path, capsys, monkeypatch, args,
         assert "##[warning]clip" in ET.tostring(ET.fromstring(out), encoding="unicode")
     elif kind == "text":
         assert "\\u003a:error title=File::x.glb" in out or "./::error title=File::x.glb" in out
+
+
+def test_wrote_lines_and_sim_lines_are_runner_safe(tmp_path, capsys, monkeypatch):
+    """Lines that start with or name an output path (`wrote ...`, `sim` summaries) cannot be runner
+    commands either, and a carriage return inside a line starts a new one for the runner."""
+    import shutil
+
+    from lint_support import run_cli
+
+    from animsmith.render.text import runner_safe_line
+
+    monkeypatch.chdir(tmp_path)
+    ring = os.path.join(ROOT, "examples", "assets", "run-ring.glb")
+    shutil.copy(ring, "ring.glb")
+    runs = [
+        ["sim", "ring", "-o", "::warning::r.glb"],
+        ["sim", "bake", "biped", "-o", "##[error]b.glb"],
+        ["transform", "ring.glb", "--gait-anchor", "-o", "##[error]t.glb"],
+        ["report", "ring.glb", "-o", "##[error]p.html"],
+    ]
+    for args in runs:
+        code, out, err = run_cli(args, capsys)
+        assert code == 0, err
+        for line in out.splitlines():
+            assert not line.lstrip().startswith("::") and "##[" not in line, line
+    assert runner_safe_line("ok\r::error::x") == "ok\r\\u003a:error::x"

@@ -643,3 +643,23 @@ def test_already_aligned_means_on_the_reference_s_events():
     assert member_label(plan(near, ref)) == "retimed"
     assert member_label(plan(same_shown, same_shown)) == "already aligned"
     assert member_label(plan(ref, ref, reference=True)) == "reference"
+
+
+def test_a_path_holding_no_member_keeps_its_buffer_file(capsys, tmp_path):
+    """A PATH that holds no member is an input too: `-o` onto a buffer file it reads is refused
+    (only member files' buffers were protected, and a non-member's mesh.bin was overwritten)."""
+    import shutil
+
+    offsets = {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}
+    path, cfg = write_ring(tmp_path, [stepping_clip(n, o) for n, o in offsets.items()])
+    other_dir = tmp_path / "other"
+    other_dir.mkdir()
+    other = str(other_dir / "other.glb")
+    shutil.copy(path, other)
+    mesh, tri = _with_external_mesh(other)
+    (tmp_path / "ring.toml").write_text(RING_TOML.replace('clips = [', 'clips = ["ring.glb#run_forward", ').replace(
+        '"run_forward", "run_backward"', '"ring.glb#run_backward"').replace('"run_left", "run_right"', '"ring.glb#run_left", "ring.glb#run_right"'))
+    rc, _, err = run_cli(capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
+                         "--reference", "ring.glb#run_forward", "-o", mesh, path, other)
+    assert rc == 2 and "is an input file" in err, err
+    assert open(mesh, "rb").read() == tri
