@@ -168,12 +168,8 @@ class Contract:
         number of literal, non-wildcard characters; ties in file order), then
         the exact-name entry.
         """
-        globs = []
-        for order, (pattern, expect) in enumerate(self.clips.items()):
-            if pattern == clip_name or not is_glob(pattern):
-                continue
-            if fnmatch.fnmatchcase(clip_name, pattern):
-                globs.append((glob_specificity(pattern), order, expect))
+        globs = [(spec, order, expect) for spec, order, pattern, match, expect in self._globs()
+                 if pattern != clip_name and match(clip_name)]
         exact = self.clips.get(clip_name)
         if not globs and exact is None:
             return None
@@ -183,6 +179,25 @@ class Contract:
         if exact is not None:
             out = out.overlay(exact)
         return out
+
+    def _globs(self) -> list:
+        """[(specificity, file order, pattern, match, expect)] of the glob entries, compiled once
+        per contract (``fnmatch`` caches 32,768 patterns: past that it recompiled each one for
+        every clip, minutes for a contract of 100,000 globs)."""
+        cached = self.__dict__.get("_compiled_globs")
+        if cached is None or cached[0] is not self.clips:
+            out = []
+            for order, (pattern, expect) in enumerate(self.clips.items()):
+                if is_glob(pattern):
+                    out.append((glob_specificity(pattern), order, pattern, re.compile(fnmatch.translate(pattern)).match, expect))
+            cached = (self.clips, out)
+            self.__dict__["_compiled_globs"] = cached
+        return cached[1]
+
+    def __getstate__(self):  # compiled patterns stay in this process (a worker compiles its own)
+        state = dict(self.__dict__)
+        state.pop("_compiled_globs", None)
+        return state
 
     # -- checks ------------------------------------------------------------
     def settings(self, check_id: str) -> CheckSettings:
@@ -209,7 +224,8 @@ def is_glob(pattern: str) -> bool:
 
 def glob_specificity(pattern: str) -> int:
     """Literal characters in a glob (``run_*`` -> 4); more = more specific."""
-    return len(re.sub(r"\[[^\]]*\]|[*?]", "", pattern))
+    # a set counts no literal, whatever it lists (a ``]`` right after ``[`` or ``[!`` is one of its members)
+    return len(re.sub(r"\[!?\]?[^\]]*\]|[*?]", "", pattern))
 
 
 def default_contract() -> Contract:
@@ -273,6 +289,8 @@ def load_contract(path: Optional[str] = None) -> Contract:
             raw = fh.read(st.st_size + 1)
     except OSError as exc:
         raise ConfigError(f"bad config {chosen}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) != st.st_size:  # rewritten under us (an editor, a checkout): neither version is certain
+        raise ConfigError(f"bad config {chosen}: file changed while being read ({st.st_size} bytes, then {len(raw)})")
     return parse_contract(raw, chosen)
 
 
@@ -295,7 +313,7 @@ def parse_contract(raw: bytes, path: str = "<config>", base_dir: Optional[str] =
     try:
         doc = _toml().loads(text)
     except Exception as exc:  # TOMLDecodeError
-        raise ConfigError(f"bad config {path}: invalid TOML: {exc}") from None
+        raise ConfigError(f"bad config {path}: invalid TOML: {_toml_problem(exc, text)}") from None
     if base_dir is None:
         base_dir = os.path.dirname(os.path.abspath(path)) if path != "<config>" else os.getcwd()
     parser = _Parser(base_dir)
@@ -360,13 +378,37 @@ def _table(value: Any, key: str) -> dict:
     return value
 
 
+def _toml_problem(exc: Exception, text: str) -> str:
+    """The parser's complaint, in one line. A decimal integer longer than Python converts
+    (4,300 digits) is named by its line, not by the interpreter's advice to raise the limit."""
+    import re
+
+    message = " ".join(str(exc).split())
+    if "integer string conversion" in message:
+        m = re.search(r"\d{4301,}", text)
+        where = f" at line {text.count(chr(10), 0, m.start()) + 1}" if m else ""
+        return f"an integer of more than 4300 digits{where}"
+    return message
+
+
 def _digits(n: int) -> str:
     """Decimal digits of ``n`` (exact up to ~3,900 digits; Python will not print an int past
-    4,300 digits, so beyond that an estimate from its bit length, marked "about")."""
+    4,300 digits, so beyond that from its bit length, checked against a power of ten)."""
     n = abs(int(n))
     if n.bit_length() <= 13_000:
         return str(len(str(n)))
-    return f"about {int(n.bit_length() * math.log10(2)) + 1}"
+    digits = int(n.bit_length() * math.log10(2)) + 1
+    if 10 ** (digits - 1) > n:  # the bit length overestimates by at most one digit
+        digits -= 1
+    return str(digits)
+
+
+def bone_list(value: Any, key: str) -> List[str]:
+    """A list of bone names: non-empty strings, each kept once (in order)."""
+    names = validate_value(value, "list", key)
+    if any(not n for n in names):
+        raise _Problem(key, "must list non-empty bone names")
+    return list(dict.fromkeys(names))
 
 
 #: largest integer a contract value may hold (2^53: exact as a float, which checks compare it with)
@@ -403,6 +445,10 @@ def validate_value(value: Any, kind: str, key: str, *, minimum=None, maximum=Non
     elif kind == "list":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise _Problem(key, "must be a list of strings")
+    if kind == "positive":  # a rate: 0 is no frame rate at all
+        value = validate_value(value, "number", key)
+        if value <= 0:
+            raise _Problem(key, f"must be > 0, got {value:g}")
     if kind in ("number", "integer"):
         if minimum is not None and value < minimum:
             raise _Problem(key, f"must be ≥ {minimum:g}, got {value:g}")
@@ -418,7 +464,7 @@ def validate_value(value: Any, kind: str, key: str, *, minimum=None, maximum=Non
 # name -> (kind, minimum, maximum, choices)
 CLIP_KEYS: Dict[str, Tuple[str, Optional[float], Optional[float], Optional[Tuple[str, ...]]]] = {
     "loop": ("bool", None, None, None),
-    "fps": ("number", 0.0, None, None),
+    "fps": ("positive", None, None, None),
     "duration_s": ("number", 0.0, None, None),
     "duration_tolerance_s": ("number", 0.0, None, None),
     "speed_mps": ("number", 0.0, None, None),
@@ -541,18 +587,21 @@ class _Parser:
         roles: Mapping[str, Any] = {}
         with self.each():
             roles = _table(table.get("roles", {}), "rig.roles")
+        for role in roles:  # the table's unknown keys before its bad values, as everywhere
+            if role not in ROLES:
+                self.problems.append(_Problem(join_key("rig.roles", role), unknown(role, ROLES, "role") + f"; roles: {', '.join(ROLES)}"))
         for role, bone in roles.items():
             key = join_key("rig.roles", role)
+            if role not in ROLES:
+                continue
             with self.each():
-                if role not in ROLES:
-                    raise _Problem(key, unknown(role, ROLES, "role") + f"; roles: {', '.join(ROLES)}")
                 bone = validate_value(bone, "string", key)
                 if not bone:
                     raise _Problem(key, "must be a non-empty bone name")
                 rig.roles[role] = bone
         if "required_bones" in table:
             with self.each():
-                rig.required_bones = list(validate_value(table["required_bones"], "list", "rig.required_bones"))
+                rig.required_bones = bone_list(table["required_bones"], "rig.required_bones")
         return rig
 
     def clip(self, pattern: str, entry: Any) -> ClipExpect:
@@ -564,7 +613,8 @@ class _Parser:
         expect = ClipExpect()
         self.fill(expect, table, CLIP_KEYS, prefix)
         if expect.animates_bones is not None:
-            expect.animates_bones = list(expect.animates_bones)
+            with self.each():
+                expect.animates_bones = bone_list(expect.animates_bones, join_key(prefix, "animates_bones"))
         return expect
 
     def members(self, clips: List[str], prefix: str) -> List[MemberRef]:

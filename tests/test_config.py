@@ -89,7 +89,8 @@ BAD = [
     ('[clips.walk]\nlopo = true\n', "clips.walk.lopo: unknown key (did you mean 'loop'?)"),
     ('[clips."run_*"]\nloop = "yes"\n', 'clips."run_*".loop: must be true or false, got string'),
     ('[clips.walk]\nmovement_owner_xz = "gamplay"\n', "clips.walk.movement_owner_xz: must be one of 'gameplay', 'animation', got 'gamplay' (did you mean 'gameplay'?)"),
-    ('[clips.walk]\nfps = -30\n', "clips.walk.fps: must be ≥ 0, got -30"),
+    ('[clips.walk]\nfps = -30\n', "clips.walk.fps: must be > 0, got -30"),
+    ('[clips.walk]\nfps = 0\n', "clips.walk.fps: must be > 0, got 0"),  # 0 is no frame rate (transform read it as 30)
     ('[gait_groups.g]\nclips = ["a"]\nmax_gait_phase_spread = "wide"\n', "gait_groups.g.max_gait_phase_spread: must be a number, got string"),
     ('[gait_groups.g]\nclips = ["a"]\nmax_gait_phase_spread = 0.7\n', "gait_groups.g.max_gait_phase_spread: must be ≤ 0.5, got 0.7"),
     ('[gait_groups.g]\nclips = ["a"]\nmin_lr_amplitude_m = nan\n', "gait_groups.g.min_lr_amplitude_m: must be a finite number"),
@@ -174,10 +175,16 @@ def test_bad_toml_syntax_and_missing_file(tmp_path, capsys):
     assert code == 2 and err.startswith(f"animsmith: bad config {missing}: cannot read") and err.count("\n") == 1
 
 
-def test_config_is_validated_before_files(tmp_path, capsys):
+@pytest.mark.parametrize("command", [["lint"], ["measure"], ["inspect"], ["transform", "--gait-anchor", "--dry-run"]])
+def test_config_is_validated_before_files(tmp_path, capsys, command):
+    """A bad contract is the error even when the input is broken too (`transform` read and
+    parsed its input first, so a truncated GLB hid the config error)."""
     cfg = write_config(tmp_path / "bad.toml", "[rigg]\n")
-    code, _, err = run_cli(["--config", cfg, "lint", str(tmp_path / "does-not-exist.glb")], capsys)
-    assert code == 2 and "bad config" in err
+    broken = tmp_path / "broken.glb"
+    broken.write_bytes(b"glTF\x02\x00\x00\x00")
+    for target in (str(tmp_path / "does-not-exist.glb"), str(broken)):
+        code, _, err = run_cli(["--config", cfg, command[0], target, *command[1:]], capsys)
+        assert code == 2 and "bad config" in err, (command, err)
 
 
 def test_parse_contract_raises_config_error():
@@ -278,3 +285,71 @@ def test_huge_integer_messages_count_digits_exactly():
     with pytest.raises(ConfigError) as info:
         parse_contract(b'[sync_groups.s]\nclips = ["a"]\nmax_frame_count_delta = 3.0e300\n', "c.toml")
     assert info.value.lines[-1].endswith("got 3e+300")
+
+
+def test_unknown_roles_come_before_bad_role_values(tmp_path, capsys):
+    """Each table's unknown keys before its bad values (docs/config.md), in [rig.roles] too: they
+    came out in file order there."""
+    cfg = write_config(tmp_path / "c.toml", '[rig.roles]\nhips = 3\nhipz = "x"\n')
+    code, out, err = run_cli(["--config", cfg, "measure", os.path.join(ROOT, "examples", "assets", "fox-walk.glb")], capsys)
+    assert code == 2 and out == ""
+    assert err.index("rig.roles.hipz: unknown role") < err.index("rig.roles.hips: must be a string"), err
+
+
+def test_a_bracket_set_starting_with_a_bracket_counts_no_literal():
+    """In `run_[]]*` the set is `[]]` (a `]` right after `[` is a member): 4 literals, a tie
+    with `run_*` that file order decides (the later wins). It counted 5 and always won."""
+    from animsmith.config import glob_specificity
+
+    assert glob_specificity("run_[]]*") == glob_specificity("run_[!]a]*") == glob_specificity("run_*") == 4
+    c = parse_contract(b'[clips."run_[]]*"]\nfps = 24\n[clips."run_*"]\nfps = 30\n', "c.toml")
+    assert c.expect_for("run_]x").fps == 30.0
+
+
+def test_bone_lists_refuse_empty_names_and_keep_each_name_once():
+    """`required_bones`/`animates_bones` entries are bone names: "" is refused (roles already
+    were), a name listed twice counts once (it gave the same finding twice)."""
+    with pytest.raises(ConfigError) as exc:
+        parse_contract(b'[rig]\nrequired_bones = ["", "Hips"]\n', "c.toml")
+    assert "rig.required_bones: must list non-empty bone names" in str(exc.value.message)
+    c = parse_contract(b'[rig]\nrequired_bones = ["Hips", "Spine", "Hips"]\n[clips.walk]\nanimates_bones = ["A", "A"]\n', "c.toml")
+    assert c.rig.required_bones == ["Hips", "Spine"] and c.expect_for("walk").animates_bones == ["A"]
+
+
+def test_a_config_that_changes_while_read_is_an_error(tmp_path, monkeypatch):
+    """The bytes read must be as many as `stat` said: a contract rewritten under us (shorter:
+    it read as the empty built-in defaults) is one line, exit 2."""
+    import os as _os
+
+    path = tmp_path / "animsmith.toml"
+    path.write_text('[gait_groups.g]\nclips = ["a", "b"]\n')
+    real_stat = _os.stat
+
+    def bigger_stat(p, *a, **k):
+        st = real_stat(p, *a, **k)
+        if str(p) == str(path):
+            return _os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid,
+                                    st.st_size + 7, st.st_atime, st.st_mtime, st.st_ctime))
+        return st
+
+    monkeypatch.setattr(_os, "stat", bigger_stat)
+    with pytest.raises(ConfigError) as exc:
+        load_contract(str(path))
+    assert "file changed while being read" in str(exc.value.message)
+
+
+def test_integers_past_python_s_conversion_limit_are_named_by_line():
+    """A decimal integer of more than 4,300 digits: the parser refuses it; the line says where
+    (it carried Python's advice to call sys.set_int_max_str_digits()). Written in hex it parses,
+    and its digits are counted exactly (4,300 digits read "about 4301")."""
+    from animsmith.config import _digits
+
+    text = '[rig]\nprofile = "auto"\n[clips."*"]\nfps = ' + "9" * 5000 + "\n"
+    with pytest.raises(ConfigError) as exc:
+        parse_contract(text.encode(), "c.toml")
+    message = str(exc.value.message)
+    if "set_int_max_str_digits" in message or "integer of more than 4300 digits" in message:
+        assert message.endswith("invalid TOML: an integer of more than 4300 digits at line 4"), message
+    else:  # a Python without the conversion limit parses it: then the key path names it
+        assert 'clips."*".fps: must be a finite number' in message
+    assert _digits(10**4299) == "4300" and _digits(10**4300 - 1) == "4300" and _digits(10**5000) == "5001"

@@ -475,18 +475,17 @@ def test_member_with_a_nan_key_time_is_unmeasurable_not_silently_measured(tmp_pa
         assert any("nantime.glb" in m and "key times are not finite" in m for m in msgs), msgs
 
 
-def test_a_declared_fps_of_zero_is_no_frame_rate_for_sync_group(tmp_path, capsys):
-    """`fps = 0` is reported by the fps check (invalid_declared_fps); sync-group then uses
-    the authored rates (30 vs 40 fps here) instead of comparing the zeros."""
+def test_a_declared_fps_of_zero_is_a_contract_error(tmp_path, capsys):
+    """`fps = 0` is no frame rate: the contract refuses it (exit 2, every one named) before any
+    file is read. It used to load, `lint` reported it as invalid_declared_fps and sync-group fell
+    back to the authored rates, while `transform` and `collection` retimed on 30 fps."""
     glb = write_clips(tmp_path / "sync.glb", [gait_clip("d1", frames=31), gait_clip("d3", frames=41)])
     cfg = write_config(tmp_path / "s.toml", '[sync_groups.s]\nclips = ["d1", "d3"]\nmax_frame_count_delta = 10\n'
                        '[clips.d1]\nfps = 0\n[clips.d3]\nfps = 0\n')
-    code, out, _ = run_cli(["--config", cfg, "lint", "--format", "json", glb], capsys)
-    doc = validate_json(out)
-    sync = [f for f in doc["files"][0]["findings"] if f["check_id"] == "sync-group"]
-    assert code == 1 and len(sync) == 1 and "fps spread 10.0000" in sync[0]["message"], sync
-    gaps = [g["code"] for g in doc["files"][0]["coverage_gaps"] if g["check_id"] == "fps"]
-    assert gaps.count("invalid_declared_fps") == 2
+    for command in (["lint", "--format", "json", glb], ["transform", glb, "--gait-anchor", "--dry-run"]):
+        code, out, err = run_cli(["--config", cfg, *command], capsys)
+        assert code == 2 and out == "", err
+        assert "clips.d1.fps: must be > 0, got 0" in err and "clips.d3.fps: must be > 0, got 0" in err
 
 
 # --------------------------------------------------------------------------

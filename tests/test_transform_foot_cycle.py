@@ -663,3 +663,24 @@ def test_a_path_holding_no_member_keeps_its_buffer_file(capsys, tmp_path):
                          "--reference", "ring.glb#run_forward", "-o", mesh, path, other)
     assert rc == 2 and "is an input file" in err, err
     assert open(mesh, "rb").read() == tri
+
+
+@pytest.mark.parametrize("members", ['"packs/ring.glb#run_forward", "run_left"', '"run_left", "packs/ring.glb#run_forward"'])
+def test_bare_members_are_found_in_paths_only_whatever_the_order(capsys, tmp_path, members):
+    """A bare member name is looked up in PATHS, never in a file an earlier `file#clip` member
+    loaded: with the ring only under packs/, `run_left` is not found when PATHS lack it, and found
+    once (not "ambiguous") when a PATH holds it, in either member order (order decided before)."""
+    import shutil
+
+    offsets = {"run_forward": 0.0, "run_left": 0.25}
+    path, _ = write_ring(tmp_path, [stepping_clip(n, o) for n, o in offsets.items()])
+    (tmp_path / "packs").mkdir()
+    shutil.copy(path, tmp_path / "packs" / "ring.glb")
+    other, _ = write_ring(tmp_path, [stepping_clip("idle", 0.0)], name="other.glb")
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text(f"[gait_groups.g]\nclips = [{members}]\n")
+    args = ["--config", str(cfg), "collection", "transform-foot-cycle", "--group", "g", "--reference", "run_forward", "--dry-run"]
+    rc, _, err = run_cli(capsys, *args, other)
+    assert rc == 2 and "group member 'run_left' not found in" in err, err
+    rc, out, err = run_cli(capsys, *args, path)
+    assert rc == 0, err

@@ -149,11 +149,13 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any], aliases: O
                     raise AnimsmithError(f"group member {ref.label!r}: clip {ref.clip!r} not found{hint}", f) from None
             add(ref.label, f, clip)
             continue
-        hits = [(p, a.clip(ref.clip)) for p, a in assets.items() if ref.clip in a.clip_names]
+        # a bare name is looked up in PATHS only (docs/transform.md), never in a file an earlier
+        # "file.glb#clip" member loaded: the result must not depend on the members' order
+        hits = [(p, assets[p].clip(ref.clip)) for p in dict.fromkeys(paths) if ref.clip in assets[p].clip_names]
         if not hits:
             from animsmith.config import did_you_mean
 
-            hint = did_you_mean(ref.clip, [n for a in assets.values() for n in a.clip_names])
+            hint = did_you_mean(ref.clip, [n for p in dict.fromkeys(paths) for n in assets[p].clip_names])
             raise AnimsmithError(f"group member {ref.label!r} not found in {', '.join(paths)}{hint}")
         if len(hits) > 1:
             raise AnimsmithError(f"group member {ref.label!r} is ambiguous: found in {', '.join(p for p, _ in hits)}")

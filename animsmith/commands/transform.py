@@ -120,6 +120,7 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     from animsmith.io.read import load_asset_bytes, read_file_bytes
     from animsmith.transform import gait_anchored_glb, plan_gait_anchor, select_clips, verify_gait_anchored
 
+    contract = load_transform_contract(ctx, config_path)  # every key checked before any file is read
     data = read_file_bytes(file)  # refuses directories, FIFOs, > 1 GiB, a file changing under us
     asset = load_asset_bytes(data, file, strict=False)
     if asset.container != "glb":
@@ -133,7 +134,6 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
         raise AnimsmithError(
             "the GLB references external buffer files; write the output in the same folder as the input", file
         )
-    contract = load_transform_contract(ctx, config_path)
     try:
         roles = resolve_roles(asset.skeleton, profile=contract.rig.profile, overrides=contract.rig.roles or None)
     except ValueError as exc:
