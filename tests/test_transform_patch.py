@@ -293,6 +293,19 @@ def raw_feet_rig(frames: int = FRAMES, fps: float = FPS):
     return raw, (lf_n, rf_n, hips), raw.floats(frame_times(frames, fps), "SCALAR")
 
 
+def anchored_raw(tmp_path, capsys, raw, name: str):
+    """`transform NAME.glb -o NAME_out.glb --gait-anchor --format json` on ``raw``:
+    (the JSON report, (input JSON, input BIN), (output JSON, output BIN), output path)."""
+    src = tmp_path / f"{name}.glb"
+    src.write_bytes(raw.glb())
+    out = tmp_path / f"{name}_out.glb"
+    rc, stdout, err = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor", "--format", "json")
+    assert rc == 0, err
+    doc0, _, b0 = chunks(src.read_bytes())
+    doc1, _, b1 = chunks(out.read_bytes())
+    return json.loads(stdout), (doc0, b0), (doc1, b1), out
+
+
 def sparse_accessor(raw, values: np.ndarray, type_: str, **extra):
     """An accessor without a bufferView whose every element comes from a sparse block
     (indices 0..count-1, uint16): what a sparse output looks like at its most general."""
@@ -313,14 +326,8 @@ def test_interleaved_outputs_get_new_accessors_and_validate(tmp_path, capsys, or
     lfa = raw.accessor(lf.astype(np.float32), "VEC3", view=view, byte_offset=0)
     rfa = raw.accessor(rf.astype(np.float32), "VEC3", view=view, byte_offset=12)
     raw.animation("walk", [(lf_n, "translation", t, lfa, "LINEAR"), (rf_n, "translation", t, rfa, "LINEAR")])
-    src = tmp_path / "inter.glb"
-    src.write_bytes(raw.glb())
-    out = tmp_path / "inter_out.glb"
-    rc, stdout, err = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor", "--format", "json")
-    assert rc == 0, err
-    assert json.loads(stdout)["patch"]["new_accessors"] == 2
-    doc0, _, b0 = chunks(src.read_bytes())
-    doc1, _, b1 = chunks(out.read_bytes())
+    report, (doc0, b0), (doc1, b1), out = anchored_raw(tmp_path, capsys, raw, "inter")
+    assert report["patch"]["new_accessors"] == 2
     assert b1[: len(b0)] == b0
     new = doc1["animations"][0]["samplers"][0]["output"]
     s, e, size = accessor_range(doc1, new)
@@ -364,14 +371,8 @@ def test_an_output_accessor_shared_with_a_morph_target_gets_a_new_accessor(tmp_p
     raw.doc["nodes"].append({"name": "Body", "mesh": 0})
     raw.doc["scenes"][0]["nodes"].append(len(raw.doc["nodes"]) - 1)
     raw.animation("walk", [(lf_n, "translation", t, lfa, "LINEAR"), (rf_n, "translation", t, rfa, "LINEAR")])
-    src = tmp_path / "morph.glb"
-    src.write_bytes(raw.glb())
-    out = tmp_path / "morph_out.glb"
-    rc, stdout, err = run_cli(capsys, "transform", str(src), "-o", str(out), "--gait-anchor", "--format", "json")
-    assert rc == 0, err
-    assert json.loads(stdout)["patch"]["new_accessors"] == 1
-    doc0, _, b0 = chunks(src.read_bytes())
-    doc1, _, b1 = chunks(out.read_bytes())
+    report, (doc0, b0), (doc1, b1), _ = anchored_raw(tmp_path, capsys, raw, "morph")
+    assert report["patch"]["new_accessors"] == 1
     assert doc1["meshes"][0]["primitives"][0]["targets"][0]["POSITION"] == lfa
     s, e, _ = accessor_range(doc0, lfa)
     assert b1[s:e] == b0[s:e] == lf.astype(np.float32).tobytes()  # the morph target is untouched
