@@ -419,3 +419,58 @@ def test_lint_schema_uses_the_same_clip_measurements_as_measure():
     assert lint["$defs"]["clipMeasurements"] == measure["$defs"]["clip"]
     clips = lint["$defs"]["file"]["properties"]["measurements"]["properties"]["clips"]
     assert clips["additionalProperties"] == {"$ref": "#/$defs/clipMeasurements"}
+
+
+def test_measure_speed_nulls_a_speed_that_overflows(tmp_path):
+    """A finite displacement over a subnormal duration (under ancestors scaled 3e38) overflows to
+    an infinite speed: `measure speed` gives null with a reason, as `measure` does (it was an
+    internal error naming no file in JSON and `inf` in text)."""
+    import numpy as np
+
+    from animsmith.model import Asset, Channel, Clip, Skeleton
+
+    names = [f"s{i}" for i in range(7)] + ["root", "pelvis"]
+    parents = list(range(-1, 8))
+    rest_t = [[0, 0, 0]] * 8 + [[0, 1, 0]]
+    rest_s = [[3e38] * 3] * 7 + [[1.0] * 3] * 2
+    sk = Skeleton.build(names, parents, rest_t, None, rest_s)
+    tiny = float(np.float32(1e-44))
+    clip = Clip("boom", [Channel.make(7, "translation", [0.0, tiny], [[0, 0, 0], [1, 0, 0]])])
+    path = str(tmp_path / "overflow.glb")
+    write_glb(Asset(skeleton=sk, clips=[clip]), path)
+    doc = run_json("measure", "speed", path, "--format", "json")
+    c = doc["files"][0]["clips"][0]
+    assert c["speed_mps"] is None and c["speed_mps_unavailable"]
+    text = animsmith("measure", "speed", path)
+    assert text.returncode == 0 and "inf" not in text.stdout, text.stdout + text.stderr
+
+
+def test_a_heading_of_minus_180_reads_180(tmp_path):
+    """−Z is heading 180 (docs/measure.md): a heading of −179.994° rounds to 180.0, not -180.0."""
+    from animsmith.commands.measure import _cell
+
+    assert _cell(-179.994, "heading_deg", 1) == "180.0" and _cell(179.96, "heading_deg", 1) == "180.0"
+    assert _cell(-179.94, "heading_deg", 1) == "-179.9"
+
+
+def test_an_empty_profile_flag_is_an_unknown_profile(ring_glb):
+    r = animsmith("measure", ring_glb, "--profile", "")
+    assert r.returncode == 2 and "unknown rig profile ''" in r.stderr
+
+
+def test_inspect_roles_on_a_narrow_terminal_are_blocks_not_cut(tmp_path):
+    """On a 60-column terminal the role table no longer cuts role and bone names to "…" (left_foot,
+    left_toe and left_hand read alike): like the clip tables it prints one block per role."""
+    import io
+
+    from rich.console import Console
+
+    from animsmith.commands.measure import print_table
+
+    out = io.StringIO()
+    console = Console(file=out, width=60, no_color=True, highlight=False, emoji=False)
+    long = "Character_With_A_Long_Namespace_Prefix:mixamorig:"
+    rows = [["left_foot", long + "LeftFoot", "mixamo"], ["left_toe", "-", "unresolved: no bone matches left_toe"]]
+    print_table(console, ["role", "bone", "convention / reason"], ["left", "left", "left"], rows)
+    text = out.getvalue()
+    assert "…" not in text and long + "LeftFoot" in text and "left_toe" in text

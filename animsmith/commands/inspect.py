@@ -122,15 +122,14 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
     console = _console()
     console.print(Text(escape(file), style="bold"), soft_wrap=True)
     console.print(f"rig profile: {roles.profile}", markup=False)
-    t = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
-    for col in ("role", "bone", "convention / reason"):
-        t.add_column(col, no_wrap=col != "convention / reason")
+    role_rows = []
     for row in doc["rig"]["roles"]:
         if row["bone"] is not None:
-            t.add_row(Text(row["role"]), Text(escape(row["bone"])), Text(row["convention"] or ""))
+            role_rows.append([row["role"], escape(row["bone"]), row["convention"] or ""])
         else:
-            t.add_row(Text(row["role"]), Text("-"), Text("unresolved: " + row["unresolved"]))
-    console.print(t)
+            role_rows.append([row["role"], "-", "unresolved: " + row["unresolved"]])
+    # a table when it fits, else one block per role (no role or bone name cut to "…")
+    print_table(console, ["role", "bone", "convention / reason"], ["left", "left", "left"], role_rows)
     console.print(f"bones ({sk.bone_count}; '(node)' = not a skin joint, '(not in scene)' = not in the default scene):", markup=False)
     for line in _tree_lines(sk, roles):
         console.print("  " + line, markup=False, soft_wrap=True)

@@ -38,7 +38,7 @@ def load_rig_contract(ctx: click.Context, config_path: Optional[str], profile_fl
     path = find_config(effective_config_path(ctx, config_path))
     contract = load_contract(path)
     profile = contract.rig.profile or "auto"
-    if profile_flag:
+    if profile_flag is not None:  # --profile "" is an unknown profile, not "none given"
         if profile_flag.strip().lower() not in PROFILE_ALIASES:
             raise click.BadParameter(
                 f"unknown rig profile {profile_flag!r} (one of: {', '.join(sorted(PROFILE_ALIASES))})",
@@ -125,6 +125,10 @@ def print_table(console, titles, justify, rows) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from animsmith.render.text import runner_safe_line
+
+    # guarded before layout (the stream's guard would shift a row whose name starts with "::")
+    rows = [[Text(runner_safe_line(c.plain if isinstance(c, Text) else str(c))) for c in row] for row in rows]
     table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
     for title, just in zip(titles, justify):
         table.add_column(title, justify=just, no_wrap=True)
@@ -158,18 +162,20 @@ def _cell(value: Any, key: str, digits: Optional[int]) -> str:
         from animsmith.render.text import phase_text
 
         return phase_text(value, digits or 3)
-    return fmt(value, digits) if digits is not None else fmt(value)
+    text = fmt(value, digits) if digits is not None else fmt(value)
+    if key == "heading_deg" and text == f"{-180.0:.{digits or 1}f}":  # −Z is 180 (docs): one direction, one text
+        text = text[1:]
+    return text
 
 
 def speed_measurements(ca) -> Dict[str, Any]:
     """Speed-only dict (does not compute gait or loop metrics)."""
+    from animsmith.core.analysis import put_measurement
+
     s = ca.speed
     m: Dict[str, Any] = {"name": ca.clip.name}
-    for k in ("speed_mps", "heading_deg", "distance_m"):
-        v = getattr(s, k)
-        m[k] = v
-        if v is None:
-            m[k + "_unavailable"] = getattr(s, k + "_unavailable") or "not measured"
+    for k in ("speed_mps", "heading_deg", "distance_m"):  # non-finite -> null with a reason, as `measure`
+        put_measurement(m, k, getattr(s, k), getattr(s, k + "_unavailable"))
     m["duration_s"] = float(ca.clip.duration_s)
     m["travel_bone"] = s.travel_bone
     m["travel_source_role"] = s.source_role

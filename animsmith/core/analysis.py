@@ -165,6 +165,16 @@ def key_times_problem(clip) -> Optional[str]:
     return None
 
 
+def put_measurement(m: Dict[str, Any], name: str, value, reason: Optional[str]) -> None:
+    """``m[name] = value``; a missing or non-finite value is None with ``m[name + "_unavailable"]``
+    = the reason ("non-finite value" for an infinite or NaN float), as ``measure`` prints it."""
+    if isinstance(value, float) and not math.isfinite(value):
+        value, reason = None, reason or "non-finite value"
+    m[name] = value
+    if value is None:
+        m[name + "_unavailable"] = reason or "not measured"
+
+
 class ClipAnalysis:
     """One clip's pose grid and metrics, each computed once on first access."""
 
@@ -293,11 +303,7 @@ class ClipAnalysis:
         }
 
         def put(name: str, value, reason: Optional[str]) -> None:
-            if isinstance(value, float) and not math.isfinite(value):
-                value, reason = None, reason or "non-finite value"
-            m[name] = value
-            if value is None:
-                m[name + "_unavailable"] = reason or "not measured"
+            put_measurement(m, name, value, reason)
 
         g = self.gait
         put("gait_phase", g.gait_phase, g.gait_phase_unavailable)
