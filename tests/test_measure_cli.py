@@ -458,19 +458,25 @@ def test_an_empty_profile_flag_is_an_unknown_profile(ring_glb):
     assert r.returncode == 2 and "unknown rig profile ''" in r.stderr
 
 
-def test_inspect_roles_on_a_narrow_terminal_are_blocks_not_cut(tmp_path):
-    """On a 60-column terminal the role table no longer cuts role and bone names to "…" (left_foot,
-    left_toe and left_hand read alike): like the clip tables it prints one block per role."""
-    import io
+def test_inspect_roles_on_a_narrow_terminal_are_blocks_not_cut(tmp_path, monkeypatch, capsys):
+    """On a 60-column terminal `inspect` no longer cuts role and bone names to "…" (left_foot,
+    left_toe and left_hand read alike): like the clip tables, its role table prints one block per
+    role when it does not fit."""
+    import sys
 
     from rich.console import Console
 
-    from animsmith.commands.measure import print_table
+    import animsmith.commands.measure as measure_mod
+    from animsmith.cli import main
+    from animsmith.model import Asset, Channel, Clip, Skeleton
 
-    out = io.StringIO()
-    console = Console(file=out, width=60, no_color=True, highlight=False, emoji=False)
     long = "Character_With_A_Long_Namespace_Prefix:mixamorig:"
-    rows = [["left_foot", long + "LeftFoot", "mixamo"], ["left_toe", "-", "unresolved: no bone matches left_toe"]]
-    print_table(console, ["role", "bone", "convention / reason"], ["left", "left", "left"], rows)
-    text = out.getvalue()
-    assert "…" not in text and long + "LeftFoot" in text and "left_toe" in text
+    sk = Skeleton.build([long + "Hips", long + "LeftFoot", long + "RightFoot"], [-1, 0, 0],
+                        [[0, 1, 0], [0.1, -0.9, 0], [-0.1, -0.9, 0]])
+    path = str(tmp_path / "long.glb")
+    write_glb(Asset(skeleton=sk, clips=[Clip("walk", [Channel.make(0, "translation", [0, 1], [[0, 1, 0], [0, 1, 1]])])]), path)
+    monkeypatch.setattr(measure_mod, "_console", lambda: Console(file=sys.stdout, width=60, no_color=True, highlight=False, emoji=False))
+    with pytest.raises(SystemExit):
+        main(["inspect", path])
+    text = capsys.readouterr().out
+    assert "…" not in text and long + "LeftFoot" in text and "left_toe" in text, text
