@@ -501,17 +501,23 @@ def read_lint_doc(path: str) -> Dict[str, Any]:
     if exceeds_depth(data):  # the same limit whatever Python's own decoder would reach
         raise AnimsmithError("not valid JSON (nested too deeply)", path=path)
     del data
+    size = len(text)
     try:
-        doc = json.loads(text)
-    except RecursionError:
-        raise AnimsmithError("not valid JSON (nested too deeply)", path=path) from None
-    except ValueError as exc:
-        raise AnimsmithError(f"not valid JSON ({exc})", path=path) from None
-    # a lone surrogate can only come from a \uD800-\uDFFF escape: check strings only then
-    strings = re.search(r"\\u[dD][89a-fA-F]", text) is not None
-    del text
-    check_lint_structure(path, doc)
-    check_json_values(path, doc, strings=strings)
+        try:
+            doc = json.loads(text)
+        except RecursionError:
+            raise AnimsmithError("not valid JSON (nested too deeply)", path=path) from None
+        except ValueError as exc:
+            raise AnimsmithError(f"not valid JSON ({exc})", path=path) from None
+        # a lone surrogate can only come from a \uD800-\uDFFF escape: check strings only then
+        strings = re.search(r"\\u[dD][89a-fA-F]", text) is not None
+        del text
+        check_lint_structure(path, doc)
+        check_json_values(path, doc, strings=strings)
+    except MemoryError:  # parsing takes about 10x the file: name the file that did not fit
+        raise AnimsmithError(
+            f"out of memory parsing it ({size} characters; merging needs about 10x a file's size: "
+            "split the run into more shards)", path=path) from None
     return doc
 
 

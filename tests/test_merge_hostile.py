@@ -296,3 +296,20 @@ def test_a_non_utf8_file_name_written_by_lint_merges(tmp_path, capsys):
     code, out, err = run_cli(["merge-results", str(shard), "-o", str(merged)], capsys)
     assert code in (0, 1) and err == "", err
     assert json.loads(merged.read_text(encoding="utf-8"))["files"][0]["path"] == name
+
+
+def test_running_out_of_memory_names_the_file(tmp_path, capsys, monkeypatch):
+    """Parsing a result takes about 10x its size: when that does not fit, the one line names the
+    file and says to split the run (it said `animsmith: out of memory`)."""
+    import json as json_mod
+
+    good = tmp_path / "r.json"
+    code, out, _ = run_cli(["lint", "--format", "json", "-o", str(good), os.path.join(ROOT, "examples", "assets", "fox-walk.glb")], capsys)
+
+    def no_memory(*a, **k):
+        raise MemoryError
+
+    monkeypatch.setattr(json_mod, "loads", no_memory)
+    code, out, err = run_cli(["merge-results", str(good)], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert str(good) in err and "out of memory parsing it" in err and "split the run into more shards" in err

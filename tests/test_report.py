@@ -364,3 +364,20 @@ def test_a_failed_report_removes_the_old_page(tmp_path, capsys):
         fh.truncate(40)
     code, _, err = run_cli(["report", path, "-o", str(page)], capsys)
     assert code == 2 and not page.exists(), err
+
+
+def test_group_member_curves_are_thinned_to_two_thousand_points():
+    """A member's L−R signal of n samples is resampled onto at most 2,000 equally spaced samples
+    at i·n/2000 (the page maps index/length to phase, so the curve is the same curve): a
+    100,000-frame member was 778 KB of the page."""
+    import numpy as np
+
+    from animsmith.report.html import thinned_signal
+
+    n = 100_000
+    phase = np.arange(n) / n
+    thin = np.asarray(thinned_signal(np.sin(2 * np.pi * phase)))
+    assert thin.shape == (2000,)
+    assert np.max(np.abs(thin - np.sin(2 * np.pi * np.arange(2000) / 2000))) < 1e-6
+    short = [0.0, 0.5, -0.5]
+    assert thinned_signal(short) is short

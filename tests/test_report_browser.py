@@ -276,3 +276,36 @@ def test_phases_read_wrapped_and_thinning_reads_as_an_ordinal(browser, tmp_path,
         assert "(every 3rd shown)" in text and "3th" not in text
     finally:
         page.close()
+
+
+def test_non_finite_joints_are_not_drawn_at_the_origin(browser, tmp_path, capsys):
+    """A NaN root key makes every joint of that frame non-finite: the page data holds null, which
+    JavaScript's arithmetic read as 0 and drew the skeleton at the origin. It draws no joint for
+    that frame now, and the other frames as before."""
+    import numpy as np
+
+    from animsmith.io.write import write_glb
+    from animsmith.model import Asset, Channel, Clip
+    from builders import biped_skeleton
+
+    t = np.arange(31, dtype=np.float32) / 30
+    root = np.stack([np.zeros(31), np.ones(31), np.linspace(0, 1, 31)], axis=1)
+    root[10, 1] = np.nan
+    sk = biped_skeleton()
+    path = str(tmp_path / "nan.glb")
+    write_glb(Asset(skeleton=sk, clips=[Clip("walk", [Channel.make(0, "translation", t, root)])]), path)
+    page = Page(browser, write_report(tmp_path, capsys, ["report", path]))
+    try:
+        def drawn(frame):
+            return page.page.evaluate(
+                """(f) => { const sec = document.querySelector('section.clip'); const s = sec.querySelector('input.scrub');
+                s.value = f; s.dispatchEvent(new Event('input'));
+                const g = sec.querySelector('g.pose'); return [g.querySelectorAll('circle').length, g.getAttribute('data-pose')]; }""",
+                frame)
+        joints, pose = drawn(10)
+        assert joints == 0 and "NaN" in pose, pose
+        joints, pose = drawn(11)
+        assert joints == len(sk.names) and "NaN" not in pose
+        assert page.errors == []
+    finally:
+        page.close()

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from gltf_raw import RawGltf
+from lint_support import run_cli as run_here
 from test_transform_builders import feet_values, frame_times, run_cli
 
 FRAMES = 31
@@ -406,3 +407,40 @@ def test_a_glb_whose_only_buffer_is_a_data_uri_says_so(tmp_path, capsys):
     assert rc == 2 and len(err.strip().splitlines()) == 1, err
     assert "its first buffer is a data: URI" in err and "external" not in err
     assert not out.exists()
+
+
+def test_transform_never_writes_over_its_contract(tmp_path, capsys, monkeypatch):
+    """`-o` naming the contract (given with --config, or found as ./animsmith.toml) is exit 2 and
+    leaves it alone; it was replaced by the GLB (lint, report and collection already refused)."""
+    raw, (lf_n, rf_n, hips), t = raw_feet_rig()
+    lf, rf = feet_values(FRAMES, 0.05, OFFSET)
+    raw.animation("walk", [(lf_n, "translation", t, raw.accessor(lf.astype(np.float32), "VEC3"), "LINEAR"),
+                           (rf_n, "translation", t, raw.accessor(rf.astype(np.float32), "VEC3"), "LINEAR")])
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in.glb").write_bytes(raw.glb())
+    text = "[rig]\nprofile = \"auto\"\n"
+    for name, flags in (("contract.toml", ["--config", "contract.toml"]), ("animsmith.toml", [])):
+        (tmp_path / name).write_text(text)
+        rc, _, err = run_here([*flags, "transform", "in.glb", "--gait-anchor", "-o", name], capsys)  # in tmp_path
+        assert rc == 2 and "--output is also an input" in err, err
+        assert (tmp_path / name).read_text() == text
+        (tmp_path / name).unlink()
+
+
+@pytest.mark.parametrize("uri", ["img%2Epng", "sub/../img.png", "./img.png"])
+def test_transform_never_writes_over_an_image_the_glb_names(tmp_path, capsys, monkeypatch, uri):
+    """An image URI the loader does not read still names a file an engine loads: a percent-escaped
+    dot or a `..` segment resolves to img.png too, and `-o img.png` is refused (it was written)."""
+    raw, (lf_n, rf_n, hips), t = raw_feet_rig()
+    lf, rf = feet_values(FRAMES, 0.05, OFFSET)
+    raw.animation("walk", [(lf_n, "translation", t, raw.accessor(lf.astype(np.float32), "VEC3"), "LINEAR"),
+                           (rf_n, "translation", t, raw.accessor(rf.astype(np.float32), "VEC3"), "LINEAR")])
+    raw.doc["images"] = [{"uri": uri}]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "in.glb").write_bytes(raw.glb())
+    png = png_1x1()
+    (tmp_path / "img.png").write_bytes(png)
+    rc, _, err = run_here(["transform", "in.glb", "--gait-anchor", "-o", "img.png"], capsys)
+    assert rc == 2 and "is a file the GLB reads" in err, err
+    assert (tmp_path / "img.png").read_bytes() == png

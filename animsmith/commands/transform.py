@@ -104,10 +104,11 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
 
     if not gait_anchor:
         raise click.UsageError("choose an operation: --gait-anchor")
+    contract = load_transform_contract(ctx, config_path)  # every key checked before any file is read
     if output is not None:
         from animsmith.commands.lint import check_output_path
 
-        check_output_path(output)
+        check_output_path(output, [contract.path] if contract.path else [])  # never over the contract
     if output is None:
         if in_place:
             output = file
@@ -120,7 +121,6 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     from animsmith.io.read import load_asset_bytes, read_file_bytes
     from animsmith.transform import gait_anchored_glb, plan_gait_anchor, select_clips, verify_gait_anchored
 
-    contract = load_transform_contract(ctx, config_path)  # every key checked before any file is read
     data = read_file_bytes(file)  # refuses directories, FIFOs, > 1 GiB, a file changing under us
     asset = load_asset_bytes(data, file, strict=False)
     if asset.container != "glb":

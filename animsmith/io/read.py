@@ -376,8 +376,14 @@ def _safe_relative_path(uri: str, what: str) -> str:
 
 
 def external_resource_files(doc: Any, base_dir: str) -> List[str]:
-    """The files (resolved paths) that a document's buffers and images name by a relative
-    URI — what loading it reads beside it. ``data:`` URIs and URIs the loader refuses are left out."""
+    """The files (resolved paths) that a document's buffers and images name by URI, as an
+    engine resolves them beside it: percent escapes decoded, ``..`` and absolute paths
+    followed (the loader refuses such a buffer, but an image it never reads can still name
+    one). ``data:`` and other scheme URIs are left out. For keeping outputs off them: this
+    only names paths, it reads nothing."""
+    import re
+    from urllib.parse import unquote
+
     out: List[str] = []
     if not isinstance(doc, dict):
         return out
@@ -385,12 +391,12 @@ def external_resource_files(doc: Any, base_dir: str) -> List[str]:
         items = doc.get(key)
         for item in items if isinstance(items, list) else ():
             uri = item.get("uri") if isinstance(item, dict) else None
-            if not isinstance(uri, str) or uri.startswith("data:"):
+            if not isinstance(uri, str) or not uri or re.match(r"[A-Za-z][A-Za-z0-9+.\-]+:", uri):
+                continue  # data:, http:, file: ... (a one-letter "scheme" is a Windows drive)
+            rel = unquote(uri.split("#", 1)[0].split("?", 1)[0])
+            if "\x00" in rel:
                 continue
-            try:
-                out.append(os.path.realpath(os.path.join(base_dir, _safe_relative_path(uri, key))))
-            except LoadError:
-                continue
+            out.append(os.path.realpath(os.path.join(base_dir, rel)))
     return list(dict.fromkeys(out))
 
 

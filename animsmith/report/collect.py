@@ -126,7 +126,7 @@ def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dic
     }
     if with_local:
         view["local"] = {
-            "t": rounded(shown.local_translation),
+            "t": rounded(shown.local_translation, 6),  # model-space error x parent scale (100 in RobotExpressive)
             "r": rounded(shown.local_rotation, 6),
             "s": rounded(shown.local_scale),
         }

@@ -4,6 +4,15 @@
 (function () {
   "use strict";
   var DATA = JSON.parse(document.getElementById("report-data").textContent);
+  // a non-finite value is null in JSON, and null does arithmetic as 0 (a NaN joint drawn at the
+  // origin): pose arrays read null as NaN, which every drawing test then skips
+  (function nullsToNaN() {
+    function fix(a) { if (a) for (var i = 0; i < a.length; i++) if (a[i] === null) a[i] = NaN; }
+    (DATA.clips || []).forEach(function (c) {
+      fix(c.pos);
+      if (c.local) { fix(c.local.t); fix(c.local.r); fix(c.local.s); }
+    });
+  })();
   var SVG_NS = document.getElementById("ns-probe").namespaceURI;
   var COLORS = ["#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e", "#7f7f7f"];
   var TRAIL_COLORS = { root: "#2e7d32", hips: "#1565c0", left_foot: "#ef8f00", right_foot: "#d81b60" };
@@ -126,7 +135,7 @@
     for (var i = 0; i < clips.length; i++) {
       var pos = clips[i].pos;
       for (var o = 0; o + 2 < pos.length; o += 3) {
-        if (pos[o] === null) continue;
+        if (!(isFinite(pos[o]) && isFinite(pos[o + 1]) && isFinite(pos[o + 2]))) continue;
         var q = this.rot([pos[o], pos[o + 1], pos[o + 2]]);
         x0 = Math.min(x0, q[0]); x1 = Math.max(x1, q[0]); y0 = Math.min(y0, q[1]); y1 = Math.max(y1, q[1]);
       }
@@ -137,6 +146,7 @@
     this.cx = (x0 + x1) / 2; this.cy = (y0 + y1) / 2;
   };
   Camera.prototype.project = function (p) {
+    if (!(isFinite(p[0]) && isFinite(p[1]) && isFinite(p[2]))) return [NaN, NaN];  // not drawn (callers test [0])
     var q = this.rot(p);
     return [this.w / 2 + (q[0] - this.cx) * this.scale, this.h / 2 - (q[1] - this.cy) * this.scale];
   };
@@ -403,7 +413,17 @@
       "Illustrative blend: a third pose computed here from the two sampled local poses (slerp of rotations, lerp of translations and scales, then forward kinematics). It is presentation only, not a measured finding, and does not model your engine's masks, controller, root-motion policy or contact handling. Zoom out (wheel) if it leaves the source-based camera fit.");
     var cam = new Camera(270, 250);
     function members() { return [usable[+selA.value], usable[+selB.value]]; }
-    function frameAt(clip, p) { return Math.min(clip.frames - 1, Math.round(p * (clip.frames - 1))); }
+    // the shown sample nearest judged frame p·(judged − 1): shown samples are every stride-th
+    // judged frame plus the last, so on a thinned clip the last gap can be shorter than a stride
+    function frameAt(clip, p) {
+      var target = p * (clip.judged_frames - 1), last = clip.frames - 1;
+      var i = Math.max(0, Math.min(last, Math.round(target / clip.stride)));
+      var best = i;
+      [i - 1, i + 1, last].forEach(function (k) {
+        if (k >= 0 && k <= last && Math.abs(judgedFrame(clip, k) - target) < Math.abs(judgedFrame(clip, best) - target)) best = k;
+      });
+      return best;
+    }
     function refit() { var m = members(); cam.fit([DATA.clips[m[0].clip], DATA.clips[m[1].clip]]); }
     function draw() {
       var m = members(), ca = DATA.clips[m[0].clip], cb = DATA.clips[m[1].clip], p = +phase.value;
