@@ -309,3 +309,25 @@ def test_non_finite_joints_are_not_drawn_at_the_origin(browser, tmp_path, capsys
         assert page.errors == []
     finally:
         page.close()
+
+
+def test_pair_player_on_a_thinned_clip_shows_the_nearest_judged_frame(browser, tmp_path, capsys):
+    """A 1,003-frame member is shown every 5th judged frame plus the last (1002): at phase 0.5 the
+    pair player shows judged frame 500, the shown frame nearest 0.5·1002 = 501 (it used
+    round(0.5·(202 − 1)) = shown sample 101, judged frame 505)."""
+    from builders import gait_clip
+    from lint_support import write_clips, write_config
+
+    glb = write_clips(tmp_path / "pair.glb", [gait_clip("short", frames=31), gait_clip("long", frames=1003, duration_s=10.0)])
+    cfg = write_config(tmp_path / "pair.toml", '[gait_groups.g]\nclips = ["short", "long"]\n')
+    page = Page(browser, write_report(tmp_path, capsys, ["--config", cfg, "report", glb]))
+    try:
+        caption = page.page.evaluate(
+            """() => { const ph = document.querySelector('input.phase'); ph.value = 0.5; ph.dispatchEvent(new Event('input'));
+            return document.body.innerText; }""")
+        import re
+        want = f"long: t = {500 * 10.0 / 1002:.3f} s (judged frame 500)"
+        assert want in caption, [m for m in re.findall(r"long: t = [^)]*\)", caption)]
+        assert page.errors == []
+    finally:
+        page.close()
