@@ -516,8 +516,8 @@ def read_lint_doc(path: str) -> Dict[str, Any]:
         check_json_values(path, doc, strings=strings)
     except MemoryError:  # parsing takes about 10x the file: name the file that did not fit
         raise AnimsmithError(
-            f"out of memory parsing it ({size} characters; merging needs about 10x a file's size: "
-            "split the run into more shards)", path=path) from None
+            f"out of memory parsing it ({size} characters; a merge holds every result at once, about "
+            "10x their total size: merge fewer results, or lint with fewer clips per result)", path=path) from None
     return doc
 
 

@@ -383,11 +383,17 @@ def _toml_problem(exc: Exception, text: str) -> str:
     (4,300 digits) is named by its line, not by the interpreter's advice to raise the limit."""
     import re
 
+    import sys
+
     message = " ".join(str(exc).split())
     if "integer string conversion" in message:
-        m = re.search(r"\d{4301,}", text)
-        where = f" at line {text.count(chr(10), 0, m.start()) + 1}" if m else ""
-        return f"an integer of more than 4300 digits{where}"
+        limit = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
+        where = ""
+        for m in re.finditer(r"(?m)^[^#\n]*=\s*[+-]?([0-9][0-9_]*)", text):  # a value, not a comment
+            if len(m.group(1).replace("_", "")) > limit:
+                where = f" at line {text.count(chr(10), 0, m.start(1)) + 1}"
+                break
+        return f"an integer of more than {limit} digits{where}"
     return message
 
 
@@ -398,6 +404,8 @@ def _digits(n: int) -> str:
     if n.bit_length() <= 13_000:
         return str(len(str(n)))
     digits = int(n.bit_length() * math.log10(2)) + 1
+    if n.bit_length() > 200_000:  # a power of ten that large costs seconds: an estimate
+        return f"about {digits}"
     if 10 ** (digits - 1) > n:  # the bit length overestimates by at most one digit
         digits -= 1
     return str(digits)

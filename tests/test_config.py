@@ -353,3 +353,11 @@ def test_integers_past_python_s_conversion_limit_are_named_by_line():
     else:  # a Python without the conversion limit parses it: then the key path names it
         assert 'clips."*".fps: must be a finite number' in message
     assert _digits(10**4299) == "4300" and _digits(10**4300 - 1) == "4300" and _digits(10**5000) == "5001"
+    assert _digits(16 ** 100_000).startswith("about ")  # no seconds-long power of ten for huge values
+    # the line of the value, not of a longer run of digits in a comment above it
+    text = "# " + "1" * 5000 + '\n[rig]\nprofile = "auto"\n[clips."*"]\nfps = ' + "9" * 5000 + "\n"
+    with pytest.raises(ConfigError) as exc:
+        parse_contract(text.encode(), "c.toml")
+    message = str(exc.value.message)
+    if "more than" in message:
+        assert message.endswith("digits at line 5"), message

@@ -480,3 +480,23 @@ def test_inspect_roles_on_a_narrow_terminal_are_blocks_not_cut(tmp_path, monkeyp
         main(["inspect", path])
     text = capsys.readouterr().out
     assert "…" not in text and long + "LeftFoot" in text and "left_toe" in text, text
+
+
+def test_inspect_role_reasons_wrap_on_an_80_column_terminal(tmp_path, monkeypatch, capsys):
+    """At 80 columns the role table stays a table whose reason column wraps (the long
+    "unresolved: ..." reasons made it one block per role below ~117 columns)."""
+    import os as _os
+    import sys
+
+    from rich.console import Console
+
+    import animsmith.commands.measure as measure_mod
+    from animsmith.cli import main
+
+    ring = _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))), "examples", "assets", "run-ring.glb")
+    monkeypatch.setattr(measure_mod, "_console", lambda: Console(file=sys.stdout, width=80, no_color=True, highlight=False, emoji=False))
+    with pytest.raises(SystemExit):
+        main(["inspect", ring])
+    text = capsys.readouterr().out
+    assert "convention / reason" in text.splitlines()[2]  # the table's header row, not a block's line
+    assert "    bone: " not in text

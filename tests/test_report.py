@@ -381,3 +381,10 @@ def test_group_member_curves_are_thinned_to_two_thousand_points():
     assert np.max(np.abs(thin - np.sin(2 * np.pi * np.arange(2000) / 2000))) < 1e-6
     short = [0.0, 0.5, -0.5]
     assert thinned_signal(short) is short
+    # 500 strides of 30 samples each: 64 points a stride are kept (2,000 in all left 4 a stride)
+    strides = np.sin(2 * np.pi * np.arange(15_000) / 30)
+    assert thinned_signal(strides, 500) is strides
+    many = np.sin(2 * np.pi * np.arange(100 * 500) / 100)  # 500 strides of 100 samples
+    folded = np.asarray(thinned_signal(many, 500))
+    assert folded.shape == (32_000,)
+    assert np.max(np.abs(folded - np.sin(2 * np.pi * np.arange(32_000) / 64))) < 1e-3

@@ -427,7 +427,7 @@ def test_transform_never_writes_over_its_contract(tmp_path, capsys, monkeypatch)
         (tmp_path / name).unlink()
 
 
-@pytest.mark.parametrize("uri", ["img%2Epng", "sub/../img.png", "./img.png"])
+@pytest.mark.parametrize("uri", ["img%2Epng", "sub/../img.png", "./img.png", "sub\\..\\img.png", "file://TMP/img.png"])
 def test_transform_never_writes_over_an_image_the_glb_names(tmp_path, capsys, monkeypatch, uri):
     """An image URI the loader does not read still names a file an engine loads: a percent-escaped
     dot or a `..` segment resolves to img.png too, and `-o img.png` is refused (it was written)."""
@@ -435,7 +435,7 @@ def test_transform_never_writes_over_an_image_the_glb_names(tmp_path, capsys, mo
     lf, rf = feet_values(FRAMES, 0.05, OFFSET)
     raw.animation("walk", [(lf_n, "translation", t, raw.accessor(lf.astype(np.float32), "VEC3"), "LINEAR"),
                            (rf_n, "translation", t, raw.accessor(rf.astype(np.float32), "VEC3"), "LINEAR")])
-    raw.doc["images"] = [{"uri": uri}]
+    raw.doc["images"] = [{"uri": uri.replace("TMP", str(tmp_path))}]  # a backslash and file: resolve as engines do
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sub").mkdir()
     (tmp_path / "in.glb").write_bytes(raw.glb())

@@ -129,7 +129,7 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
         else:
             role_rows.append([row["role"], "-", "unresolved: " + row["unresolved"]])
     # a table when it fits, else one block per role (no role or bone name cut to "…")
-    print_table(console, ["role", "bone", "convention / reason"], ["left", "left", "left"], role_rows)
+    print_table(console, ["role", "bone", "convention / reason"], ["left", "left", "left"], role_rows, wrap_last=True)
     console.print(f"bones ({sk.bone_count}; '(node)' = not a skin joint, '(not in scene)' = not in the default scene):", markup=False)
     for line in _tree_lines(sk, roles):
         console.print("  " + line, markup=False, soft_wrap=True)

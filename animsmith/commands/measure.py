@@ -116,10 +116,11 @@ def _console():
     )
 
 
-def print_table(console, titles, justify, rows) -> None:
+def print_table(console, titles, justify, rows, wrap_last: bool = False) -> None:
     """``rows`` (lists of str/Text cells) as a table when it fits the console's width,
     else one block per row (the first cell, then ``title: value`` lines), so no number
-    is ever cut to ``…`` on a narrow terminal or by a long name."""
+    is ever cut to ``…`` on a narrow terminal or by a long name. ``wrap_last``: the last
+    column (prose, e.g. a reason) may wrap, so only the other columns must fit."""
     from rich import box
     from rich.measure import Measurement
     from rich.table import Table
@@ -127,14 +128,15 @@ def print_table(console, titles, justify, rows) -> None:
 
     from animsmith.render.text import runner_safe_line
 
-    # guarded before layout (the stream's guard would shift a row whose name starts with "::")
-    rows = [[Text(runner_safe_line(c.plain if isinstance(c, Text) else str(c))) for c in row] for row in rows]
+    if not console.is_terminal:  # a log: guarded before layout (the stream's guard would shift the row)
+        rows = [[Text(runner_safe_line(c.plain if isinstance(c, Text) else str(c))) for c in row] for row in rows]
     table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
-    for title, just in zip(titles, justify):
-        table.add_column(title, justify=just, no_wrap=True)
+    for i, (title, just) in enumerate(zip(titles, justify)):
+        table.add_column(title, justify=just, no_wrap=not (wrap_last and i == len(titles) - 1))
     for row in rows:
         table.add_row(*row)
-    natural = Measurement.get(console, console.options.update_width(1_000_000), table).maximum
+    measured = Measurement.get(console, console.options.update_width(1_000_000), table)
+    natural = measured.minimum if wrap_last else measured.maximum
     if natural <= console.width:
         console.print(table)
         return

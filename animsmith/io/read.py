@@ -378,9 +378,10 @@ def _safe_relative_path(uri: str, what: str) -> str:
 def external_resource_files(doc: Any, base_dir: str) -> List[str]:
     """The files (resolved paths) that a document's buffers and images name by URI, as an
     engine resolves them beside it: percent escapes decoded, ``..`` and absolute paths
-    followed (the loader refuses such a buffer, but an image it never reads can still name
-    one). ``data:`` and other scheme URIs are left out. For keeping outputs off them: this
-    only names paths, it reads nothing."""
+    followed, a backslash read as a separator, ``file:`` URIs by their path (the loader
+    refuses such a buffer, but an image it never reads can still name one). ``data:`` and
+    other scheme URIs are left out. For keeping outputs off them: this only names paths, it
+    reads nothing."""
     import re
     from urllib.parse import unquote
 
@@ -391,9 +392,14 @@ def external_resource_files(doc: Any, base_dir: str) -> List[str]:
         items = doc.get(key)
         for item in items if isinstance(items, list) else ():
             uri = item.get("uri") if isinstance(item, dict) else None
-            if not isinstance(uri, str) or not uri or re.match(r"[A-Za-z][A-Za-z0-9+.\-]+:", uri):
-                continue  # data:, http:, file: ... (a one-letter "scheme" is a Windows drive)
-            rel = unquote(uri.split("#", 1)[0].split("?", 1)[0])
+            if isinstance(uri, str) and uri[:5].lower() == "file:":
+                from urllib.parse import urlparse
+
+                uri = urlparse(uri).path  # file:///abs/x.png names /abs/x.png
+            elif not isinstance(uri, str) or not uri or re.match(r"[A-Za-z][A-Za-z0-9+.\-]+:", uri):
+                continue  # data:, http: ... (a one-letter "scheme" is a Windows drive)
+            # a backslash separates folders for browsers and three.js as "/" does
+            rel = unquote(uri.split("#", 1)[0].split("?", 1)[0]).replace("\\", "/")
             if "\x00" in rel:
                 continue
             out.append(os.path.realpath(os.path.join(base_dir, rel)))

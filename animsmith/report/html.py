@@ -142,7 +142,7 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
                     "cycles": summ.get("cycles"),
                     "distance": dist,
                     "outlier": bool(status == "measured" and dist is not None and exceeds(dist, cap)),
-                    "signal": rounded(thinned_signal(signal)) if signal else None,
+                    "signal": rounded(thinned_signal(signal, summ.get("cycles") or 1)) if signal else None,
                     "clip": clip_ref,
                     "color": PALETTE[mi % len(PALETTE)],
                 }
@@ -263,14 +263,20 @@ def render_html(data, contract, clip_filter: Optional[str] = None) -> str:
 MAX_SIGNAL_POINTS = 2000
 
 
-def thinned_signal(signal, max_points: int = MAX_SIGNAL_POINTS):
-    """The L−R signal of n samples over the clip's cycles, linearly resampled onto at most
-    ``max_points`` equally spaced samples (sample i at i·n/m of the original), so the page's
-    phase mapping (index / length) is unchanged; a 100,000-frame member took 778 KB."""
+#: points per stride at least, when a member holding many strides is thinned (each is drawn folded)
+MIN_POINTS_PER_STRIDE = 64
+
+
+def thinned_signal(signal, cycles: int = 1, max_points: int = MAX_SIGNAL_POINTS):
+    """The L−R signal of n samples over the clip's ``cycles`` strides, linearly resampled onto
+    m = max(``max_points``, 64 per stride) equally spaced samples when n is larger (sample i at
+    i·n/m of the original), so the page's phase mapping (index / length, folded per stride) is
+    unchanged; a 100,000-frame member took 778 KB."""
     import numpy as np
 
     values = np.asarray(signal, dtype=np.float64)
     n = values.shape[0]
-    if n <= max_points:
+    m = max(int(max_points), MIN_POINTS_PER_STRIDE * max(1, int(cycles)))
+    if n <= m:
         return signal
-    return np.interp(np.arange(max_points) * (n / max_points), np.arange(n), values)
+    return np.interp(np.arange(m) * (n / m), np.arange(n), values)
