@@ -76,14 +76,21 @@ def shard_record(paths: Sequence[str], index: int, count: int, setup: str = "") 
     }
 
 
-def run_setup(contract, select: Optional[Sequence[str]] = None, allow: Sequence[str] = ()) -> str:
+def run_setup(contract, select: Optional[Sequence[str]] = None, allow: Sequence[str] = (),
+              paths: Optional[Sequence[str]] = None) -> str:
     """What besides the file list decides a run's findings: the animsmith version, the
     contract's bytes (:attr:`~animsmith.config.Contract.digest`), ``--select`` and ``--allow``
-    (as sets: order and repeats do not matter)."""
+    (as sets: order and repeats do not matter), and — when the contract declares groups — the
+    order of ``paths``: a bare member name resolves to the first file holding it, and a group's
+    findings go to its first member's file, so shards given the files in other orders could
+    judge a group twice or not at all."""
     from animsmith import __version__
 
     chosen = ",".join(sorted(set(select))) if select is not None else "*"
-    return "\n".join([__version__, getattr(contract, "digest", "") or "defaults", chosen, ",".join(sorted(set(allow)))])
+    lines = [__version__, getattr(contract, "digest", "") or "defaults", chosen, ",".join(sorted(set(allow)))]
+    if paths is not None and _has_groups(contract):
+        lines.append("order:" + "\x00".join(shard_key(p) for p in paths))
+    return "\n".join(lines)
 
 
 def shard_paths(paths: Sequence[str], index: int, count: int) -> List[str]:
@@ -140,7 +147,7 @@ def run_lint_ci(
         group_members = run_group_checks(files, summaries, plan, select)
     kept = [f for f, k in zip(files, keep) if k]
     # a member file outside the shard that failed to load is that shard's error, not ours
-    record = None if shard is None else shard_record(paths, *shard, setup=run_setup(contract, select, allow))
+    record = None if shard is None else shard_record(paths, *shard, setup=run_setup(contract, select, allow, paths))
     return LintResult(
         files=kept, config_path=contract.path, group_members=group_members, shard=record, checks=ran_checks(contract, select)
     )
@@ -183,8 +190,8 @@ def check_shards(docs: Sequence[Tuple[str, Dict[str, Any]]]) -> Optional[int]:
             )
         if su != setup:
             raise AnimsmithError(
-                f"shard {index}/{n} was linted with another contract, --select/--allow or animsmith version than "
-                f"{first_source}", path=source,
+                f"shard {index}/{n} was linted with another contract, --select/--allow, animsmith version or (with "
+                f"groups) file order than {first_source}", path=source,
             )
         if index in by_index:
             raise AnimsmithError(f"shard {index}/{n} given twice (also {by_index[index]})", path=source)

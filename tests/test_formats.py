@@ -389,7 +389,9 @@ def test_merge_refuses_an_incomplete_or_mixed_set_of_shards(tmp_path, capsys):
     listing = "\n".join(sorted(os.path.normpath(p).replace(os.sep, "/") for p in glbs))
     from animsmith import __version__
 
-    setup = "\n".join([__version__, hashlib.sha256(open(cfg, "rb").read()).hexdigest()[:16], "*", ""])
+    # the ring contract declares groups: the order the files were given in (the folder's, sorted) counts too
+    order = "order:" + "\x00".join(sorted(os.path.normpath(p).replace(os.sep, "/") for p in glbs))
+    setup = "\n".join([__version__, hashlib.sha256(open(cfg, "rb").read()).hexdigest()[:16], "*", "", order])
     assert doc["shard"] == {"index": 2, "count": 3, "files": len(glbs),
                             "run": hashlib.sha256(listing.encode()).hexdigest()[:16],
                             "setup": hashlib.sha256(setup.encode()).hexdigest()[:16]}
@@ -657,7 +659,7 @@ def test_merge_refuses_shards_linted_differently(tmp_path, capsys):
                    shard(2, "cfg.json", config=other)):
         code, out, err = run_cli(["merge-results", a1, second], capsys)
         assert (code, out) == (2, "")
-        assert "was linted with another contract, --select/--allow or animsmith version than" in err
+        assert "was linted with another contract, --select/--allow, animsmith version or (with groups) file order than" in err
 
 
 def test_failed_run_removes_a_stale_output(tmp_path, capsys):
@@ -892,3 +894,37 @@ def test_wrote_lines_and_sim_lines_are_runner_safe(tmp_path, capsys, monkeypatch
         for line in out.splitlines():
             assert not line.lstrip().startswith("::") and "##[" not in line, line
     assert runner_safe_line("ok\r::error::x") == "ok\r\\u003a:error::x"
+
+
+def test_merge_refuses_shards_given_the_files_in_other_orders_when_groups_exist(tmp_path, capsys):
+    """`walk` is in z.glb and a.glb (anchors 0.75 and 0.40), `ref` in m.glb (0.75); the group names
+    the bare `walk`, which resolves to the first file given. Shards given the files in different
+    orders judged the group twice (both `walk`s) or not at all, and merge-results accepted them;
+    the order now belongs to the run's setup, so such shards are refused. Without groups the
+    order decides nothing and is not recorded."""
+    from builders import gait_clip
+    from lint_support import write_clips, write_config
+
+    z = write_clips(tmp_path / "z.glb", [gait_clip("walk")])
+    a = write_clips(tmp_path / "a.glb", [gait_clip("walk", offset_cycles=0.35)])
+    m = write_clips(tmp_path / "m.glb", [gait_clip("ref")])
+    cfg = write_config(tmp_path / "g.toml", '[gait_groups.g]\nclips = ["walk", "ref"]\n')
+    plain = write_config(tmp_path / "plain.toml", "[rig]\nprofile = \"auto\"\n")
+
+    def shard(config, i, order, name):
+        out = str(tmp_path / name)
+        code, _, err = run_cli(["--config", config, "lint", "--format", "json", "--shard", f"{i}/2", "-o", out, *order], capsys)
+        assert code in (0, 1), err
+        return out
+
+    for config, refused in ((cfg, True), (plain, False)):
+        s1 = shard(config, 1, [z, a, m], "s1.json")
+        s2 = shard(config, 2, [a, z, m], "s2.json")
+        code, out, err = run_cli(["merge-results", s1, s2], capsys)
+        if refused:
+            assert code == 2 and out == "" and "file order" in err, err
+        else:
+            assert code in (0, 1), err
+    first = shard(cfg, 1, [z, a, m], "s1g.json")
+    same = shard(cfg, 2, [z, a, m], "s2same.json")
+    assert run_cli(["merge-results", first, same], capsys)[0] in (0, 1)

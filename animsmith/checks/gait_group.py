@@ -138,8 +138,9 @@ def check(ctx):
     if exceeds(spread, cap):
         from animsmith.core.gait import wrapped_phase
 
+        shown = _digits_apart(spread, cap)
         yield ctx.finding(
-            f"gait group '{name}': stride-anchor phases spread by {spread:.2f} cycle (cap {cap:.2f}) — "
+            f"gait group '{name}': stride-anchor phases spread by {spread:.{shown}f} cycle (cap {cap:.{shown}f}) — "
             "directional blends between these clips will skate or pop. "
             # phases shown as they are meant: 0.996 rounds to the same phase as 0.00, not 1.00
             f"Measured: {fmt_list([(label, wrapped_phase(p, 2)) for label, p, _ in measured])}",
@@ -156,3 +157,13 @@ def check(ctx):
                 for (label, p, a), d in zip(measured, dists)
             ],
         )
+
+
+def _digits_apart(spread: float, cap: float) -> int:
+    """Decimals for the message: 2 (the seed's wording, ``spread by 0.20 cycle (cap 0.15)``),
+    more while they would show the cap other than it is or the spread equal to it (a 0.015
+    cap read "cap 0.01", a spread just past 0.15 "0.15 ... (cap 0.15)"); at most 6."""
+    digits = 2
+    while digits < 6 and (float(f"{cap:.{digits}f}") != cap or f"{spread:.{digits}f}" == f"{cap:.{digits}f}"):
+        digits += 1
+    return digits
