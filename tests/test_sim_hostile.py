@@ -435,3 +435,17 @@ def test_bake_output_that_is_the_creature_file_is_refused(tmp_path, capsys):
     assert (code, out) == (2, "")
     one_line_error(err, tmp_path / "." / "walker.toml", f"--output is also an input ({src}); write the output elsewhere")
     assert src.read_text() == BIPED
+
+
+def test_default_hips_share_the_body_height():
+    """Gaitkit's fox (seed 001) sets no body_height: it is the first leg's 0.85 x reach, and every
+    leg's default hip is mounted at it (each used its own reach: the longer hind hips sat 3 cm
+    above the body)."""
+    doc = {"stride": 0.15, "duty": 0.7, "lift": 0.035, "clip_speed": 0.375, "segments": [
+        {"name": "leg_0", "side": "L", "phase": 0.75, "knee": "forward", "upper": 0.11, "lower": 0.12, "home": [0.048, 0, 0.155]},
+        {"name": "leg_1", "side": "L", "phase": 0, "knee": "back", "upper": 0.125, "lower": 0.14, "home": [0.048, 0, -0.175]},
+        {"name": "leg_2", "side": "R", "phase": 0.25, "knee": "forward", "upper": 0.11, "lower": 0.12, "home": [-0.048, 0, 0.155]},
+        {"name": "leg_3", "side": "R", "phase": 0.5, "knee": "back", "upper": 0.125, "lower": 0.14, "home": [-0.048, 0, -0.175]}]}
+    c = creature_mod.creature_from_dict(doc, "fox.json")
+    assert c.body_height == pytest.approx(0.85 * (0.11 + 0.12))
+    assert [leg.hip[1] for leg in c.legs] == pytest.approx([c.body_height] * 4)

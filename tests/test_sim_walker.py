@@ -423,3 +423,48 @@ def test_look_ahead_cast_lifts_swing_over_steps():
     assert np.all(lifted >= -1e-12)
     assert lifted.max() > 0.5 * 0.06 * c.body_height * 0.5  # the cast saw a riser ahead and rose for it
     assert np.array_equal(ahead.stance, blind.stance)
+
+
+def test_a_knee_pole_along_the_leg_still_bakes_the_solved_pose(tmp_path):
+    """Knees "up" with the default hips: the foot passes straight below the hip, the pole lies
+    along hip->foot, and the knee axis came out zero (a NaN segment frame baked as the identity:
+    the foot 10 cm under the ground in the file). The axis now takes the IK's own fallback: the
+    baked file's forward kinematics equal the walker's joints."""
+    from animsmith.core.pose import sample_pose
+    from animsmith.io.read import load_asset
+    from animsmith.io.write import write_glb
+    from animsmith.sim.bake import bake
+    from animsmith.sim.creature import creature_from_dict
+
+    doc = {"name": "biped_up", "stride": 0.4, "duty": 0.5, "lift": 0.05, "clip_speed": 0.8, "body_height": 0.4,
+           "legs": [{"name": "a", "side": "L", "phase": 0.0, "knee": "up", "segments": [0.25, 0.25], "home": [0.1, 0.0, 0.0]},
+                    {"name": "b", "side": "R", "phase": 0.5, "knee": "up", "segments": [0.25, 0.25], "home": [-0.1, 0.0, 0.0]}]}
+    b = bake(creature_from_dict(doc, "biped_up.toml"))
+    assert all(np.all(np.isfinite(ax)) and np.allclose(np.linalg.norm(ax, axis=-1), 1.0) for ax in b.walk.knee_axis)
+    path = str(tmp_path / "up.glb")
+    write_glb(b.asset, path)
+    a = load_asset(path)
+    g = sample_pose(a.skeleton, a.clips[0], b.key_times_s)
+    pos = g.model_position_m + b.walk.travel_m[:, None, :]  # an in-place bake: the travel added back
+    for li, ids in enumerate(b.rig.segment_bones):
+        for k, bone in enumerate(ids + [b.rig.foot_bones[li]]):
+            assert np.max(np.linalg.norm(pos[:, bone] - b.walk.joints_m[li][:, k], axis=-1)) < 1e-5
+
+
+def test_a_foot_planted_on_a_riser_edge_stays_on_its_step():
+    """A one-leg hopper whose foot plants at world z = 0, the first riser edge of `steps`: its
+    position, recomputed each frame, lands ~1e-17 m either side of the edge and floor(z/tread)
+    dropped it a riser for single frames. The edge belongs to the upper step."""
+    from animsmith.sim.bake import bake
+    from animsmith.sim.creature import creature_from_dict
+
+    doc = {"name": "hopper", "stride": 0.2, "duty": 0.6, "lift": 0.03, "clip_speed": 0.3, "body_height": 0.3,
+           "legs": [{"name": "a", "side": "C", "phase": 0.0, "knee": "back", "segments": [0.2, 0.2], "home": [0.0, 0.0, 0.0]}]}
+    w = bake(creature_from_dict(doc, "hopper.toml"), terrain="steps", cycles=2, samples_per_cycle=120, root_motion=True).walk
+    planted = w.stance[:, 0]
+    on_edge = planted & (np.abs(w.foot_m[:, 0, 2]) < 1e-12)
+    assert on_edge.sum() >= 3
+    assert np.all(w.ground_m[on_edge, 0] == 0.0) and np.all(np.abs(w.foot_m[on_edge, 0, 1]) < 1e-9)
+    t = Terrain("steps", 0.3)
+    assert t.height_m(0.0, [-1e-17, 0.0, 1e-17]).tolist() == [0.0, 0.0, 0.0]
+    assert t.height_m(0.0, [-1e-3]).tolist() == [-0.06 * 0.3]

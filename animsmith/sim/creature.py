@@ -21,7 +21,7 @@ phase = 0.75         # offset in the cycle, [0, 1)
 knee = "forward"     # forward | back | up
 segments = [0.11, 0.12]   # two = two-bone IK; three or more = FABRIK ("upper"/"lower" also accepted)
 home = [0.048, 0, 0.155]  # foot at mid-stance, body frame
-hip = [0.048, 0.19, 0.155] # optional mount point (default [home.x, body_height, home.z])
+hip = [0.048, 0.19, 0.155] # optional mount point (default [home.x, home.y + body_height, home.z])
 ```
 
 JSON files use the same keys; Gaitkit's ``"segments": [...]`` list of legs is
@@ -329,7 +329,12 @@ def creature_from_dict(doc: Any, path: str = "<creature>") -> Creature:
         raise _err(f"legs: expected a non-empty list of legs, got {_show(legs_doc)}", path)
     if len(legs_doc) > MAX_LEGS:
         raise _err(f"legs: {len(legs_doc)} legs; the limit is {MAX_LEGS}", path)
-    legs = [_leg(d, i, body_height, path) for i, d in enumerate(legs_doc)]
+    # without body_height, the first leg's mount decides it (its own hip, else 0.85 x its
+    # reach), and every other leg's default hip is mounted at that same height: each leg's
+    # own reach put a fox's longer hind hips 3 cm above the body
+    first = _leg(legs_doc[0], 0, body_height, path)
+    shared_height = body_height if body_height is not None else first.hip[1] - first.home[1]
+    legs = [first] + [_leg(d, i, shared_height, path) for i, d in enumerate(legs_doc) if i > 0]
     bones = 1 + sum(len(leg.segments) + 1 for leg in legs)
     if bones > MAX_BONES:
         raise _err(f"legs: {bones} bones (the body, plus per leg its segments and a foot); the limit is {MAX_BONES}", path)

@@ -7,7 +7,8 @@ same relative difficulty:
 * ``flat``: 0.
 * ``slope``: ``z·tan(8°)`` (climbing along travel).
 * ``steps``: ``floor(z / tread) · riser`` with tread = 1.5·scale and riser =
-  0.06·scale (stairs up along travel).
+  0.06·scale (stairs up along travel); a point within 0.1 mm of a riser's edge is on
+  the upper step.
 * ``rough``: a fixed sum of three sinusoid products, amplitude ≈ 0.04·scale
   (smooth, deterministic "noise").
 
@@ -31,6 +32,8 @@ SLOPE_DEG = 8.0
 STEP_TREAD = 1.5
 STEP_RISER = 0.06
 ROUGH_AMPLITUDE = 0.04
+#: a point this close to a riser's edge (metres, along travel) stands on the upper step
+EDGE_SNAP_M = 1e-4
 
 
 @dataclass
@@ -55,7 +58,13 @@ class Terrain:
         elif self.kind == "slope":
             h = z * math.tan(math.radians(SLOPE_DEG)) + 0.0 * x
         elif self.kind == "steps":
-            h = np.floor(z / (STEP_TREAD * s)) * (STEP_RISER * s) + 0.0 * x
+            q = z / (STEP_TREAD * s)
+            # a point within EDGE_SNAP_M of a riser's edge is on the upper step: a planted foot
+            # recomputed each frame (and solved to FABRIK's 1e-5 m) lands either side of it and
+            # would drop a riser for a frame
+            edge = np.round(q)
+            q = np.where(np.abs(q - edge) * (STEP_TREAD * s) <= EDGE_SNAP_M, edge, q)
+            h = np.floor(q) * (STEP_RISER * s) + 0.0 * x
         else:
             k = 2.0 * math.pi / s
             h = ROUGH_AMPLITUDE * s * (

@@ -33,7 +33,7 @@ import numpy as np
 
 from animsmith.sim import attitude as att
 from animsmith.sim.creature import Creature
-from animsmith.sim.ik import KNEE_POLES, fabrik, initial_chain, two_bone
+from animsmith.sim.ik import KNEE_POLES, _perpendicular_unit, fabrik, initial_chain, two_bone
 from animsmith.sim.terrain import Terrain, cast_down, look_ahead_point
 
 UP = np.array([0.0, 1.0, 0.0])
@@ -291,9 +291,9 @@ def solve_legs(creature: Creature, body_pos, rot, target_w, *, fabrik_iterations
     for li, leg in enumerate(c.legs):
         u = joints[li][:, -1, :] - hips[li] if leg.two_bone else target_w[:, li, :] - hips[li]
         u = u / np.maximum(np.linalg.norm(u, axis=-1, keepdims=True), 1e-12)
-        v = poles[li] - np.einsum("ni,ni->n", poles[li], u)[:, None] * u
-        v = v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
-        axes[li] = np.cross(v, u)
+        # the IK's own rule, fallback included: a pole along hip->foot left a zero axis (a NaN
+        # segment frame, baked as the identity rotation: the leg hung straight down)
+        axes[li] = np.cross(_perpendicular_unit(u, poles[li]), u)
     return joints, axes, shortfall
 
 
