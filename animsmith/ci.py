@@ -80,7 +80,7 @@ def run_setup(contract, select: Optional[Sequence[str]] = None, allow: Sequence[
               paths: Optional[Sequence[str]] = None) -> str:
     """What besides the file list decides a run's findings: the animsmith version, the
     contract's bytes (:attr:`~animsmith.config.Contract.digest`), ``--select`` and ``--allow``
-    (as sets: order and repeats do not matter), and — when the contract declares groups — the
+    (as sets: order and repeats do not matter), and — when a group check runs — the
     order of ``paths``: a bare member name resolves to the first file holding it, and a group's
     findings go to its first member's file, so shards given the files in other orders could
     judge a group twice or not at all."""
@@ -88,9 +88,19 @@ def run_setup(contract, select: Optional[Sequence[str]] = None, allow: Sequence[
 
     chosen = ",".join(sorted(set(select))) if select is not None else "*"
     lines = [__version__, getattr(contract, "digest", "") or "defaults", chosen, ",".join(sorted(set(allow)))]
-    if paths is not None and _has_groups(contract):
+    if paths is not None and _runs_group_checks(contract, select):
         lines.append("order:" + "\x00".join(shard_key(p) for p in paths))
     return "\n".join(lines)
+
+
+def _runs_group_checks(contract, select: Optional[Sequence[str]]) -> bool:
+    """A group check runs (selected, enabled, armed by a declared group): only then does the
+    order of the files decide findings. ``--allow`` hides findings but the checks still run."""
+    from animsmith.checks import registry
+    from animsmith.lint import ran_checks
+
+    specs = registry()
+    return any(specs[c].scope == "group" for c in ran_checks(contract, select) if c in specs)
 
 
 def shard_paths(paths: Sequence[str], index: int, count: int) -> List[str]:

@@ -928,3 +928,7 @@ def test_merge_refuses_shards_given_the_files_in_other_orders_when_groups_exist(
     first = shard(cfg, 1, [z, a, m], "s1g.json")
     same = shard(cfg, 2, [z, a, m], "s2same.json")
     assert run_cli(["merge-results", first, same], capsys)[0] in (0, 1)
+    # no group check runs (--select leaves them out): the order decides nothing and is not recorded
+    s1 = shard(cfg, 1, [z, a, m, "--select", "nan"], "n1.json")
+    s2 = shard(cfg, 2, [a, z, m, "--select", "nan"], "n2.json")
+    assert run_cli(["merge-results", s1, s2], capsys)[0] in (0, 1)

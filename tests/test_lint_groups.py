@@ -677,9 +677,10 @@ def test_the_same_clip_named_two_ways_counts_once(tmp_path, capsys):
 def test_gait_group_message_shows_digits_that_tell_spread_and_cap_apart():
     """Two decimals, the seed's wording, unless they would show the cap as another value (0.015
     read "cap 0.01") or the spread equal to the cap (just past 0.15 read "0.15 ... (cap 0.15)")."""
-    from animsmith.checks.gait_group import _digits_apart
+    from animsmith.checks._clip import digits_apart as _digits_apart
 
     assert _digits_apart(0.1988, 0.15) == 2  # the seed transcript: spread by 0.20 cycle (cap 0.15)
     assert _digits_apart(0.02, 0.015) == 3
     assert _digits_apart(0.1500011, 0.15) == 6
     assert _digits_apart(0.1512, 0.15) == 3
+    assert _digits_apart(1.504, 1.5) == 3  # loop-seam's ratio: "1.504× (cap 1.500)", not "1.50× (cap 1.50)"

@@ -449,3 +449,8 @@ def test_default_hips_share_the_body_height():
     c = creature_mod.creature_from_dict(doc, "fox.json")
     assert c.body_height == pytest.approx(0.85 * (0.11 + 0.12))
     assert [leg.hip[1] for leg in c.legs] == pytest.approx([c.body_height] * 4)
+    # the hind legs listed first: still the shortest reach, so the fore legs reach the ground
+    doc["segments"] = doc["segments"][1::2] + doc["segments"][0::2]
+    c = creature_mod.creature_from_dict(doc, "fox.json")
+    assert c.body_height == pytest.approx(0.85 * (0.11 + 0.12))
+    assert [leg.hip[1] for leg in c.legs] == pytest.approx([c.body_height] * 4)

@@ -131,6 +131,16 @@ def root_speed_mps(ctx) -> Tuple[Optional[float], Optional[str]]:
     return float(value), None
 
 
+def digits_apart(measured: float, cap: float, least: int = 2, most: int = 6) -> int:
+    """Decimals for a message that shows a measured value against its cap: ``least``, more
+    while they would show the cap as another value (a 0.015 cap read "cap 0.01") or the
+    value equal to the cap (1.504 against 1.5 read "1.50 (cap 1.50)"); at most ``most``."""
+    digits = least
+    while digits < most and (float(f"{cap:.{digits}f}") != cap or f"{measured:.{digits}f}" == f"{cap:.{digits}f}"):
+        digits += 1
+    return digits
+
+
 def f32_exceeds(measured: float, cap: float) -> bool:
     """The f32 cap rule: fail only when float32(measured) > float32(cap).
 

@@ -57,6 +57,7 @@ import numpy as np
 from animsmith.checks._clip import (
     TRAVEL_THRESHOLD_MPS,
     bone_name,
+    digits_apart,
     expect_value,
     malformed_key_times,
     profile_label,
@@ -229,9 +230,10 @@ def check(ctx):
             )
             continue
         if worst_mps > cap:
+            shown = digits_apart(worst_mps, cap)
             yield ctx.finding(
-                f"{side} foot skates during stance: its horizontal velocity is {worst_mps:.2f} m/s off "
-                f"({why}; cap {cap:.2f} m/s; stance from {source}) — foot plants will slip at runtime",
+                f"{side} foot skates during stance: its horizontal velocity is {worst_mps:.{shown}f} m/s off "
+                f"({why}; cap {cap:.{shown}f} m/s; stance from {source}) — foot plants will slip at runtime",
                 clip=clip,
                 bone=name,
                 time_s=time_s,

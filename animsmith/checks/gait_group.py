@@ -44,6 +44,7 @@ The group's anchors, spread, cap and outliers are published in the JSON
 
 from __future__ import annotations
 
+from animsmith.checks._clip import digits_apart
 from animsmith.checks._group import ambiguity_notes, below, exceeds, finite, fmt_list, missing_message, phase_reason
 from animsmith.checks.context import GroupRecord
 
@@ -138,7 +139,7 @@ def check(ctx):
     if exceeds(spread, cap):
         from animsmith.core.gait import wrapped_phase
 
-        shown = _digits_apart(spread, cap)
+        shown = digits_apart(spread, cap)
         yield ctx.finding(
             f"gait group '{name}': stride-anchor phases spread by {spread:.{shown}f} cycle (cap {cap:.{shown}f}) — "
             "directional blends between these clips will skate or pop. "
@@ -158,12 +159,3 @@ def check(ctx):
             ],
         )
 
-
-def _digits_apart(spread: float, cap: float) -> int:
-    """Decimals for the message: 2 (the seed's wording, ``spread by 0.20 cycle (cap 0.15)``),
-    more while they would show the cap other than it is or the spread equal to it (a 0.015
-    cap read "cap 0.01", a spread just past 0.15 "0.15 ... (cap 0.15)"); at most 6."""
-    digits = 2
-    while digits < 6 and (float(f"{cap:.{digits}f}") != cap or f"{spread:.{digits}f}" == f"{cap:.{digits}f}"):
-        digits += 1
-    return digits

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from animsmith.checks._clip import bone_name, expect_value, gait_domain_reason, malformed_key_times, usable_grid
+from animsmith.checks._clip import bone_name, digits_apart, expect_value, gait_domain_reason, malformed_key_times, usable_grid
 from animsmith.checks.base import Option
 
 ID = "loop-seam"
@@ -89,9 +89,10 @@ def check(ctx):
         return
     cap = float(ctx.options["max_ratio"])
     if ratio > cap:
+        shown = digits_apart(ratio, cap)
         yield ctx.finding(
-            f"loop seam pops: wrap discontinuity is {ratio:.2f}× the neighbouring in-clip step "
-            f"(cap {cap:.2f}) — the clip does not close its cycle",
+            f"loop seam pops: wrap discontinuity is {ratio:.{shown}f}× the neighbouring in-clip step "
+            f"(cap {cap:.{shown}f}) — the clip does not close its cycle",
             clip=clip,
             bone=bone_name(ctx, worst_seam_foot(grid, ctx.roles)),
             time_s=float(grid.times_s[-1]),

@@ -9,7 +9,7 @@ stride = 0.15        # how far a planted foot sweeps back per stance (= body tra
 duty = 0.7           # share of the cycle a foot is on the ground
 lift = 0.035         # swing apex height
 clip_speed = 0.375   # speed (m/s) the baked clip is authored at
-body_height = 0.19   # hip height above the ground at rest (optional, default: 0.85 × shortest leg reach)
+body_height = 0.19   # hip height above the ground at rest (optional, default: 0.85 × the shortest leg reach, or legs[0] hip − home when it sets hip)
 bob = 0.004          # body bob amplitude (optional, default 0)
 roll_deg = 0.0       # biped roll over the stance leg (optional, default 0)
 naming = "generic"   # "generic" (<leg>_seg<i>, <leg>_foot) or "mixamo" (bipeds: Hips, LeftUpLeg...)
@@ -329,11 +329,17 @@ def creature_from_dict(doc: Any, path: str = "<creature>") -> Creature:
         raise _err(f"legs: expected a non-empty list of legs, got {_show(legs_doc)}", path)
     if len(legs_doc) > MAX_LEGS:
         raise _err(f"legs: {len(legs_doc)} legs; the limit is {MAX_LEGS}", path)
-    # without body_height, the first leg's mount decides it (its own hip, else 0.85 x its
-    # reach), and every other leg's default hip is mounted at that same height: each leg's
-    # own reach put a fox's longer hind hips 3 cm above the body
-    first = _leg(legs_doc[0], 0, body_height, path)
-    shared_height = body_height if body_height is not None else first.hip[1] - first.home[1]
+    # without body_height: the first leg's own hip decides it when it sets one, else 0.85 x
+    # the shortest leg's reach, and every default hip is mounted at that one height (each
+    # leg's own reach put a fox's longer hind hips 3 cm above the body; the first leg's reach
+    # left shorter legs unable to reach the ground when a longer one came first)
+    shared_height = body_height
+    if shared_height is None and not (isinstance(legs_doc[0], dict) and "hip" in legs_doc[0]):
+        reaches = [sum(_leg(d, i, 1.0, path).segments) for i, d in enumerate(legs_doc)]
+        shared_height = 0.85 * min(reaches)
+    first = _leg(legs_doc[0], 0, shared_height, path)
+    if shared_height is None:
+        shared_height = first.hip[1] - first.home[1]
     legs = [first] + [_leg(d, i, shared_height, path) for i, d in enumerate(legs_doc) if i > 0]
     bones = 1 + sum(len(leg.segments) + 1 for leg in legs)
     if bones > MAX_BONES:
