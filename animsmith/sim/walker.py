@@ -13,10 +13,11 @@ its cycle is ``t = frac(d / C + p)``. With ``home`` the mid-stance foot and
 
 A stopped creature (constant ``d``) stands still mid-step.
 
-:func:`simulate` places the body along a straight path on the ground under it
-(:func:`body_ground_m`), casts every foot onto the terrain from ``ray_height``
-above that level (look-ahead casts for swinging feet), sets the body height to
-the smoothed (level + clamped mean plant delta) + ``body_height`` + bob, orients the
+:func:`simulate` places the body along a straight path on the ground level under
+it (:func:`path_level_m`: the terrain averaged over half a cycle either side), casts
+every foot onto the terrain from ``ray_height`` above that level (look-ahead casts
+for swinging feet), sets the body height to that level + the smoothed, clamped mean
+plant delta + ``body_height`` + bob, orients the
 chassis from a plane fit through the planted feet (critically damped spring)
 plus :func:`~animsmith.sim.attitude.tilt_for`, rolls a biped over its stance
 leg, then solves every leg (two-bone closed form or FABRIK) for all frames at
@@ -174,21 +175,39 @@ class Walk:
         return float(np.max(self.shortfall_m)) if self.shortfall_m.size else 0.0
 
 
-def body_ground_m(terrain: Terrain, travel_m: np.ndarray) -> np.ndarray:
-    """(N,) ground height under the body's travel point at every frame: the level a root
-    standing on the terrain is at (the seed's root position, which its character controller
-    keeps on the ground). Over a hole the last height before it is kept (the first one after
-    it at the start; 0 with no ground at all)."""
-    h = terrain.height_m(travel_m[:, 0], travel_m[:, 2])
+#: terrain samples along the path averaged into the body's ground level (:func:`path_level_m`)
+LEVEL_SAMPLES = 33
+
+
+def path_level_m(terrain: Terrain, travel_m: np.ndarray, direction, half_window_m: float) -> np.ndarray:
+    """(N,) the ground level the body rides on: the terrain height averaged over
+    ``LEVEL_SAMPLES`` points within ±``half_window_m`` (half a gait cycle) along the path
+    around each travel point. A ramp averages to itself (no lag, climbing or descending), a
+    riser becomes a ramp over the window (no jump), bumps shorter than a cycle are averaged
+    out; points over a hole are left out, and a window with no ground at all keeps the last
+    level before the hole (the first one after it at the start; 0 with no ground at all)."""
+    d = np.asarray(direction, dtype=np.float64)
+    offsets = np.linspace(-half_window_m, half_window_m, LEVEL_SAMPLES)
+    pts = travel_m[:, None, :] + offsets[None, :, None] * d[None, None, :]
+    h = terrain.height_m(pts[..., 0], pts[..., 2])
     ok = np.isfinite(h)
-    if ok.all():
-        return h
+    count = ok.sum(axis=1)
+    level = np.where(count > 0, np.where(ok, h, 0.0).sum(axis=1) / np.maximum(count, 1), np.nan)
+    if np.isfinite(level).all():
+        return level
+    return _forward_filled(level)
+
+
+def _forward_filled(values: np.ndarray) -> np.ndarray:
+    """NaN entries replaced by the last finite one before them (the first finite one at the
+    start; 0 when there is none)."""
+    ok = np.isfinite(values)
     if not ok.any():
-        return np.zeros_like(h)
-    idx = np.where(ok, np.arange(h.shape[0]), -1)
+        return np.zeros_like(values)
+    idx = np.where(ok, np.arange(values.shape[0]), -1)
     np.maximum.accumulate(idx, out=idx)
     idx = np.where(idx < 0, int(np.argmax(ok)), idx)
-    return h[idx]
+    return values[idx]
 
 
 def _exp_filter(target: np.ndarray, rate: float, dt: float) -> np.ndarray:
@@ -374,7 +393,7 @@ def simulate(
         p_land = (d_land - start_distance_m)[..., None] * dirv + home + half
         # every cast starts ray_height above the ground level under the body (where a foot
         # stands on level ground), not above world y = 0: a long climb stays within reach
-        level = body_ground_m(terrain, travel)
+        level = path_level_m(terrain, travel, dirv, 0.5 * c.cycle_m)
         lift_up = level[:, None, None] * UP
         cast_at = foot_xz + lift_up
         g_here = cast_down(terrain, cast_at, ray_h, ray_l)
@@ -402,8 +421,10 @@ def simulate(
         counts = hit.sum(axis=1)
         deltas = np.where(hit, ground - level[:, None], 0.0)
         mean = np.where(counts > 0, deltas.sum(axis=1) / np.maximum(counts, 1), 0.0)
-        target = level + np.clip(mean, -max_off, max_off)  # level + height_offset() of each frame's planted deltas
-        offset = target if tier == 1 else _exp_filter(target, opts.height_rate, dt)
+        # the level is the root's, as the seed's character controller keeps it (no lag on a
+        # ramp, up or down); only the seed's height offset is smoothed
+        delta = np.clip(mean, -max_off, max_off)  # height_offset() of each frame's planted deltas
+        offset = level + (delta if tier == 1 else _exp_filter(delta, opts.height_rate, dt))
     body_y = c.body_height + offset + body_bob_m(c, distance)
     body_pos = travel + body_y[:, None] * UP
 
