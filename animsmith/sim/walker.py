@@ -184,8 +184,10 @@ def path_level_m(terrain: Terrain, travel_m: np.ndarray, direction, half_window_
     ``LEVEL_SAMPLES`` points within ±``half_window_m`` (half a gait cycle) along the path
     around each travel point. A ramp averages to itself (no lag, climbing or descending), a
     riser becomes a ramp over the window (no jump), bumps shorter than a cycle are averaged
-    out; points over a hole are left out, and a window with no ground at all keeps the last
-    level before the hole (the first one after it at the start; 0 with no ground at all)."""
+    out; points over a hole are left out, and across frames whose window holds no ground at all
+    the level runs linearly from the last level before them to the first after (held at the
+    start and end; 0 with no ground at all): holding it made the body jump to the far side's
+    height in one frame when the ground came back."""
     d = np.asarray(direction, dtype=np.float64)
     offsets = np.linspace(-half_window_m, half_window_m, LEVEL_SAMPLES)
     pts = travel_m[:, None, :] + offsets[None, :, None] * d[None, None, :]
@@ -195,19 +197,17 @@ def path_level_m(terrain: Terrain, travel_m: np.ndarray, direction, half_window_
     level = np.where(count > 0, np.where(ok, h, 0.0).sum(axis=1) / np.maximum(count, 1), np.nan)
     if np.isfinite(level).all():
         return level
-    return _forward_filled(level)
+    return _bridged(level)
 
 
-def _forward_filled(values: np.ndarray) -> np.ndarray:
-    """NaN entries replaced by the last finite one before them (the first finite one at the
-    start; 0 when there is none)."""
+def _bridged(values: np.ndarray) -> np.ndarray:
+    """NaN entries replaced by linear interpolation (by frame) between the finite neighbours
+    around them; the first / last finite value before / after them at the ends; 0 when none."""
     ok = np.isfinite(values)
     if not ok.any():
         return np.zeros_like(values)
-    idx = np.where(ok, np.arange(values.shape[0]), -1)
-    np.maximum.accumulate(idx, out=idx)
-    idx = np.where(idx < 0, int(np.argmax(ok)), idx)
-    return values[idx]
+    i = np.arange(values.shape[0])
+    return np.interp(i, i[ok], values[ok])
 
 
 def _exp_filter(target: np.ndarray, rate: float, dt: float) -> np.ndarray:
