@@ -506,3 +506,29 @@ def test_a_long_hole_on_a_slope_does_not_make_the_body_jump(name):
     assert np.max(np.abs(np.diff(body))) < 0.04 * c.body_height
     level = path_level_m(terrain, w.travel_m, (0.0, 0.0, 1.0), 0.5 * c.cycle_m)
     assert np.all(np.isfinite(level)) and np.all(np.diff(level) >= -1e-12)  # climbing across the hole too
+
+
+def test_lod_keyframes_replay_the_phase_of_any_distance_and_ride_the_ground_level():
+    """Tier 2's keys are solved at the creature's own speed, so a stopped walk (speed 0, started
+    0.37 cycles in) shows the full solve's pose, not phase 0 (0.37 m off); a `distance_m` profile
+    is keyframed too (it ran the full simulation while reporting tier 2); on a slope the body
+    rides the ground level (it stayed at the flat height, its feet half a metre underground)."""
+    from animsmith.sim.walker import LodTiers, path_level_m
+
+    c = catalog_creature("biped")
+    far = dict(camera_distance_m=100.0, lod=LodTiers(near_m=24.0, far_m=60.0))
+    t = np.linspace(0, 1, 31)
+    joints = lambda w: np.concatenate(w.joints_m, axis=1)  # noqa: E731
+    sd = 0.37 * c.cycle_m
+    stopped = simulate(c, t, speed_mps=0.0, start_distance_m=sd)
+    assert np.max(np.abs(joints(simulate(c, t, speed_mps=0.0, start_distance_m=sd, **far)) - joints(stopped))) < 1e-3
+    by_distance = simulate(c, t, distance_m=1.2 * t, **far)
+    by_speed = simulate(c, t, speed_mps=1.2, **far)
+    assert by_distance.lod_tier == 2 and np.all(by_distance.ground_m == 0.0)
+    assert np.allclose(joints(by_distance), joints(by_speed), atol=1e-9)
+    slope = Terrain("slope", c.body_height)
+    t = np.linspace(0, 3, 91)
+    w = simulate(c, t, terrain=slope, **far)
+    level = path_level_m(slope, w.travel_m, (0.0, 0.0, 1.0), 0.5 * c.cycle_m)
+    flat = simulate(c, t, **far)
+    assert np.allclose(w.body_position_m[:, 1], flat.body_position_m[:, 1] + level, atol=1e-9)
