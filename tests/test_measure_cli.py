@@ -500,3 +500,25 @@ def test_inspect_role_reasons_wrap_on_an_80_column_terminal(tmp_path, monkeypatc
     text = capsys.readouterr().out
     assert "convention / reason" in text.splitlines()[2]  # the table's header row, not a block's line
     assert "    bone: " not in text
+
+
+def test_inspect_on_a_terminal_prints_names_and_reasons_as_written(tmp_path, monkeypatch, capsys):
+    """On a terminal the role table's cells are text, not rich markup: the reasons keep their
+    `[rig.roles]` and a bone named `[b]LeftFoot` is shown as named."""
+    import sys
+
+    from rich.console import Console
+
+    import animsmith.commands.measure as measure_mod
+    from animsmith.cli import main
+    from animsmith.model import Asset, Channel, Clip, Skeleton
+
+    sk = Skeleton.build(["Hips", "[b]LeftFoot", "RightFoot"], [-1, 0, 0], [[0, 1, 0], [0.1, -0.9, 0], [-0.1, -0.9, 0]])
+    path = str(tmp_path / "br.glb")
+    write_glb(Asset(skeleton=sk, clips=[Clip("walk", [Channel.make(0, "translation", [0, 1], [[0, 1, 0], [0, 1, 1]])])]), path)
+    monkeypatch.setattr(measure_mod, "_console", lambda: Console(file=sys.stdout, width=130, force_terminal=True,
+                                                                 no_color=True, highlight=False, emoji=False))
+    with pytest.raises(SystemExit):
+        main(["inspect", path, "--profile", "custom"])
+    text = capsys.readouterr().out
+    assert "[rig.roles]" in text

@@ -128,8 +128,10 @@ def print_table(console, titles, justify, rows, wrap_last: bool = False) -> None
 
     from animsmith.render.text import runner_safe_line
 
-    if not console.is_terminal:  # a log: guarded before layout (the stream's guard would shift the row)
-        rows = [[Text(runner_safe_line(c.plain if isinstance(c, Text) else str(c))) for c in row] for row in rows]
+    # every cell is text, never rich markup (a reason "map it in [rig.roles]" lost its brackets);
+    # in a log, guarded before layout (the stream's guard would shift the row)
+    guard = (lambda x: x) if console.is_terminal else runner_safe_line
+    rows = [[Text(guard(c.plain if isinstance(c, Text) else str(c))) for c in row] for row in rows]
     table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
     for i, (title, just) in enumerate(zip(titles, justify)):
         table.add_column(title, justify=just, no_wrap=not (wrap_last and i == len(titles) - 1))
