@@ -350,20 +350,14 @@ def simulate(
     n, legs = t.shape[0], len(c.legs)
     speed = c.clip_speed if speed_mps is None else float(speed_mps)
     tier = (lod or LodTiers()).tier(camera_distance_m)
+    dirv = np.asarray(direction, dtype=np.float64)
+    dirv = dirv / np.linalg.norm(dirv)
+    distance, start_distance_m = _walk_distance(t, speed, start_distance_m, distance_m)
     if tier == 2:
-        return _keyframed(c, t, speed, direction, start_distance_m, opts, terrain, distance_m)
+        return _keyframed(c, t, distance, start_distance_m, dirv, opts, terrain)
     if terrain is None:
         terrain = Terrain("flat", c.body_height)
     dt = float(np.median(np.diff(t))) if n > 1 else 0.0
-    dirv = np.asarray(direction, dtype=np.float64)
-    dirv = dirv / np.linalg.norm(dirv)
-    if distance_m is None:
-        distance = start_distance_m + speed * t
-    else:
-        distance = np.asarray(distance_m, dtype=np.float64).reshape(-1)
-        if distance.shape != t.shape:
-            raise ValueError(f"distance_m has {distance.shape[0]} samples, times_s has {n}")
-        start_distance_m = float(distance[0]) if n else 0.0
     travel = (distance - start_distance_m)[:, None] * dirv[None, :]  # (N, 3) world travel
     velocity = speed * dirv
     if distance_m is not None and n > 1:
@@ -479,25 +473,27 @@ def simulate(
 KEYFRAMES_PER_CYCLE = 48
 
 
-def _keyframed(c: Creature, t: np.ndarray, speed: float, direction, start_distance_m: float, opts: WalkOptions,
-               terrain: Optional[Terrain] = None, distance_m=None) -> Walk:
+def _walk_distance(t: np.ndarray, speed: float, start_distance_m: float, distance_m=None):
+    """(distance walked at each time, the start distance): ``start + speed·t``, or the given
+    ``distance_m`` profile (one value per time) starting at its first value."""
+    if distance_m is None:
+        return start_distance_m + speed * t, start_distance_m
+    distance = np.asarray(distance_m, dtype=np.float64).reshape(-1)
+    if distance.shape != t.shape:
+        raise ValueError(f"distance_m has {distance.shape[0]} samples, times_s has {t.shape[0]}")
+    return distance, (float(distance[0]) if t.shape[0] else 0.0)
+
+
+def _keyframed(c: Creature, t: np.ndarray, distance: np.ndarray, start_distance_m: float, dirv: np.ndarray,
+               opts: WalkOptions, terrain: Optional[Terrain] = None) -> Walk:
     """LOD tier 2: one flat-ground cycle solved at ``KEYFRAMES_PER_CYCLE`` keys, replayed by
     distance (linear blend between keys) plus the travel, lifted to the ground level under the
     path (:func:`path_level_m`) on uneven terrain; no casts, no IK. The keys are solved at the
     creature's own speed (a pose depends on the distance walked only), so a stopped or backward
     walk, or any ``distance_m`` profile, replays the right phase."""
-    dirv = np.asarray(direction, dtype=np.float64)
-    dirv = dirv / np.linalg.norm(dirv)
     k = KEYFRAMES_PER_CYCLE
     key_d = np.arange(k + 1) / k * c.cycle_m
     key = simulate(c, key_d / c.clip_speed, speed_mps=c.clip_speed, direction=dirv, options=opts)
-    if distance_m is None:
-        distance = start_distance_m + speed * t
-    else:
-        distance = np.asarray(distance_m, dtype=np.float64).reshape(-1)
-        if distance.shape != t.shape:
-            raise ValueError(f"distance_m has {distance.shape[0]} samples, times_s has {t.shape[0]}")
-        start_distance_m = float(distance[0]) if t.shape[0] else 0.0
     u = np.mod(distance / c.cycle_m, 1.0) * k
     i0 = np.minimum(np.floor(u).astype(np.int64), k - 1)
     f = (u - i0)[:, None]
