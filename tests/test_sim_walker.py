@@ -532,3 +532,25 @@ def test_lod_keyframes_replay_the_phase_of_any_distance_and_ride_the_ground_leve
     level = path_level_m(slope, w.travel_m, (0.0, 0.0, 1.0), 0.5 * c.cycle_m)
     flat = simulate(c, t, **far)
     assert np.allclose(w.body_position_m[:, 1], flat.body_position_m[:, 1] + level, atol=1e-9)
+
+
+def test_the_level_over_a_hole_follows_the_distance_walked_and_bad_distances_are_refused():
+    """Stopped for a while inside a long hole, the body stays where it is (the level was
+    interpolated by frame, so a standing creature rose); a non-finite distance profile is a
+    ValueError at every tier (tier 2 raised an IndexError)."""
+    from animsmith.sim.walker import LodTiers
+
+    c = catalog_creature("fox")
+    z0 = 1.5 * c.cycle_m
+    terrain = Terrain("slope", c.body_height, holes=[(-10.0, 10.0, z0, z0 + 3 * c.cycle_m)])
+    walk_to = z0 + 1.5 * c.cycle_m
+    d = np.concatenate([np.linspace(0.0, walk_to, 60), np.full(60, walk_to), np.linspace(walk_to, walk_to + 3 * c.cycle_m, 60)])
+    t = np.arange(d.shape[0]) / 30.0
+    w = simulate(c, t, terrain=terrain, distance_m=d)
+    still = slice(62, 119)
+    assert np.ptp(w.body_position_m[still, 1]) < 1e-3
+    bad = d.copy()
+    bad[5] = np.nan
+    for lod in ({}, dict(camera_distance_m=100.0, lod=LodTiers(near_m=24.0, far_m=60.0))):
+        with pytest.raises(ValueError, match="must be finite"):
+            simulate(c, t, terrain=terrain, distance_m=bad, **lod)

@@ -131,7 +131,13 @@ def print_table(console, titles, justify, rows, wrap_last: bool = False) -> None
     # every cell is text, never rich markup (a reason "map it in [rig.roles]" lost its brackets);
     # in a log, guarded before layout (the stream's guard would shift the row)
     guard = (lambda x: x) if console.is_terminal else runner_safe_line
-    rows = [[Text(guard(c.plain if isinstance(c, Text) else str(c))) for c in row] for row in rows]
+
+    def cell(c):
+        if isinstance(c, Text):  # already text (its style kept) unless the guard must rewrite it
+            return c if guard(c.plain) == c.plain else Text(guard(c.plain), style=c.style)
+        return Text(guard(str(c)))
+
+    rows = [[cell(c) for c in row] for row in rows]
     table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
     for i, (title, just) in enumerate(zip(titles, justify)):
         table.add_column(title, justify=just, no_wrap=not (wrap_last and i == len(titles) - 1))

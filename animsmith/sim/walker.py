@@ -197,17 +197,18 @@ def path_level_m(terrain: Terrain, travel_m: np.ndarray, direction, half_window_
     level = np.where(count > 0, np.where(ok, h, 0.0).sum(axis=1) / np.maximum(count, 1), np.nan)
     if np.isfinite(level).all():
         return level
-    return _bridged(level)
+    walked = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(travel_m, axis=0), axis=-1))])
+    return _bridged(level, walked)
 
 
-def _bridged(values: np.ndarray) -> np.ndarray:
-    """NaN entries replaced by linear interpolation (by frame) between the finite neighbours
-    around them; the first / last finite value before / after them at the ends; 0 when none."""
+def _bridged(values: np.ndarray, walked: np.ndarray) -> np.ndarray:
+    """NaN entries replaced by linear interpolation, by the path length ``walked``, between the
+    finite neighbours around them (a creature standing still over a hole does not rise); the
+    first / last finite value before / after them at the ends; 0 when none."""
     ok = np.isfinite(values)
     if not ok.any():
         return np.zeros_like(values)
-    i = np.arange(values.shape[0])
-    return np.interp(i, i[ok], values[ok])
+    return np.interp(walked, walked[ok], values[ok])
 
 
 def _exp_filter(target: np.ndarray, rate: float, dt: float) -> np.ndarray:
@@ -477,11 +478,15 @@ def _walk_distance(t: np.ndarray, speed: float, start_distance_m: float, distanc
     """(distance walked at each time, the start distance): ``start + speed·t``, or the given
     ``distance_m`` profile (one value per time) starting at its first value."""
     if distance_m is None:
-        return start_distance_m + speed * t, start_distance_m
-    distance = np.asarray(distance_m, dtype=np.float64).reshape(-1)
-    if distance.shape != t.shape:
-        raise ValueError(f"distance_m has {distance.shape[0]} samples, times_s has {t.shape[0]}")
-    return distance, (float(distance[0]) if t.shape[0] else 0.0)
+        distance = start_distance_m + speed * t
+    else:
+        distance = np.asarray(distance_m, dtype=np.float64).reshape(-1)
+        if distance.shape != t.shape:
+            raise ValueError(f"distance_m has {distance.shape[0]} samples, times_s has {t.shape[0]}")
+        start_distance_m = float(distance[0]) if t.shape[0] else 0.0
+    if not np.all(np.isfinite(distance)):
+        raise ValueError("the distance walked must be finite (speed_mps, start_distance_m, distance_m)")
+    return distance, start_distance_m
 
 
 def _keyframed(c: Creature, t: np.ndarray, distance: np.ndarray, start_distance_m: float, dirv: np.ndarray,
