@@ -817,13 +817,13 @@ def cycle_period(
         return frames, 0.0
     open_ones = [i for i in vote if opens(i)]
     if open_ones:
-        closing = sum(1 for i in vote if i not in open_ones and _moves_at_wrap(clip.channels[i]))
-        if closing and closing >= len(open_ones):
+        closing_moving = sum(1 for i in vote if i not in open_ones and _moves_at_wrap(clip.channels[i]))
+        if closing_moving and closing_moving >= len(open_ones):
             ch = clip.channels[open_ones[0]]
             raise _mixed(
                 skeleton, clip, open_ones[0],
-                f"{closing} rotated channel{'s' if closing != 1 else ''} moving at the wrap end on "
-                f"{'their' if closing != 1 else 'its'} first key (a duplicated endpoint) "
+                f"{closing_moving} rotated channel{'s' if closing_moving != 1 else ''} moving at the wrap end on "
+                f"{'their' if closing_moving != 1 else 'its'} first key (a duplicated endpoint) "
                 f"and {len(open_ones)} {'does' if len(open_ones) == 1 else 'do'} not: "
                 f"{_channel_label(skeleton, open_ones[0], ch)} {_closing_gap_text(ch)}"
                 f"{'' if len(open_ones) == 1 else ' (the first of them)'}",
