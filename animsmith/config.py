@@ -381,8 +381,6 @@ def _table(value: Any, key: str) -> dict:
 def _toml_problem(exc: Exception, text: str) -> str:
     """The parser's complaint, in one line. A decimal integer longer than Python converts
     (4,300 digits) is named by its line, not by the interpreter's advice to raise the limit."""
-    import re
-
     import sys
 
     message = " ".join(str(exc).split())

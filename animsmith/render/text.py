@@ -44,11 +44,16 @@ def runner_safe_line(line: str) -> str:
     line = no_runner_command(line)
     if "\r" in line:  # the runner also ends a line at a carriage return
         return "\r".join(runner_safe_line(part) for part in line.split("\r"))
+    return _first_colon_escaped(line, "\\u003a")
+
+
+def _first_colon_escaped(line: str, colon: str) -> str:
+    """``line`` with the first ``:`` written as ``colon`` when it starts, after blanks, with
+    ``::`` (a GitHub workflow command), else unchanged."""
     stripped = line.lstrip()
-    if stripped.startswith("::"):
-        lead = len(line) - len(stripped)
-        line = line[:lead] + "\\u003a" + stripped[1:]
-    return line
+    if not stripped.startswith("::"):
+        return line
+    return line[: len(line) - len(stripped)] + colon + stripped[1:]
 
 
 #: how ``##[`` is written so the runner cannot read it, losslessly for the format's reader
@@ -64,12 +69,7 @@ def runner_safe(text: str, kind: str = "text") -> str:
         return "\n".join(runner_safe_line(line) for line in text.split("\n"))
     text = text.replace("##[", _RUNNER_SAFE[kind])
     if kind == "markdown":
-        lines = text.split("\n")
-        for i, line in enumerate(lines):
-            stripped = line.lstrip()
-            if stripped.startswith("::"):
-                lines[i] = line[: len(line) - len(stripped)] + "&#58;" + stripped[1:]
-        text = "\n".join(lines)
+        text = "\n".join(_first_colon_escaped(line, "&#58;") for line in text.split("\n"))
     return text
 
 
