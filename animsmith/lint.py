@@ -908,6 +908,7 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
     and the report see each member once.
     """
     from animsmith.checks.context import Member
+    from animsmith.config import did_you_mean
 
     real_index = _real_index(files, extra_cache)
     members: List[Member] = []
@@ -922,6 +923,11 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
         found_clips.add(key)
         return True
 
+    def hint(clip_name: str, names) -> str:
+        # not another member of this group: in a run of only some files (a pre-commit
+        # hook), a member missing from the run is not a typo of its neighbour
+        return did_you_mean(clip_name, set(names) - {r.clip for r in group.members})
+
     for ref in group.members:
         if ref.label in labels:  # listed twice
             continue
@@ -930,12 +936,7 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
             index = _clip_index(files, extra_cache)
             hits = index.get(ref.clip, [])
             if not hits:
-                from animsmith.config import did_you_mean
-
-                # not another member of this group: in a run of only some files (a pre-commit
-                # hook), a member missing from the run is not a typo of its neighbour
-                hint = did_you_mean(ref.clip, set(index) - {r.clip for r in group.members})
-                members.append(Member(ref.label, reason=f"no clip named '{ref.clip}' in the linted file(s){hint}"))
+                members.append(Member(ref.label, reason=f"no clip named '{ref.clip}' in the linted file(s){hint(ref.clip, index)}"))
                 continue
             hit = hits[0]
             attach = hit if attach is None else attach
@@ -972,10 +973,7 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
         else:
             clip_name = ref.clip
             if clip_name not in names:
-                from animsmith.config import did_you_mean
-
-                hint = did_you_mean(clip_name, set(names) - {r.clip for r in group.members})
-                members.append(Member(ref.label, shown, clip_name, reason=f"no clip named '{clip_name}' in {shown}{hint}"))
+                members.append(Member(ref.label, shown, clip_name, reason=f"no clip named '{clip_name}' in {shown}{hint(clip_name, names)}"))
                 continue
         if not first_time(real, clip_name):
             continue
