@@ -100,6 +100,7 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any], aliases: O
     """[(label, file, clip)] for every member (a member listed twice, or the same clip named
     two ways, once, as the group checks count it, under its first label; ``aliases`` gets every
     label -> that first label); AnimsmithError for a missing or ambiguous one."""
+    from animsmith.config import did_you_mean
     from animsmith.errors import AnimsmithError
     from animsmith.io.read import load_asset
 
@@ -143,8 +144,6 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any], aliases: O
                 try:
                     clip = asset.clip(ref.clip)
                 except KeyError:
-                    from animsmith.config import did_you_mean
-
                     hint = did_you_mean(ref.clip, asset.clip_names)
                     raise AnimsmithError(f"group member {ref.label!r}: clip {ref.clip!r} not found{hint}", f) from None
             add(ref.label, f, clip)
@@ -153,8 +152,6 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any], aliases: O
         # "file.glb#clip" member loaded: the result must not depend on the members' order
         hits = [(p, assets[p].clip(ref.clip)) for p in dict.fromkeys(paths) if ref.clip in assets[p].clip_names]
         if not hits:
-            from animsmith.config import did_you_mean
-
             hint = did_you_mean(ref.clip, [n for p in dict.fromkeys(paths) for n in assets[p].clip_names])
             raise AnimsmithError(f"group member {ref.label!r} not found in {', '.join(paths)}{hint}")
         if len(hits) > 1:
