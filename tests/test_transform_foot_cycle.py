@@ -498,6 +498,42 @@ def test_a_failed_rename_puts_every_output_back(capsys, tmp_path, monkeypatch, e
     assert sorted(os.listdir(out_dir)) == (sorted(os.path.basename(t) for t in targets) if existing else [])
 
 
+def test_a_failed_backup_copy_leaves_no_partial_copy(capsys, tmp_path, monkeypatch):
+    """Without hard links the earlier output is copied aside; a copy that fails part-way
+    (a full disk) is removed, the earlier outputs keep their bytes, and no temp is left."""
+    import errno
+    import shutil
+
+    paths = write_member_files(tmp_path)
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text(RING_TOML)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    targets = sorted(str(out_dir / os.path.basename(p)) for p in paths)
+    for i, t in enumerate(targets):
+        with open(t, "wb") as fh:
+            fh.write(b"earlier %d" % i)
+
+    def no_link(src, dst, *a, **k):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    def half_copy(src, dst, *a, **k):
+        with open(dst, "wb") as fh:
+            fh.write(b"ear")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "link", no_link)
+    monkeypatch.setattr(shutil, "copy2", half_copy)
+    rc, out, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                           "--reference", "run_forward", "--out-dir", str(out_dir), *paths)
+    assert (rc, out) == (2, "")
+    assert err.endswith(": cannot write output: No space left on device\n"), err
+    assert sorted(os.listdir(out_dir)) == [os.path.basename(t) for t in targets]
+    for i, t in enumerate(targets):
+        with open(t, "rb") as fh:
+            assert fh.read() == b"earlier %d" % i
+
+
 def _with_external_mesh(path):
     """Rewrite the GLB at ``path`` so a triangle mesh reads its positions from ``mesh.bin`` beside it."""
     import struct

@@ -280,7 +280,11 @@ def keep_old_bytes(path: str) -> Optional[str]:
         except FileExistsError:
             continue
         except OSError:  # a file system without hard links
-            shutil.copy2(path, backup)
+            try:
+                shutil.copy2(path, backup)
+            except BaseException:  # a full disk part-way: no partial copy left behind
+                remove_quietly(backup)
+                raise
             return backup
 
 
