@@ -382,8 +382,7 @@ def external_resource_files(doc: Any, base_dir: str) -> List[str]:
     refuses such a buffer, but an image it never reads can still name one). ``data:`` and
     other scheme URIs are left out. For keeping outputs off them: this only names paths, it
     reads nothing."""
-    import re
-    from urllib.parse import unquote
+    from urllib.parse import unquote, urlparse
 
     out: List[str] = []
     if not isinstance(doc, dict):
@@ -393,8 +392,6 @@ def external_resource_files(doc: Any, base_dir: str) -> List[str]:
         for item in items if isinstance(items, list) else ():
             uri = item.get("uri") if isinstance(item, dict) else None
             if isinstance(uri, str) and uri[:5].lower() == "file:":
-                from urllib.parse import urlparse
-
                 uri = urlparse(uri).path  # file:///abs/x.png names /abs/x.png
             elif not isinstance(uri, str) or not uri or re.match(r"[A-Za-z][A-Za-z0-9+.\-]+:", uri):
                 continue  # data:, http: ... (a one-letter "scheme" is a Windows drive)
