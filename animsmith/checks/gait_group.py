@@ -158,4 +158,3 @@ def check(ctx):
                 for (label, p, a), d in zip(measured, dists)
             ],
         )
-
