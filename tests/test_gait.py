@@ -468,26 +468,26 @@ def test_grid_snaps_to_keys_of_any_channel_not_only_the_densest():
 def test_grid_snap_takes_the_largest_key_in_the_window():
     """Several keys within four float32 steps: the largest wins (a STEP jump made of keys a
     step apart is sampled after it), whether they come from one array or from several."""
-    from animsmith.core.pose import _snapped_to_keys
+    from animsmith.core.pose import snapped_to_keys
 
     u = float(np.spacing(np.float32(1.0)))
     t = np.array([0.0, 1.0 - u / 4, 2.0])
-    assert _snapped_to_keys(t, [np.array([0.0, 1.0, 1.0 + u, 1.0 + 2 * u, 2.0])])[1] == 1.0 + 2 * u
+    assert snapped_to_keys(t, [np.array([0.0, 1.0, 1.0 + u, 1.0 + 2 * u, 2.0])])[1] == 1.0 + 2 * u
     split = [np.array([0.0, 1.0, 2.0]), np.array([0.5, 1.0 + u]), np.array([1.0 + 2 * u, 1.5])]
-    assert _snapped_to_keys(t, split)[1] == 1.0 + 2 * u
+    assert snapped_to_keys(t, split)[1] == 1.0 + 2 * u
     # 5 float32 steps away: not a key of this sample
-    assert _snapped_to_keys(t, [np.array([0.0, 1.0 + 5 * u, 2.0])])[1] == 1.0 - u / 4
+    assert snapped_to_keys(t, [np.array([0.0, 1.0 + 5 * u, 2.0])])[1] == 1.0 - u / 4
 
 
 def test_grid_snap_beyond_float32_range_never_snaps_everything(recwarn):
     """A key that rounds to float32's maximum has no finite float32 step: it must not count
     as near every sample (which broke the grid's order and undid all snapping), and samples
     beyond float32's range look at no window at all."""
-    from animsmith.core.pose import _snapped_to_keys
+    from animsmith.core.pose import snapped_to_keys
 
     f32max = float(np.finfo(np.float32).max)
     near = float(np.float32(2.5e38))
-    out = _snapped_to_keys(np.array([0.0, 2.5e38, 5e38, 7.5e38, 1e39]), [np.array([0.0, near, f32max, 1e39])])
+    out = snapped_to_keys(np.array([0.0, 2.5e38, 5e38, 7.5e38, 1e39]), [np.array([0.0, near, f32max, 1e39])])
     assert out[1] == near and list(out[2:]) == [5e38, 7.5e38, 1e39]
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
@@ -509,7 +509,7 @@ def test_grid_snap_matches_its_definition_on_random_grids():
     """The vectorised snap (candidate keys from two binary searches, open samples only)
     equals a per-sample, per-key evaluation of the rule on grids whose keys sit 0-6 float32
     steps from frame times, including clusters of keys a step apart and several arrays."""
-    from animsmith.core.pose import _snapped_to_keys, _uniform_times_s
+    from animsmith.core.pose import snapped_to_keys, _uniform_times_s
 
     rng = np.random.default_rng(11)
     for case in range(300):
@@ -525,9 +525,9 @@ def test_grid_snap_matches_its_definition_on_random_grids():
             if rng.random() < 0.3:  # a cluster: the key and the next float32 value
                 k = np.sort(np.concatenate([k, np.nextafter(k[:1], np.float32(np.inf))]))
             arrays.append(np.unique(k.astype(np.float64)))
-        got = _snapped_to_keys(t.copy(), arrays)
+        got = snapped_to_keys(t.copy(), arrays)
         want = _snap_by_definition(t, arrays)
         assert np.array_equal(got, want), (case, t, arrays, got, want)
         # a baked clip: one float32 key per frame (the grid is its keys)
         baked = [t.astype(np.float32).astype(np.float64)]
-        assert np.array_equal(_snapped_to_keys(t.copy(), baked), _snap_by_definition(t, baked))
+        assert np.array_equal(snapped_to_keys(t.copy(), baked), _snap_by_definition(t, baked))

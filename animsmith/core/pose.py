@@ -73,11 +73,13 @@ def _uniform_times_s(n: int, duration: float) -> np.ndarray:
 SNAP_F32_STEPS = 4
 
 
-def _snapped_to_keys(t: np.ndarray, times_arrays) -> np.ndarray:
+def snapped_to_keys(t: np.ndarray, times_arrays, *, increasing: bool = True) -> np.ndarray:
     """``t`` with each sample that is within :data:`SNAP_F32_STEPS` float32 steps of a key of
     any key-time array (finite, strictly increasing) set to the largest such key, so no
-    channel sees the sample just before its key; unchanged when that would not keep the
-    grid strictly increasing (only millions of keys per second come that close).
+    channel sees the sample just before its key; with ``increasing`` (a grid), unchanged
+    when that would not keep the grid strictly increasing (only millions of keys per second
+    come that close). ``increasing=False``: ``t`` in any order (a retimed member's source
+    times wrap around the cycle), every sample snapped on its own.
 
     All arrays' keys are merged once (O((K + N) log K) for K keys, N samples); the keys
     within a sample's window are at most a few float32 values (key times are float32, as
@@ -123,7 +125,7 @@ def _snapped_to_keys(t: np.ndarray, times_arrays) -> np.ndarray:
     if not hit.any():
         return t
     snapped = np.where(hit, best, t)
-    return snapped if (snapped[1:] > snapped[:-1]).all() else t
+    return snapped if not increasing or (snapped[1:] > snapped[:-1]).all() else t
 
 
 def grid_times_s(clip: Clip, duration_s: Optional[float] = None) -> np.ndarray:
@@ -140,7 +142,7 @@ def grid_times_s(clip: Clip, duration_s: Optional[float] = None) -> np.ndarray:
 def _judged_times(times, duration: float) -> np.ndarray:
     """:func:`grid_times_s` from the clip's distinct key-time arrays and its duration."""
     n = max(2, max((t.shape[0] for t in times), default=0))
-    t = _snapped_to_keys(_uniform_times_s(n, duration), times)
+    t = snapped_to_keys(_uniform_times_s(n, duration), times)
     t[-1] = duration
     return t
 

@@ -236,8 +236,8 @@ def warp_phase(u: np.ndarray, r: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 def retimed_values(clip, plan: AnchorPlan, r: np.ndarray, m: np.ndarray) -> Dict[int, np.ndarray]:
     """{channel index: (E, C) float32} for every nonconstant channel (see the module docstring)."""
+    from animsmith.core.pose import snapped_to_keys
     from animsmith.core.sampling import sample_channel
-
     from animsmith.model import Channel
 
     c = plan.period_frames
@@ -250,27 +250,8 @@ def retimed_values(clip, plan: AnchorPlan, r: np.ndarray, m: np.ndarray) -> Dict
         if c == plan.frames:  # an open loop: the wrap step (last key -> first) is a real frame
             times = np.append(ch.times, np.float32(plan.duration_s * c / (plan.frames - 1)))
             ch = Channel.make(ch.bone, ch.path, times, np.concatenate([ch.values, ch.values[:1]]), interpolation=ch.interpolation)
-        out[i] = np.asarray(sample_channel(ch, snapped_to_keys(src_times, ch.times)), dtype=np.float32)
+        out[i] = np.asarray(sample_channel(ch, snapped_to_keys(src_times, [ch.times], increasing=False)), dtype=np.float32)
     return out
-
-
-def snapped_to_keys(t: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """``t`` with every time within ``core.pose.SNAP_F32_STEPS`` float32 steps of a key set to
-    that key: a source time computed in float64 lands a few steps either side of the float32
-    key it means, and a STEP channel would hold the previous key just below it (an
-    unwarped member's STEP keys came out one frame late)."""
-    from animsmith.core.pose import SNAP_F32_STEPS
-
-    k = np.asarray(keys, dtype=np.float64)
-    t = np.asarray(t, dtype=np.float64)
-    if k.shape[0] == 0:
-        return t
-    i = np.clip(np.searchsorted(k, t), 1, max(k.shape[0] - 1, 1)) if k.shape[0] > 1 else np.zeros(t.shape, dtype=np.intp)
-    lower = k[np.maximum(i - 1, 0)]
-    upper = k[i]
-    nearest = np.where(np.abs(t - lower) <= np.abs(upper - t), lower, upper)
-    tol = SNAP_F32_STEPS * np.spacing(np.abs(nearest).astype(np.float32)).astype(np.float64)
-    return np.where(np.abs(t - nearest) <= tol, nearest, t)
 
 
 def plan_member(asset, clip, roles, fps: float, source: str, contact_height_m: float, target: Optional[FootEvents]):
