@@ -460,13 +460,9 @@ def test_publishing_without_os_fchmod(capsys, tmp_path, monkeypatch):
         assert os.stat(out_dir / name).st_mode & 0o777 == 0o666 & ~umask
 
 
-@pytest.mark.parametrize("existing", [True, False])
-def test_a_failed_rename_puts_every_output_back(capsys, tmp_path, monkeypatch, existing):
-    """Every output or none: when the third rename fails (on Windows a file another program
-    holds open), the two outputs already renamed get their earlier bytes back (or are
-    removed when they were new), and no temp or backup file is left."""
-    import errno
-
+def _ring_with_out_dir(tmp_path, existing):
+    """(member files, contract, out dir, its sorted target paths); with ``existing`` each target
+    already holds b"earlier <i>"."""
     paths = write_member_files(tmp_path)
     cfg = tmp_path / "ring.toml"
     cfg.write_text(RING_TOML)
@@ -477,6 +473,17 @@ def test_a_failed_rename_puts_every_output_back(capsys, tmp_path, monkeypatch, e
         for i, t in enumerate(targets):
             with open(t, "wb") as fh:
                 fh.write(b"earlier %d" % i)
+    return paths, cfg, out_dir, targets
+
+
+@pytest.mark.parametrize("existing", [True, False])
+def test_a_failed_rename_puts_every_output_back(capsys, tmp_path, monkeypatch, existing):
+    """Every output or none: when the third rename fails (on Windows a file another program
+    holds open), the two outputs already renamed get their earlier bytes back (or are
+    removed when they were new), and no temp or backup file is left."""
+    import errno
+
+    paths, cfg, out_dir, targets = _ring_with_out_dir(tmp_path, existing)
     real_replace = os.replace
 
     def replace(src, dst, *a, **k):
@@ -504,15 +511,7 @@ def test_a_failed_backup_copy_leaves_no_partial_copy(capsys, tmp_path, monkeypat
     import errno
     import shutil
 
-    paths = write_member_files(tmp_path)
-    cfg = tmp_path / "ring.toml"
-    cfg.write_text(RING_TOML)
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    targets = sorted(str(out_dir / os.path.basename(p)) for p in paths)
-    for i, t in enumerate(targets):
-        with open(t, "wb") as fh:
-            fh.write(b"earlier %d" % i)
+    paths, cfg, out_dir, targets = _ring_with_out_dir(tmp_path, existing=True)
 
     def no_link(src, dst, *a, **k):
         raise OSError(errno.EPERM, "Operation not permitted")
