@@ -250,6 +250,8 @@ def merge_lint_docs(docs: Sequence[Tuple[str, Dict[str, Any]]]) -> Dict[str, Any
             if key in seen:
                 raise AnimsmithError(f"file '{fr['path']}' is also in {seen[key]} (shards must not overlap)", path=source)
             seen[key] = source
+            fr.setdefault("prediction_provenance", None)  # a result written before engine profiles
+            fr.setdefault("prediction_facets", [])
             files.append(fr)
     if total is not None and total != len(files):
         raise AnimsmithError(f"the shards hold {len(files)} file(s), their run had {total}")
@@ -275,21 +277,27 @@ def merged_checks(docs: Sequence[Dict[str, Any]]) -> Optional[List[str]]:
     return [cid for cid in registry() if cid in ran]
 
 
-def summary_of(files: Sequence[Dict[str, Any]]) -> Dict[str, int]:
+def summary_of(files: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
     """Summary counts of JSON file entries (same keys as ``LintResult.summary``)."""
     key = {"error": "errors", "warning": "warnings", "note": "notes"}
-    counts = {"errors": 0, "warnings": 0, "notes": 0, "coverage_gaps": 0, "files": len(files)}
+    counts: Dict[str, Any] = {"errors": 0, "warnings": 0, "notes": 0, "coverage_gaps": 0, "files": len(files)}
+    facets = {"available": 0, "required_unavailable": 0}
     for fr in files:
         for f in fr.get("findings", []):
             counts[key[f["severity"]]] += 1
         counts["coverage_gaps"] += len(fr.get("coverage_gaps", []))
+        for facet in fr.get("prediction_facets") or ():
+            facets[facet["state"]] += 1
+    counts["prediction_facets"] = facets
     return counts
 
 
 def doc_exit_code(doc: Dict[str, Any], deny_warnings: bool = False) -> int:
-    """1 when the document holds an error (or a warning with ``deny_warnings``), else 0."""
+    """1 when the document holds an error (or a warning with ``deny_warnings``) or a
+    required-unavailable prediction facet, else 0."""
     s = doc["summary"]
-    return 1 if s["errors"] or (deny_warnings and s["warnings"]) else 0
+    unavailable = (s.get("prediction_facets") or {}).get("required_unavailable", 0)
+    return 1 if s["errors"] or unavailable or (deny_warnings and s["warnings"]) else 0
 
 
 # --- merge-results input checks -------------------------------------------------------------
@@ -386,6 +394,8 @@ _FILE_FIELDS = (
     ("findings", _LIST, True),
     ("coverage_gaps", _LIST, True),
     ("measurements", _DICT, False),
+    ("prediction_provenance", _DICT_OR_NULL, False),
+    ("prediction_facets", _LIST, False),
 )
 _FINDING_FIELDS = (
     ("check_id", _ID, True),
@@ -396,6 +406,18 @@ _FINDING_FIELDS = (
     ("bone", _STR_OR_NULL, False),
     ("time_s", _NUM_OR_NULL, False),
     ("members", _LIST_OR_NULL, False),
+)
+_FACET_STATE = ("one of available, required_unavailable", lambda v: v in ("available", "required_unavailable"))
+_FACET_FIELDS = (
+    ("check_id", _ID, True),
+    ("code", _ID, True),
+    ("subject", _STR, True),
+    ("state", _FACET_STATE, True),
+    ("handle", _STR_OR_NULL, False),
+    ("basis", _LIST, False),
+    ("reasons", _LIST, False),
+    ("sources", _LIST, False),
+    ("message", _STR, True),
 )
 _GAP_FIELDS = (
     ("check_id", _ID, True),
@@ -440,6 +462,15 @@ def check_lint_structure(source: str, doc: Any) -> None:
             loc = ((floc, "coverage_gaps"), j)
             _check_fields(source, loc, g, _GAP_FIELDS)
             _check_items(source, (loc, "subjects"), g["subjects"], "a string", lambda v: isinstance(v, str))
+        for j, p in enumerate(fr.get("prediction_facets") or ()):
+            loc = ((floc, "prediction_facets"), j)
+            _check_fields(source, loc, p, _FACET_FIELDS)
+            for key in ("basis", "reasons"):
+                _check_items(source, (loc, key), p.get(key) or [], "a string", lambda v: isinstance(v, str))
+        if isinstance(fr.get("prediction_provenance"), dict):
+            for key in ("profile", "version", "runtime"):
+                if not isinstance(fr["prediction_provenance"].get(key), str):
+                    raise _bad(source, ((floc, "prediction_provenance"), key), "missing or not a string")
 
 
 def check_json_values(source: str, doc: Any, strings: bool = True) -> None:

@@ -26,6 +26,9 @@ Tables
   ``max_frame_count_delta`` (0), ``max_fps_delta`` (0.01); optional
   ``[sync_groups.<name>.time_complement]`` with ``min_reflected_time_advantage``
   (in [0, 1], default 0.25) and ``min_lr_amplitude_m`` (≥ 0, default 0.03).
+* ``[engine]``: ``profile`` (required in the table: ``bevy`` | ``threejs`` | ``godot``)
+  and ``version`` (optional, one the profile knows; its rules were read from that
+  version): arms the ``engine-addressability`` check (:mod:`animsmith.engine`).
 * ``[checks.<id>]``: ``enabled`` (bool), ``severity`` (``error`` |
   ``warning`` | ``note``; ``warn`` is accepted for ``warning``, ``off`` means
   ``enabled = false``) and the check's own keys (its ``CONFIG``).
@@ -138,6 +141,14 @@ class SyncGroup:
     time_complement: Optional[TimeComplement] = None
 
 
+@dataclass(frozen=True)
+class EngineConfig:
+    """``[engine]``: the runtime whose naming rules predict each clip's and node's handle."""
+
+    profile: str
+    version: str
+
+
 @dataclass
 class CheckSettings:
     enabled: bool = True
@@ -156,6 +167,8 @@ class Contract:
     gait_groups: Dict[str, GaitGroup] = field(default_factory=dict)
     sync_groups: Dict[str, SyncGroup] = field(default_factory=dict)
     checks: Dict[str, CheckSettings] = field(default_factory=dict)
+    #: ``[engine]`` (None: engine-neutral output)
+    engine: Optional[EngineConfig] = None
     #: first 16 hex digits of the SHA-256 of the TOML bytes, CRLF read as LF ("" for the defaults):
     #: shards of one run must have read the same contract (``merge-results``)
     digest: str = ""
@@ -498,7 +511,8 @@ TIME_COMPLEMENT_KEYS = {
     "min_reflected_time_advantage": ("number", 0.0, 1.0, None),
     "min_lr_amplitude_m": ("number", 0.0, None, None),
 }
-TOP_KEYS = ("rig", "clips", "gait_groups", "sync_groups", "checks")
+TOP_KEYS = ("rig", "clips", "gait_groups", "sync_groups", "engine", "checks")
+ENGINE_KEYS = ("profile", "version")
 RIG_KEYS = ("profile", "roles", "required_bones")
 
 
@@ -575,8 +589,33 @@ class _Parser:
             for name, entry in self.entries(doc, table).items():
                 with self.each():
                     into[name] = build(name, entry)
+        if "engine" in doc:
+            with self.each():
+                c.engine = self.engine(_table(doc["engine"], "engine"))
         c.checks = self.checks(self.entries(doc, "checks"))
         return c
+
+    def engine(self, table: Mapping[str, Any]) -> Optional[EngineConfig]:
+        """``[engine]``: a known ``profile`` (required) and, optionally, one of its versions."""
+        from animsmith.engine import PROFILES
+
+        table = self.known(table, ENGINE_KEYS, "engine")
+        if "profile" not in table:
+            raise _Problem("engine.profile", f"missing required key (one of: {', '.join(PROFILES)})")
+        profile = validate_value(table["profile"], "string", "engine.profile")
+        if profile not in PROFILES:
+            hint = did_you_mean(profile, PROFILES) or f" (one of: {', '.join(PROFILES)})"
+            raise _Problem("engine.profile", f"unknown engine profile {profile!r}{hint}")
+        known = PROFILES[profile].versions
+        version = known[0]
+        if "version" in table:
+            version = validate_value(table["version"], "string", "engine.version")
+            if version not in known:
+                raise _Problem(
+                    "engine.version",
+                    f"profile {profile!r} has no rules for version {version!r} (known: {', '.join(known)})",
+                )
+        return EngineConfig(profile=profile, version=version)
 
     def rig(self, table: Mapping[str, Any]) -> RigConfig:
         from animsmith.core.roles import PROFILE_ALIASES, ROLES

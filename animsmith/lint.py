@@ -68,6 +68,10 @@ class FileResult:
     rig: Optional[Dict[str, Any]] = None
     clip_names: List[str] = field(default_factory=list)
     error: Optional[str] = None
+    #: engine predictions (``[engine] profile``): :class:`~animsmith.results.PredictionFacet`
+    prediction_facets: List[Any] = field(default_factory=list)
+    #: the profile the predictions rest on (``engine.provenance``), None without ``[engine]``
+    prediction_provenance: Optional[Dict[str, Any]] = None
 
 
 @dataclass
@@ -85,18 +89,25 @@ class LintResult:
         for f in self.files:
             yield from f.findings
 
-    def summary(self) -> Dict[str, int]:
-        counts = {"errors": 0, "warnings": 0, "notes": 0, "coverage_gaps": 0, "files": len(self.files)}
+    def summary(self) -> Dict[str, Any]:
+        counts: Dict[str, Any] = {"errors": 0, "warnings": 0, "notes": 0, "coverage_gaps": 0, "files": len(self.files)}
         key = {"error": "errors", "warning": "warnings", "note": "notes"}
+        facets = {"available": 0, "required_unavailable": 0}
         for f in self.files:
             for finding in f.findings:
                 counts[key[finding.severity]] += 1
             counts["coverage_gaps"] += len(f.coverage_gaps)
+            for facet in f.prediction_facets:
+                facets[facet.state] += 1
+        counts["prediction_facets"] = facets
         return counts
 
     def exit_code(self, deny_warnings: bool = False) -> int:
-        """1 when a finding fails the run (error; warning too with ``deny_warnings``), else 0."""
+        """1 when a finding fails the run (error; warning too with ``deny_warnings``) or a
+        prediction facet is required-unavailable (no ``--allow`` or severity hides it), else 0."""
         threshold = SEVERITY_RANK["warning" if deny_warnings else "error"]
+        if any(facet.unavailable for f in self.files for facet in f.prediction_facets):
+            return 1
         return 1 if any(SEVERITY_RANK[f.severity] >= threshold for f in self.all_findings()) else 0
 
     def without_checks(self, allowed: Set[str]) -> "LintResult":
@@ -112,6 +123,8 @@ class LintResult:
                     rig=f.rig,
                     clip_names=f.clip_names,
                     error=f.error,
+                    prediction_facets=list(f.prediction_facets),  # never hidden by --allow
+                    prediction_provenance=f.prediction_provenance,
                 )
             )
         return LintResult(
@@ -216,6 +229,7 @@ class Plan:
     file_members: Dict[str, frozenset]  # file key (_file_key) -> clip names ('' = the single clip)
     need_endpoint_mode: bool = True  # only sync groups read the loop endpoint mode
     seam_floor_m: float = 0.02  # [checks.loop-seam] min_stride_step_m, for the measurements (as `measure`)
+    file_checks: Tuple[str, ...] = ()  # checks run once per file (SCOPE = "file"), when armed
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -232,6 +246,12 @@ def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measureme
         cid
         for cid, s in specs.items()
         if s.scope == "clip" and (selected is None or cid in selected) and contract.check_enabled(cid)
+    ]
+    file_checks = [
+        cid
+        for cid, s in specs.items()
+        if s.scope == "file" and (selected is None or cid in selected) and contract.check_enabled(cid)
+        and (s.armed_by is None or getattr(contract, s.armed_by, None) is not None)
     ]
     bare: Set[str] = set()
     files: Dict[str, Set[str]] = {}
@@ -256,6 +276,7 @@ def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measureme
         file_members={k: frozenset(v) for k, v in files.items()},
         need_endpoint_mode=bool(contract.sync_groups) and "sync_groups" in tables,
         seam_floor_m=stride_floor_m(contract),
+        file_checks=tuple(file_checks),
     )
 
 
@@ -337,6 +358,37 @@ def run_clip_checks(path: str, asset, analysis, roles, plan: Plan) -> Tuple[List
         except Exception as exc:  # noqa: BLE001 - a check bug must not hide the rest
             gaps.append(_internal_gap(cid, clip.name if clip is not None else None, exc))
     return findings, gaps
+
+
+def run_file_checks(path: str, asset, roles, plan: Plan) -> Tuple[List[Finding], List[CoverageGap], List[Any]]:
+    """Every selected, armed file check once on the whole file: (findings, gaps, facets)."""
+    from animsmith.checks import registry
+    from animsmith.checks.context import ClipContext
+    from animsmith.results import PredictionFacet
+
+    contract = plan.contract
+    findings: List[Finding] = []
+    gaps: List[CoverageGap] = []
+    facets: List[Any] = []
+    specs = registry()
+    for cid in plan.file_checks:
+        spec = specs[cid]
+        override = contract.settings(cid).severity
+        ctx = ClipContext(
+            check_id=cid, severity=override or spec.severity, path=path, asset=asset, clip=None, analysis=None,
+            roles=roles, expect=None, options=contract.check_options(cid, spec.defaults()), contract=contract,
+        )
+        try:
+            for item in spec.run(ctx) or ():
+                if isinstance(item, PredictionFacet):
+                    facets.append(item)
+                elif isinstance(item, Finding):
+                    findings.append(_override(item, override))
+                else:
+                    gaps.append(item)
+        except Exception as exc:  # noqa: BLE001 - a check bug must not hide the rest
+            gaps.append(_internal_gap(cid, None, exc))
+    return findings, gaps, facets
 
 
 def member_summary(analysis, measurements: Optional[Dict[str, Any]], expect, endpoint_mode: bool = True) -> Dict[str, Any]:
@@ -429,6 +481,10 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
     result.rig = roles.to_json()
     if on_asset is not None:
         on_asset(asset, roles)
+    if contract.engine is not None:
+        from animsmith.engine import provenance
+
+        result.prediction_provenance = provenance(contract.engine.profile, contract.engine.version)
     real = _file_key(path)
     summaries: Dict[str, Dict[str, Any]] = {}
     count = len(asset.clips)
@@ -451,6 +507,10 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
         if on_clip is not None:
             on_clip(clip, analysis, measured)
         del analysis
+    if plan.file_checks:
+        findings, gaps, result.prediction_facets = run_file_checks(path, asset, roles, plan)
+        result.findings += findings
+        result.coverage_gaps += gaps
     return FileOutcome(result, summaries)
 
 
@@ -1084,6 +1144,8 @@ def ran_checks(contract, selected: Optional[Sequence[str]] = None) -> List[str]:
     from animsmith.checks import registry
 
     def armed(spec) -> bool:
+        if spec.armed_by is not None and getattr(contract, spec.armed_by, None) is None:
+            return False
         if spec.group_table is None:
             return True
         groups = getattr(contract, spec.group_table, None) or {}

@@ -60,3 +60,45 @@ class CoverageGap:
             "subjects": list(self.subjects),
             "message": self.message,
         }
+
+
+#: prediction facet states: a handle was predicted / the runtime has no handle for the item
+FACET_STATES = ("available", "required_unavailable")
+
+
+@dataclass
+class PredictionFacet:
+    """One engine prediction (``[engine] profile``): how the runtime will address one item.
+
+    ``state`` ``available`` carries the predicted ``handle`` (None when the runtime binds
+    by object identity) and its ``basis`` (rule ids); ``required_unavailable`` carries
+    ``reasons`` (codes) and fails the run whatever ``--allow`` or a severity says.
+    ``code``: what is predicted; ``subject``: the item as found in the file; ``sources``:
+    the glTF items involved (``{"kind", "index", "name"}``)."""
+
+    check_id: str
+    code: str
+    subject: str
+    state: str
+    handle: Optional[str]
+    message: str
+    basis: List[str] = field(default_factory=list)
+    reasons: List[str] = field(default_factory=list)
+    sources: List[Dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def unavailable(self) -> bool:
+        return self.state == "required_unavailable"
+
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "check_id": self.check_id,
+            "code": self.code,
+            "subject": self.subject,
+            "state": self.state,
+            "handle": self.handle,
+            "basis": list(self.basis),
+            "reasons": list(self.reasons),
+            "sources": [dict(s) for s in self.sources],
+            "message": self.message,
+        }

@@ -127,9 +127,9 @@ def test_example_ring_is_silent_for_per_clip_checks(capsys):
     ids = ",".join(ISSUE_DEFAULTS)
     code, out, _ = run_cli(["--config", cfg, "lint", "--select", ids, ring], capsys)
     assert code == 0
-    assert "0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s)" in out
+    assert "0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s), 0 available prediction facet(s), 0 required-unavailable prediction facet(s)" in out
     code, out, _ = run_cli(["lint", "--select", ids, ring], capsys)
-    assert code == 0 and "0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s)" in out
+    assert code == 0 and "0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s), 0 available prediction facet(s), 0 required-unavailable prediction facet(s)" in out
 
 
 def _hostile_glb(path):

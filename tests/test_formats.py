@@ -105,7 +105,7 @@ def test_github_workflow_commands_and_escaping():
         "left foot slides (measured 0.3100, expected 0.2500)"
     )
     assert lines[2] == "::notice file=assets/b|c.glb,title=animsmith fps (clip 'idle')::fps is 24"
-    assert lines[-1] == "1 error(s), 1 warning(s), 1 note(s), 2 coverage gap(s)"
+    assert lines[-1] == "1 error(s), 1 warning(s), 1 note(s), 2 coverage gap(s), 0 available prediction facet(s), 0 required-unavailable prediction facet(s)"
 
 
 def test_github_escape_rules():
@@ -177,7 +177,7 @@ def test_junit_deny_warnings_fails_warnings():
 def test_markdown_table():
     md = render_lint(known_result(), "markdown")
     lines = md.splitlines()
-    assert "**1 error(s), 1 warning(s), 1 note(s), 2 coverage gap(s)**" in lines
+    assert "**1 error(s), 1 warning(s), 1 note(s), 2 coverage gap(s), 0 available prediction facet(s), 0 required-unavailable prediction facet(s)**" in lines
     head = lines.index("| severity | check | file | where | message |")
     rows = [ln for ln in lines[head + 2 :] if ln.startswith("| ")][:3]
     assert rows[0].startswith("| ❌ error | `gait-group` | assets/ring.glb | group 'run-ring' |")

@@ -27,7 +27,7 @@ def test_exit_0_with_gaps_only(tmp_path, capsys):
     glb = ring(tmp_path)
     code, out, err = run_cli(["--config", group_cfg(tmp_path), "lint", glb], capsys)
     assert code == 0 and err == ""
-    assert out.splitlines()[-1] == "0 error(s), 0 warning(s), 0 note(s), 2 coverage gap(s)"
+    assert out.splitlines()[-1] == "0 error(s), 0 warning(s), 0 note(s), 2 coverage gap(s), 0 available prediction facet(s), 0 required-unavailable prediction facet(s)"
 
 
 def test_exit_1_on_error_finding(tmp_path, capsys):
@@ -40,7 +40,7 @@ def test_clean_file_line(tmp_path, capsys):
     glb = ring(tmp_path)
     cfg = write_config(tmp_path / "c.toml", "[checks.bind-pose]\nenabled = false\n")
     code, out, _ = run_cli(["--config", cfg, "lint", glb], capsys)
-    assert (code, out) == (0, f"{glb}: clean\n0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s)\n")
+    assert (code, out) == (0, f"{glb}: clean\n0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s), 0 available prediction facet(s), 0 required-unavailable prediction facet(s)\n")
 
 
 def test_select_runs_only_those_checks(tmp_path, capsys):

@@ -18,7 +18,8 @@ SEED_STDOUT = (
     "  coverage[bind-pose] insufficient_rotation_evidence ×4 (scopes: first_frame_rest_delta; subjects: "
     "run_backward, run_forward, run_left, run_right): only 0 usable first-frame rotation track(s); at least "
     "three are required\n"
-    "1 error(s), 0 warning(s), 0 note(s), 4 coverage gap(s)\n"
+    "1 error(s), 0 warning(s), 0 note(s), 4 coverage gap(s), 0 available prediction facet(s), "
+    "0 required-unavailable prediction facet(s)\n"
 )
 CONFIG = "examples/run-ring.animsmith.toml"
 ASSET = "examples/assets/run-ring.glb"
@@ -48,7 +49,7 @@ def test_without_config_the_file_is_silent_about_groups(capsys, monkeypatch, tmp
     code, out, err = run_cli(["lint", os.path.join(ROOT, ASSET)], capsys)
     assert code == 0 and err == ""
     assert "gait-group" not in out and "sync-group" not in out and "time-complement" not in out
-    assert out.endswith("0 error(s), 0 warning(s), 0 note(s), 4 coverage gap(s)\n")
+    assert out.endswith("0 error(s), 0 warning(s), 0 note(s), 4 coverage gap(s), 0 available prediction facet(s), 0 required-unavailable prediction facet(s)\n")
 
 
 def test_per_clip_default_checks_stay_silent_on_the_ring(capsys, monkeypatch):

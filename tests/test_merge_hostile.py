@@ -227,7 +227,9 @@ def test_old_errors_keep_their_wording(tmp_path, capsys):
 
 
 def _summary_line(s):
-    return f"{s['errors']} error(s), {s['warnings']} warning(s), {s['notes']} note(s), {s['coverage_gaps']} coverage gap(s)"
+    return f"{s['errors']} error(s), {s['warnings']} warning(s), {s['notes']} note(s), {s['coverage_gaps']} coverage gap(s), "
+        f"{s['prediction_facets']['available']} available prediction facet(s), "
+        f"{s['prediction_facets']['required_unavailable']} required-unavailable prediction facet(s)"
 
 
 def test_real_results_still_merge(tmp_path, capsys):

@@ -15,7 +15,7 @@ RING_CONFIG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
 SEED_TRANSCRIPT = """examples/assets/run-ring.glb:
   error[gait-group]: gait group 'run-ring': stride-anchor phases spread by 0.20 cycle (cap 0.15) — directional blends between these clips will skate or pop. Measured: [run_forward=0.75, run_backward=0.75, run_left=0.50, run_right=0.75] (measured 0.1988, expected 0.1500)
   coverage[bind-pose] insufficient_rotation_evidence ×4 (scopes: first_frame_rest_delta; subjects: run_backward, run_forward, run_left, run_right): only 0 usable first-frame rotation track(s); at least three are required
-1 error(s), 0 warning(s), 0 note(s), 4 coverage gap(s)
+1 error(s), 0 warning(s), 0 note(s), 4 coverage gap(s), 0 available prediction facet(s), 0 required-unavailable prediction facet(s)
 """
 
 

@@ -46,7 +46,7 @@ CATALOG = (
 )
 
 FRAMEWORK_MODULES = {"base", "context"}
-SCOPES = ("clip", "group")
+SCOPES = ("clip", "group", "file")
 GROUP_TABLES = ("gait_groups", "sync_groups")
 
 
@@ -67,6 +67,8 @@ class CheckSpec:
     #: a clip check that also runs once for a file without animations (``RUNS_WITHOUT_CLIPS``;
     #: its context's ``clip`` and ``analysis`` are then None)
     without_clips: bool = False
+    #: a contract table that must be present for the check to run (``ARMED_BY``, e.g. ``engine``)
+    armed_by: Optional[str] = None
     order: int = 0
     run: Callable = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
@@ -116,6 +118,7 @@ def _spec_of(module) -> CheckSpec:
         group_table=table,
         arming_key=getattr(module, "ARMED_BY_KEY", None),
         without_clips=bool(getattr(module, "RUNS_WITHOUT_CLIPS", False)),
+        armed_by=getattr(module, "ARMED_BY", None),
         order=order,
         run=module.check,
     )
@@ -243,6 +246,8 @@ def markdown() -> str:
         if s.group_table:
             armed_by = f"{s.group_table}.<name>" + (f".{s.arming_key}" if s.arming_key else "")
             out[-1] += f" · **Armed by:** `[{armed_by}]`"
+        if s.armed_by:
+            out[-1] += f" · **Armed by:** `[{s.armed_by}]`"
         out += ["", s.summary]
         if s.body:
             out += ["", s.body]

@@ -7,7 +7,7 @@ A check is one module in ``animsmith/checks/`` (the registry discovers them):
 
     ID = "loop-seam"                 # stable id, used in config and output
     SEVERITY = "error"               # default severity: error | warning | note
-    SCOPE = "clip"                   # "clip" (run once per clip) or "group"
+    SCOPE = "clip"                   # "clip" (once per clip), "group" or "file" (once per file)
     NEEDS = ("roles: hips + a foot", "config: [clips.*] loop = true")
     CONFIG = {                       # [checks.<ID>] keys beyond enabled/severity
         "max_ratio": Option(1.5, "number", "Fail when the seam ratio exceeds this.", minimum=0.0),
@@ -21,7 +21,10 @@ A check is one module in ``animsmith/checks/`` (the registry discovers them):
 Optional: ``GROUP_TABLE = "gait_groups" | "sync_groups"`` (a group check: the
 table whose groups arm it), ``ARMED_BY_KEY = "time_complement"`` (armed only by
 groups with that sub-table), ``RUNS_WITHOUT_CLIPS = True`` (a clip check that
-also runs once for a file without animations, with ``ctx.clip`` None) and
+also runs once for a file without animations, with ``ctx.clip`` None),
+``ARMED_BY = "engine"`` (runs only when the contract has that table; a ``"file"``
+check, given the whole file with ``ctx.clip`` None, may then yield
+:class:`~animsmith.results.PredictionFacet` records with ``ctx.facet``) and
 ``ORDER`` (catalog position).
 
 The registry, ``animsmith checks``, ``docs/checks.md`` and config validation
@@ -33,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
-from animsmith.results import CoverageGap, Finding
+from animsmith.results import CoverageGap, Finding, PredictionFacet
 
 
 @dataclass(frozen=True)
@@ -63,3 +66,11 @@ class CheckContextBase:
 
     def gap(self, code: str, message: str, *, scope: Optional[str] = None, subjects: Sequence[str] = ()) -> CoverageGap:
         return CoverageGap(check_id=self.check_id, code=code, message=message, scope=scope, subjects=list(subjects))
+
+    def facet(self, prediction) -> PredictionFacet:
+        """A prediction facet of this check from an :class:`animsmith.engine.Prediction`."""
+        p = prediction
+        return PredictionFacet(
+            check_id=self.check_id, code=p.code, subject=p.subject, state=p.state, handle=p.handle,
+            message=p.message, basis=list(p.basis), reasons=list(p.reasons), sources=[dict(s) for s in p.sources],
+        )

@@ -68,6 +68,8 @@ def stdout_color() -> bool:
 @click.option("--select", "select", multiple=True, metavar="ID,..", help="Run only these checks.")
 @click.option("--allow", "allow", multiple=True, metavar="ID,..", help="Hide these checks' findings (and ignore them for the exit code).")
 @click.option("--deny-warnings", is_flag=True, help="Exit 1 on warnings too.")
+@click.option("--verbose", "-v", is_flag=True, help="Text output: list every available engine prediction facet too "
+              "(the required-unavailable ones are always listed).")
 @click.option(
     "--jobs", "-j", type=JobsParam(), default="auto", show_default=True, metavar="N|auto",
     help="Lint files in N processes: this one and N-1 workers (same output order; N is capped at "
@@ -78,7 +80,7 @@ def stdout_color() -> bool:
 @click.option("--shard", "shard", default=None, metavar="I/N", help="Lint only shard I of N of the files (deterministic). For merge-results write each shard with "
               "--format json -o FILE (docs/ci.md).")
 @click.pass_context
-def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, output=None, shard=None):
+def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, output=None, shard=None, verbose=False):
     """Lint each clip of PATHS (files, globs or folders: *.glb, *.gltf found
     recursively, hidden folders and node_modules skipped) and every group
     declared in the TOML contract.
@@ -87,7 +89,9 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     defaults (no clip expectations, no groups).
 
     Exit 0: no failing finding (warnings, notes and coverage gaps may
-    remain); 1: an error finding, or a warning with --deny-warnings; 2: bad
+    remain); 1: an error finding, a warning with --deny-warnings, or a
+    required-unavailable engine prediction ([engine] profile; --allow does
+    not hide it); 2: bad
     config, flag or file (one line per problem on stderr). Every check:
     `animsmith checks`; one check and its [checks.<id>] keys: `animsmith
     checks ID`. Formats: docs/lint.md (text, json), docs/ci.md (sarif,
@@ -139,7 +143,8 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     status = decide_exit_status(result.exit_code(deny_warnings))
     from animsmith.render import for_stdout
 
-    click.echo(for_stdout(render_lint(result, fmt, color=color, deny_warnings=deny_warnings), fmt), nl=False, color=color)
+    text = render_lint(result, fmt, color=color, deny_warnings=deny_warnings, verbose=verbose)
+    click.echo(for_stdout(text, fmt), nl=False, color=color)
     return status
 
 

@@ -69,16 +69,18 @@ def _render(doc, fmt: str, deny_warnings: bool, color: bool = False) -> str:
 
 def _text(doc, color: bool) -> str:
     """The text report of a JSON document (same lines as ``lint``)."""
-    from animsmith.render.text import escape, finding_line, gap_line, summary_line
+    from animsmith.render.text import escape, finding_line, gap_line, prediction_lines, summary_line
     from animsmith.render._doc import folded_gaps
     from animsmith.results import Finding
 
     lines = []
     for fr in doc["files"]:
-        if not fr["findings"] and not fr["coverage_gaps"]:
+        provenance, facets = fr.get("prediction_provenance"), fr.get("prediction_facets") or []
+        if not fr["findings"] and not fr["coverage_gaps"] and provenance is None and not facets:
             lines.append(f"{escape(fr['path'])}: clean")
             continue
         lines.append(f"{escape(fr['path'])}:")
+        lines += prediction_lines(provenance, facets, color)
         for f in fr["findings"]:
             lines.append(finding_line(Finding(**{k: f.get(k) for k in Finding.__dataclass_fields__}), color))
         lines += [gap_line(k, e, color) for k, e in folded_gaps(fr)]

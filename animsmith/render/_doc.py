@@ -98,3 +98,19 @@ def folded_gaps(fr: Dict[str, Any]):
         for g in fr.get("coverage_gaps", [])
     ]
     return fold_gaps(gaps)
+
+
+def unavailable_facets(fr: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The required-unavailable prediction facets of one file entry (they fail the run)."""
+    return [p for p in fr.get("prediction_facets") or () if p.get("state") == "required_unavailable"]
+
+
+def facet_text(p: Dict[str, Any]) -> str:
+    """``required-unavailable prediction node_binding_name 'foot_1' (node_name_collision): message``."""
+    from animsmith.render.text import escape
+
+    reasons = ", ".join(str(r) for r in p.get("reasons") or ())
+    return (
+        f"required-unavailable prediction {p.get('code')} {escape(p.get('subject', ''))} ({reasons}): "
+        f"{escape(p.get('message', ''))}"
+    )

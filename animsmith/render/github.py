@@ -3,7 +3,8 @@ errors first, then warnings, then notes (file order within each: GitHub shows at
 10 annotations of each kind per step and 50 per job, so a pack's errors come first).
 
 ``::error file=<path>,title=<title>::<message>`` for errors, ``::warning``
-for warnings and ``::notice`` for notes; the title is ``animsmith
+for warnings and ``::notice`` for notes (a required-unavailable prediction facet is an
+``::error`` titled ``animsmith <check-id> (prediction <code>)``, listed first); the title is ``animsmith
 <check-id>`` plus the clip or group, the message is the text output's
 message with ``(measured X, expected Y)``. Coverage gaps are
 plain log lines folded as in the text output (``<path>:  coverage[...] ...``,
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from animsmith.render._doc import as_doc, folded_gaps, location_text, message_text, summary_text
+from animsmith.render._doc import as_doc, facet_text, folded_gaps, location_text, message_text, summary_text, unavailable_facets
 from animsmith.render.text import escape, gap_line, no_runner_command
 
 COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
@@ -59,6 +60,11 @@ def annotation(path: str, f: Dict[str, Any]) -> str:
 def render_github(result: Any, **_: Any) -> str:
     doc = as_doc(result)
     lines: List[str] = []
+    for fr in doc.get("files", []):  # failures whatever --allow says: before every finding
+        for p in unavailable_facets(fr):
+            title = f"animsmith {p['check_id']} (prediction {p['code']})"
+            props = f"file={escape_property(fr['path'])},title={escape_property(title)}"
+            lines.append(f"::error {props}::{escape_data(facet_text(p))}")
     # errors, then warnings, then notes (file order within each): GitHub shows only the first
     # 10 annotations of each kind per step and 50 per job, so an error is never crowded out
     findings = [(fr["path"], f) for fr in doc.get("files", []) for f in fr.get("findings", [])]

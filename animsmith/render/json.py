@@ -2,8 +2,10 @@
 
 ``{"schema_version": 1, "command": "lint", "config": <path or null>,
 "checks": [ids of the checks that ran], "files": [{"path", "rig", "findings": [...], "coverage_gaps": [...],
-"measurements": {"clips": {name: {...}}, "groups": {name: {...}}}}],
-"summary": {"errors", "warnings", "notes", "coverage_gaps", "files"}}``.
+"measurements": {"clips": {name: {...}}, "groups": {name: {...}}},
+"prediction_provenance": {profile...} or null, "prediction_facets": [...]}],
+"summary": {"errors", "warnings", "notes", "coverage_gaps", "files",
+"prediction_facets": {"available", "required_unavailable"}}}``.
 Non-finite numbers become ``null``; keys keep a stable order.
 """
 
@@ -50,6 +52,8 @@ def file_json(fr) -> Dict[str, Any]:
             "clips": fr.measurements.get("clips", {}),
             "groups": fr.measurements.get("groups", {}),
         },
+        "prediction_provenance": fr.prediction_provenance,
+        "prediction_facets": [x.to_json() for x in fr.prediction_facets],
     }
 
 

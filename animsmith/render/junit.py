@@ -14,6 +14,8 @@ registered check. A test case
   several ``<failure>`` elements in one case are invalid in the Ant JUnit schema
   and some report readers show only the first) when the check reported an error
   (and, with ``deny_warnings``, a warning);
+  a required-unavailable prediction facet of the check fails its case too (first,
+  whatever the severity);
 * is **skipped** (``<skipped message="coverage gap ...">``) when the check
   produced only coverage gaps for this file: it could not judge; a clip check
   is skipped too on a file without animations (known from the run, or in a
@@ -30,7 +32,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence
 from xml.etree import ElementTree as ET
 
-from animsmith.render._doc import as_doc, gap_text, location_text, message_text
+from animsmith.render._doc import as_doc, facet_text, gap_text, location_text, message_text, unavailable_facets
 
 
 def _xml_safe(text: str) -> str:
@@ -57,7 +59,7 @@ def _check_order(doc: Dict[str, Any], checks: Optional[Sequence[str]]) -> List[s
     base = list(checks) if checks is not None else known
     seen = set(base)
     for fr in doc.get("files", []):
-        for item in list(fr.get("findings", [])) + list(fr.get("coverage_gaps", [])):
+        for item in list(fr.get("findings", [])) + list(fr.get("coverage_gaps", [])) + unavailable_facets(fr):
             if item["check_id"] not in seen:
                 seen.add(item["check_id"])
                 base.append(item["check_id"])
@@ -91,8 +93,9 @@ def junit_tree(result: Any, checks: Optional[Sequence[str]] = None, deny_warning
             counts["tests"] += 1
             # errors first (stable), so the failure's headline is an error when there is one
             fails = sorted((f for f in fs if f["severity"] in failing), key=lambda f: f["severity"] != "error")
-            if fails:  # one <failure> per case: report readers that take only one miss none
-                lines = [_xml_safe(finding_line(f)) for f in fails]
+            blocked = [p for p in unavailable_facets(fr) if p["check_id"] == cid]
+            if fails or blocked:  # one <failure> per case: report readers that take only one miss none
+                lines = [_xml_safe(facet_text(p)) for p in blocked] + [_xml_safe(finding_line(f)) for f in fails]
                 more = f" (+{len(lines) - 1} more)" if len(lines) > 1 else ""
                 node = ET.SubElement(case, "failure", type=cid, message=lines[0] + more)
                 node.text = "\n".join(lines)

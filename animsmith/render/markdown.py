@@ -1,7 +1,8 @@
 """Markdown output of ``lint`` (``--format markdown``): a table for PR comments.
 
-A heading, the summary line, then one table row per finding (severity,
-check, file, where, message) and the coverage gaps folded as in the text
+A heading, the summary line, then one table row per required-unavailable
+prediction facet (a failure: ``❌ unavailable``, check, file, the predicted item,
+why) and per finding (severity, check, file, where, message) and the coverage gaps folded as in the text
 output inside a ``<details>`` block (at most five subjects per line, then
 ``… +N more``). Cell text is escaped so asset strings cannot break the table
 or inject markup: control and bidi characters become ``\\uXXXX`` (as in the
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, List
 
-from animsmith.render._doc import as_doc, folded_gaps, location_text, message_text, summary_text
+from animsmith.render._doc import as_doc, facet_text, folded_gaps, location_text, message_text, summary_text, unavailable_facets
 
 MAX_ROWS = 200
 #: the comment's budget below GitHub's 65,536-character limit (room for the closing lines)
@@ -76,6 +77,13 @@ def render_markdown(result: Any, **_: Any) -> str:
     rows: List[str] = []
     total = 0
     for fr in doc.get("files", []):
+        for p in unavailable_facets(fr):
+            total += 1
+            if total <= MAX_ROWS:
+                rows.append(
+                    f"| ❌ unavailable | `{p['check_id']}` | {cell(fr['path'])} | {cell(p['code'] + ' ' + p['subject'])} | "
+                    f"{cell(facet_text(p))} |"
+                )
         for f in fr.get("findings", []):
             total += 1
             if total <= MAX_ROWS:

@@ -12,7 +12,9 @@ line and a GLB has none), a logical location for the clip or group, a
 ``partialFingerprints`` entry (:func:`fingerprint`) and the finding's fields
 under ``properties``. Coverage gaps are not results (nothing
 was judged): they are ``toolExecutionNotifications`` (level ``note``) of the
-single invocation. ``run.properties.summary`` is the lint summary.
+single invocation. A required-unavailable prediction facet is a ``result`` of level
+``error`` (its rule is the engine check; ``properties.predictionFacet`` holds the
+facet). ``run.properties.summary`` is the lint summary.
 
 Validated in the tests against ``docs/schema/sarif-2.1.0.json``.
 """
@@ -27,7 +29,7 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import quote
 
-from animsmith.render._doc import as_doc, message_text
+from animsmith.render._doc import as_doc, facet_text, message_text, unavailable_facets
 from animsmith.render.text import escape
 
 SARIF_VERSION = "2.1.0"
@@ -168,6 +170,25 @@ def result_of(path: str, f: Dict[str, Any], rule_index: Dict[str, int], occurren
     return out
 
 
+def facet_result_of(path: str, p: Dict[str, Any], rule_index: Dict[str, int], occurrence: int = 1) -> Dict[str, Any]:
+    """One SARIF result (level error) for a required-unavailable prediction facet."""
+    out: Dict[str, Any] = {"ruleId": p["check_id"]}
+    if p["check_id"] in rule_index:
+        out["ruleIndex"] = rule_index[p["check_id"]]
+    identity = "\x1f".join(str(x) for x in (identity_path(path), p["check_id"], "prediction", p.get("code"), p.get("subject")))
+    out.update(
+        {
+            "level": "error",
+            "kind": "fail",
+            "message": {"text": facet_text(p)},
+            "locations": [_location(path)],
+            "partialFingerprints": {FINGERPRINT_KEY: fingerprint(identity, occurrence)},
+            "properties": {"predictionFacet": dict(p)},
+        }
+    )
+    return out
+
+
 def notification_of(path: str, g: Dict[str, Any]) -> Dict[str, Any]:
     subjects = list(g.get("subjects") or [])
     extra = f" (subjects: {', '.join(subjects)})" if subjects else ""
@@ -194,6 +215,10 @@ def sarif_log(result: Any) -> Dict[str, Any]:
     notes: List[Dict[str, Any]] = []
     seen: Dict[str, int] = {}
     for fr in doc.get("files", []):
+        for p in unavailable_facets(fr):
+            key = "\x1f".join(str(x) for x in (fr["path"], p.get("code"), p.get("subject")))
+            seen[key] = seen.get(key, 0) + 1
+            results.append(facet_result_of(fr["path"], p, rule_index, seen[key]))
         for f in fr.get("findings", []):
             identity = finding_identity(fr["path"], f)
             seen[identity] = seen.get(identity, 0) + 1

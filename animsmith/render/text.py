@@ -1,8 +1,13 @@
 """Text output of ``lint`` (the user guide's shape; colour only on a TTY).
 
-Per file (argument order): ``<path>: clean`` when it has no findings and no
-gaps, else ``<path>:`` followed by
+Per file (argument order): ``<path>: clean`` when it has no findings, no gaps
+and no ``[engine]`` profile, else ``<path>:`` followed by
 
+* with a profile: ``  engine profile <name> <version> (<runtime>): <A> available,
+  <U> required-unavailable prediction facet(s)``, then one line per
+  required-unavailable facet (every facet with ``verbose``):
+  ``  prediction[<id>] <code> <subject>: required unavailable (<reasons>): <message>``
+  or ``  prediction[<id>] <code> <subject>: available as '<handle>'``;
 * findings, sorted by (no clip first, clip name, severity descending, catalog
   order): ``  <severity>[<id>]<location>: <message><detail>`` where location =
   `` clip '<c>'`` `` bone '<b>'`` `` @<t>s`` (3 decimals) for the fields
@@ -13,7 +18,8 @@ gaps, else ``<path>:`` followed by
   (at most 5 values per list, then ``, … +N more``), sorted by check id,
   code, message.
 
-Last line: ``<E> error(s), <W> warning(s), <N> note(s), <G> coverage gap(s)``.
+Last line: ``<E> error(s), <W> warning(s), <N> note(s), <G> coverage gap(s), <A> available
+prediction facet(s), <U> required-unavailable prediction facet(s)`` (A and U: 0 without a profile).
 Control, bidi and line-separator characters from the asset are shown escaped.
 """
 
@@ -209,27 +215,61 @@ def sorted_findings(findings) -> list:
     )
 
 
-def summary_line(summary: Dict[str, int]) -> str:
+def summary_line(summary: Dict[str, Any]) -> str:
+    facets = summary.get("prediction_facets") or {}
     return (
         f"{summary['errors']} error(s), {summary['warnings']} warning(s), {summary['notes']} note(s), "
-        f"{summary['coverage_gaps']} coverage gap(s)"
+        f"{summary['coverage_gaps']} coverage gap(s), {facets.get('available', 0)} available prediction facet(s), "
+        f"{facets.get('required_unavailable', 0)} required-unavailable prediction facet(s)"
     )
 
 
-def file_lines(fr, color: bool = False) -> List[str]:
-    if not fr.findings and not fr.coverage_gaps:
+def profile_line(provenance: Dict[str, Any], facets: List[Dict[str, Any]]) -> str:
+    """``  engine profile threejs r187 (three.js): 3 available, 1 required-unavailable prediction facet(s)``."""
+    bad = sum(1 for f in facets if f.get("state") == "required_unavailable")
+    return (
+        f"  engine profile {escape(provenance.get('profile'))} {escape(provenance.get('version'))} "
+        f"({escape(provenance.get('runtime'))}): {len(facets) - bad} available, {bad} required-unavailable "
+        "prediction facet(s)"
+    )
+
+
+def facet_line(facet: Dict[str, Any], color: bool = False) -> str:
+    """One prediction facet (a ``PredictionFacet.to_json()`` dict) as a text line."""
+    head = f"prediction[{facet.get('check_id')}]"
+    where = f"{head} {facet.get('code')} {escape(facet.get('subject'))}"
+    if facet.get("state") == "required_unavailable":
+        reasons = ", ".join(str(r) for r in facet.get("reasons") or ())
+        return f"  {_style(where, color, fg='red', bold=True)}: required unavailable ({reasons}): {escape(facet.get('message', ''))}"
+    handle = facet.get("handle")
+    said = f"available as '{escape(handle)}'" if handle is not None else f"available ({escape(facet.get('message', ''))})"
+    return f"  {_style(where, color, fg='green')}: {said}"
+
+
+def prediction_lines(provenance, facets: List[Dict[str, Any]], color: bool = False, verbose: bool = False) -> List[str]:
+    """The profile line and the facet lines of one file ([] without a profile)."""
+    if provenance is None and not facets:
+        return []
+    lines = [profile_line(provenance, facets)] if provenance is not None else []
+    lines += [facet_line(f, color) for f in facets if verbose or f.get("state") == "required_unavailable"]
+    return lines
+
+
+def file_lines(fr, color: bool = False, verbose: bool = False) -> List[str]:
+    if not fr.findings and not fr.coverage_gaps and fr.prediction_provenance is None and not fr.prediction_facets:
         return [f"{escape(fr.path)}: clean"]
     lines = [f"{escape(fr.path)}:"]
+    lines += prediction_lines(fr.prediction_provenance, [x.to_json() for x in fr.prediction_facets], color, verbose)
     lines += [finding_line(f, color) for f in sorted_findings(fr.findings)]
     lines += [gap_line(k, e, color) for k, e in fold_gaps(fr.coverage_gaps)]
     return lines
 
 
-def render_text(result, color: bool = False, **_: Any) -> str:
-    """The whole text report, ending with a newline."""
+def render_text(result, color: bool = False, verbose: bool = False, **_: Any) -> str:
+    """The whole text report, ending with a newline (``verbose``: available facets listed too)."""
     lines: List[str] = []
     for fr in result.files:
         if fr.error is None:
-            lines += file_lines(fr, color)
+            lines += file_lines(fr, color, verbose)
     lines.append(summary_line(result.summary()))
     return "\n".join(lines) + "\n"

@@ -1,0 +1,82 @@
+"""Predict how the runtime named in `[engine] profile` will address each clip and animated node.
+
+Game code reaches a clip or a bone by a handle the runtime makes up on import: an
+index label, a name it rewrites, the first of several equal names. A file can be
+valid glTF and still leave a clip or a bone with no handle that reaches it. This
+check applies the profile's naming rules to the file's glTF JSON, without running
+the engine, and emits one **prediction facet** per item: `available` (the predicted
+handle and the rules it rests on) or `required_unavailable` (reason codes). A
+required-unavailable facet fails the run (exit 1) whatever `--allow` or a
+`severity` says: only `enabled = false` (or `severity = "off"`) turns it off. The
+check yields no findings and no coverage gaps; it runs only when the contract has
+an `[engine]` table.
+
+Profile `bevy` (version 0.19; bevy_gltf `GltfAssetLabel::Animation`): every
+animation is loaded as the asset label `Animation{i}`, `i` its index in the
+file's `animations` array. Names play no part, so unnamed and duplicate-named
+clips are all available (`animation_asset_label`). The label changes when the
+animations are reordered.
+
+Profile `threejs` (version r187; three.js `GLTFLoader`, `AnimationClip`,
+`PropertyBinding`):
+
+- `clip_name`: a clip keeps its glTF name unchanged; an unnamed animation is
+  called `animation_<i>` (GLTFLoader `loadAnimation`).
+  `AnimationClip.findByName` returns the first clip of a name, so a later clip
+  with the same name is required-unavailable (`duplicate_clip_name`).
+- `node_binding_name`: every animated node's name as the loader leaves it.
+  `PropertyBinding.sanitizeNodeName` turns each white-space character into `_`
+  and removes `[ ] . : /` (`mixamorig:Hips` becomes `mixamorigHips`). Then
+  GLTFLoader `createUniqueName` gives the k-th repeat of a name the suffix `_k`
+  (`_1`, `_2`, ...) without checking the names the file already has. Scene,
+  camera and light names and mesh primitives (`mesh_<i>` when unnamed) use up
+  names too. So nodes `foot`, `foot` and `foot_1` give two objects named `foot_1`.
+- A track binds to the first object of its name that `PropertyBinding.findNode`
+  meets: the scene root, then the default scene depth-first. A name carried by
+  two animated nodes, or an animated node that the search meets after another
+  object of its name, is one required-unavailable facet (`node_name_collision`)
+  naming every item that carries the name: that track moves the wrong object.
+  An animated node outside the default scene is required-unavailable
+  (`not_in_default_scene`). An unnamed node is bound by its object's unique
+  `uuid` (available, no handle).
+- Names are predicted in the loader's order: scenes and their nodes
+  depth-first (a node before its camera and light, its children, then its
+  skin's joints), then nodes only animations reach, then the other cameras,
+  then mesh primitives (named once their geometry has loaded, taken here in
+  the order their meshes are first reached).
+
+Profile `godot` (version 4; Godot `GLTFDocument`, `AnimationLibrary`),
+`animation_library_name`: a named clip is imported under its name with `.`,
+`:`, `@`, `/`, `"` and `%` removed (`String.validate_node_name`) and `,` and `[`
+replaced by `_` (`AnimationLibrary.validate_library_name`): `mixamo.com` is
+imported as `mixamocom` (available). A name an earlier clip already took gets
+`2`, `3`, ... appended (`_gen_unique_animation_name`): playing the clip's own
+name plays the earlier clip, so the renamed one is required-unavailable
+(`duplicate_clip_name`). An unnamed clip is called `Animation`, `Animation2`,
+... (`_import_animation`; a node named `Animation` shifts the number); when that
+equals a named clip's name the library keeps only one of them (required-unavailable).
+
+Output: text shows a per-file `engine profile` line with the counts and one line
+per required-unavailable facet (`--verbose` lists the available ones too); JSON
+carries every facet under `files[].prediction_facets`, the profile under
+`files[].prediction_provenance` and the counts under `summary.prediction_facets`.
+"""
+
+from animsmith.checks.base import Option  # noqa: F401 - the declaration pattern of every check
+
+ID = "engine-addressability"
+SEVERITY = "error"
+SCOPE = "file"
+ARMED_BY = "engine"
+NEEDS = ("config: [engine] profile",)
+CONFIG: dict = {}
+
+
+def check(ctx):
+    from animsmith.engine import predict
+
+    engine = ctx.contract.engine
+    if engine is None:
+        return
+    for prediction in predict(engine.profile, ctx.asset.gltf):
+        yield ctx.facet(prediction)

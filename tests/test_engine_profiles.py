@@ -1,0 +1,313 @@
+"""`[engine]` profiles and the engine-addressability check: handles predicted from each
+runtime's naming rules (expected values written from those rules by hand, and checked
+against three.js itself when node and the oracles are installed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from gltf_raw import RawGltf
+from lint_support import run_cli, validate_json
+
+TIMES = np.array([0.0, 0.5, 1.0], np.float32)
+
+
+def _moving(raw, node, dx):
+    """Accessors of a translation that moves ``node`` by ``dx`` along x over the clip."""
+    t = raw.floats(TIMES, "SCALAR")
+    v = raw.floats(np.array([[0, 0, 0], [dx / 2, 0, 0], [dx, 0, 0]], np.float32), "VEC3")
+    return (node, "translation", t, v, "LINEAR")
+
+
+def clips_file(tmp_path, names, fname="clips.glb"):
+    """A root node and one clip per entry of ``names`` (None: an unnamed animation)."""
+    raw = RawGltf()
+    root = raw.node("root")
+    raw.scene([root])
+    for k, name in enumerate(names):
+        raw.animation(name, [_moving(raw, root, 0.1 * (k + 1))])
+    path = tmp_path / fname
+    path.write_bytes(raw.glb())
+    return str(path)
+
+
+def colliding_feet(tmp_path, fname="feet.glb"):
+    """root -> nodes 'foot' (#1), 'foot' (#2), 'foot_1' (#3), each moved by its own track:
+    three.js renames #2 to 'foot_1' and #3 keeps 'foot_1', so both are 'foot_1'."""
+    raw = RawGltf()
+    a = raw.node("foot", translation=[0.0, 0.0, 0.0])
+    b = raw.node("foot", translation=[0.0, 1.0, 0.0])
+    c = raw.node("foot_1", translation=[0.0, 2.0, 0.0])
+    root = raw.node("root", children=[a, b, c])
+    raw.scene([root])
+    raw.animation("walk", [_moving(raw, a, 0.1), _moving(raw, b, 0.2), _moving(raw, c, 0.5)])
+    path = tmp_path / fname
+    path.write_bytes(raw.glb())
+    return str(path), (a, b, c)
+
+
+def contract(tmp_path, body, name="engine.toml"):
+    path = tmp_path / name
+    path.write_text(body, encoding="utf-8")
+    return str(path)
+
+
+def lint_json(tmp_path, capsys, cfg, *paths, extra=()):
+    code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", *extra, *paths], capsys)
+    return code, validate_json(out), err
+
+
+def facets(doc, file_index=0):
+    return doc["files"][file_index]["prediction_facets"]
+
+
+# ---------------------------------------------------------------------------
+# bevy
+# ---------------------------------------------------------------------------
+
+
+def test_bevy_labels_three_clips_by_index_whatever_their_names(tmp_path, capsys):
+    glb = clips_file(tmp_path, ["dup", None, "dup"])
+    cfg = contract(tmp_path, '[engine]\nprofile = "bevy"\n')
+    code, doc, err = lint_json(tmp_path, capsys, cfg, glb)
+    assert code == 0 and err == ""
+    got = [(f["code"], f["state"], f["handle"]) for f in facets(doc)]
+    assert got == [("animation_asset_label", "available", f"Animation{i}") for i in range(3)]
+    assert [f["sources"][0]["name"] for f in facets(doc)] == ["dup", None, "dup"]
+    assert doc["summary"]["prediction_facets"] == {"available": 3, "required_unavailable": 0}
+    prov = doc["files"][0]["prediction_provenance"]
+    assert (prov["profile"], prov["version"], prov["runtime"]) == ("bevy", "0.19", "Bevy")
+    assert "engine-addressability" in doc["checks"]
+
+
+def test_bevy_text_counts_available_facets_and_lists_them_only_when_verbose(tmp_path, capsys):
+    glb = clips_file(tmp_path, ["walk", "run"])
+    cfg = contract(tmp_path, '[engine]\nprofile = "bevy"\n')
+    code, out, _ = run_cli(["--config", cfg, "lint", "--select", "engine-addressability", glb], capsys)
+    assert code == 0
+    assert out.splitlines() == [
+        f"{glb}:",
+        "  engine profile bevy 0.19 (Bevy): 2 available, 0 required-unavailable prediction facet(s)",
+        "0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s), 2 available prediction facet(s), "
+        "0 required-unavailable prediction facet(s)",
+    ]
+    code, out, _ = run_cli(["--config", cfg, "lint", "--verbose", "--select", "engine-addressability", glb], capsys)
+    assert "  prediction[engine-addressability] animation_asset_label animations[1] 'run': available as 'Animation1'" in out
+
+
+# ---------------------------------------------------------------------------
+# three.js
+# ---------------------------------------------------------------------------
+
+
+def test_threejs_sanitize_and_uniquify_rules():
+    from animsmith.engine import ThreeUniqueNames, threejs_sanitize_node_name
+
+    # PropertyBinding.sanitizeNodeName: whitespace -> "_", then [ ] . : / removed
+    assert threejs_sanitize_node_name("mixamorig:Hips") == "mixamorigHips"
+    assert threejs_sanitize_node_name("Left Thigh.001") == "Left_Thigh001"
+    assert threejs_sanitize_node_name("a[b]/c\td") == "abc_d"
+    unique = ThreeUniqueNames()
+    # the uniquifier never looks at names already given: 'foot_1' is handed out twice
+    assert [unique(n) for n in ["foot", "foot", "foot_1", "foot"]] == ["foot", "foot_1", "foot_1", "foot_2"]
+
+
+def test_threejs_colliding_feet_are_one_required_unavailable_facet_and_exit_1(tmp_path, capsys):
+    glb, (a, b, c) = colliding_feet(tmp_path)
+    cfg = contract(tmp_path, '[engine]\nprofile = "threejs"\n')
+    code, doc, _ = lint_json(tmp_path, capsys, cfg, glb)
+    assert code == 1
+    bad = [f for f in facets(doc) if f["state"] == "required_unavailable"]
+    assert len(bad) == 1
+    assert (bad[0]["code"], bad[0]["handle"], bad[0]["reasons"]) == ("node_binding_name", "foot_1", ["node_name_collision"])
+    assert [(s["kind"], s["index"], s["name"]) for s in bad[0]["sources"]] == [("node", b, "foot"), ("node", c, "foot_1")]
+    ok = {f["subject"]: f["handle"] for f in facets(doc) if f["state"] == "available" and f["code"] == "node_binding_name"}
+    assert ok == {f"nodes[{a}] 'foot'": "foot"}
+    assert doc["summary"]["prediction_facets"]["required_unavailable"] == 1
+    # the text names both nodes; --allow and a severity do not hide it
+    for extra in ((), ("--allow", "engine-addressability")):
+        code, out, _ = run_cli(["--config", cfg, "lint", *extra, glb], capsys)
+        assert code == 1
+        line = [x for x in out.splitlines() if x.startswith("  prediction[")]
+        assert len(line) == 1 and "node_binding_name 'foot_1': required unavailable (node_name_collision)" in line[0]
+        assert f"nodes[{b}] 'foot'" in line[0] and f"nodes[{c}] 'foot_1'" in line[0]
+    sev = contract(tmp_path, '[engine]\nprofile = "threejs"\n[checks.engine-addressability]\nseverity = "note"\n', "sev.toml")
+    assert run_cli(["--config", sev, "lint", glb], capsys)[0] == 1
+    # only turning the check off removes the facets
+    off = contract(tmp_path, '[engine]\nprofile = "threejs"\n[checks.engine-addressability]\nenabled = false\n', "off.toml")
+    code, doc, _ = lint_json(tmp_path, capsys, off, glb)
+    assert code == 0 and facets(doc) == [] and "engine-addressability" not in doc["checks"]
+    assert doc["files"][0]["prediction_provenance"]["profile"] == "threejs"
+
+
+def test_threejs_mixamo_name_alone_is_available_sanitized(tmp_path, capsys):
+    raw = RawGltf()
+    hips = raw.node("mixamorig:Hips")
+    raw.scene([hips])
+    raw.animation("mixamo.com", [_moving(raw, hips, 0.3)])
+    glb = tmp_path / "mixamo.glb"
+    glb.write_bytes(raw.glb())
+    cfg = contract(tmp_path, '[engine]\nprofile = "threejs"\n')
+    code, doc, _ = lint_json(tmp_path, capsys, cfg, str(glb))
+    assert code == 0
+    got = {(f["code"], f["state"], f["handle"]) for f in facets(doc)}
+    assert got == {("clip_name", "available", "mixamo.com"), ("node_binding_name", "available", "mixamorigHips")}
+
+
+def test_threejs_duplicate_clip_name_is_unavailable_for_the_later_clip(tmp_path, capsys):
+    glb = clips_file(tmp_path, ["walk", None, "walk", "animation_1"])
+    cfg = contract(tmp_path, '[engine]\nprofile = "threejs"\n')
+    code, doc, _ = lint_json(tmp_path, capsys, cfg, glb)
+    assert code == 1
+    clips = [(f["subject"], f["state"], f["handle"]) for f in facets(doc) if f["code"] == "clip_name"]
+    # an unnamed animation is 'animation_<index>'; findByName returns the first of a name
+    assert clips == [
+        ("animations[0] 'walk'", "available", "walk"),
+        ("animations[1] (unnamed)", "available", "animation_1"),
+        ("animations[2] 'walk'", "required_unavailable", "walk"),
+        ("animations[3] 'animation_1'", "required_unavailable", "animation_1"),
+    ]
+
+
+def test_threejs_names_match_the_loader_on_every_shipped_and_corpus_file(oracles):
+    """Every node's predicted three.js name equals the name three.js r187 gives it."""
+    from animsmith.engine import threejs_scene_objects
+    from animsmith.io.read import load_asset
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files = [os.path.join(here, "examples", "assets", n) for n in sorted(os.listdir(os.path.join(here, "examples", "assets")))]
+    corpus = os.path.join(here, "..", "shared", "corpus")
+    if os.path.isdir(corpus):
+        files += [os.path.join(corpus, n) for n in sorted(os.listdir(corpus)) if n.endswith(".glb")]
+    compared = 0
+    for path in files:
+        listing = json.loads(subprocess.run(
+            ["node", os.path.join(oracles, "sample.mjs"), path, "--list"], capture_output=True, text=True, check=True
+        ).stdout)
+        _, objects = threejs_scene_objects(load_asset(path, strict=False).gltf)
+        for node in listing["nodes"]:
+            if node["in_scene"]:
+                assert objects[node["index"]].name == node["three_name"], (path, node)
+                compared += 1
+    assert compared > 20
+
+
+def test_threejs_binds_the_wrong_node_where_the_facet_says(tmp_path, oracles):
+    """three.js itself: node #3 'foot_1' does not follow its own track (its twin #2 is found
+    first), while with every node renamed apart it does."""
+    glb, (a, b, c) = colliding_feet(tmp_path)
+    script = os.path.join(oracles, "sample.mjs")
+
+    def x_at_end(*extra):
+        out = subprocess.run(
+            ["node", script, glb, "--clip", "walk", "--nodes", f"#{c}", "--times", "1", "--local", *extra],
+            capture_output=True, text=True, check=True,
+        ).stdout
+        return json.loads(out)["samples"][0]["nodes"][f"#{c}"]["local"]["position"][0]
+
+    assert x_at_end("--rename-nodes") == pytest.approx(0.5, abs=1e-6)  # its own track: +0.5 m
+    assert x_at_end() == pytest.approx(0.0, abs=1e-6)  # by name, the track moved node #2 instead
+
+
+# ---------------------------------------------------------------------------
+# godot
+# ---------------------------------------------------------------------------
+
+
+def test_godot_rules():
+    from animsmith.engine import godot_animation_names, godot_sanitize_animation_name
+
+    assert godot_sanitize_animation_name("mixamo.com") == "mixamocom"
+    assert godot_sanitize_animation_name('a:b@c/d"e%f') == "abcdef"
+    assert godot_sanitize_animation_name("walk,left[1]") == "walk_left_1]"
+    names = godot_animation_names(["walk", "walk", None, "walk2", None])
+    assert [n for n, _, _ in names] == ["walk", "walk2", "Animation", "walk22", "Animation2"]
+
+
+def test_godot_duplicate_clip_name_is_unavailable_for_the_duplicate(tmp_path, capsys):
+    glb = clips_file(tmp_path, ["Run|loop", "mixamo.com", "Run|loop"])
+    cfg = contract(tmp_path, '[engine]\nprofile = "godot"\nversion = "4"\n')
+    code, doc, _ = lint_json(tmp_path, capsys, cfg, glb)
+    assert code == 1
+    got = [(f["state"], f["handle"], f["reasons"]) for f in facets(doc)]
+    assert got == [
+        ("available", "Run|loop", []),
+        ("available", "mixamocom", []),
+        ("required_unavailable", "Run|loop2", ["duplicate_clip_name"]),
+    ]
+
+
+# ---------------------------------------------------------------------------
+# contract, formats, merge
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body, needle",
+    [
+        ('[engine]\nprofile = "unity"\n', "engine.profile: unknown engine profile 'unity'"),
+        ('[engine]\nprofile = "bevy"\nimporter = "x"\n', "engine.importer: unknown key"),
+        ('[engine]\nversion = "r187"\n', "engine.profile: missing required key"),
+        ('[engine]\nprofile = "threejs"\nversion = "r150"\n', "engine.version: profile 'threejs' has no rules for version 'r150'"),
+        ('[engine]\nprofile = 3\n', "engine.profile: must be a string"),
+    ],
+)
+def test_contract_errors_exit_2_before_any_input_is_read(tmp_path, capsys, body, needle):
+    cfg = contract(tmp_path, body)
+    code, out, err = run_cli(["--config", cfg, "lint", str(tmp_path / "missing.glb")], capsys)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and needle in err and "missing.glb" not in err
+
+
+def test_without_a_profile_json_says_null_and_zero(tmp_path, capsys):
+    glb = clips_file(tmp_path, ["walk"])
+    cfg = contract(tmp_path, "")
+    code, doc, _ = lint_json(tmp_path, capsys, cfg, glb)
+    assert code == 0
+    assert doc["files"][0]["prediction_provenance"] is None and facets(doc) == []
+    assert doc["summary"]["prediction_facets"] == {"available": 0, "required_unavailable": 0}
+    assert "engine-addressability" not in doc["checks"]
+
+
+def test_ci_formats_carry_unavailable_facets_as_failures(tmp_path, capsys):
+    glb, _ = colliding_feet(tmp_path)
+    cfg = contract(tmp_path, '[engine]\nprofile = "threejs"\n')
+    outs = {}
+    for fmt in ("markdown", "sarif", "junit", "github"):
+        code, outs[fmt], _ = run_cli(["--config", cfg, "lint", "--format", fmt, "--allow", "engine-addressability", glb], capsys)
+        assert code == 1, fmt
+    assert "| ❌ unavailable | `engine-addressability` |" in outs["markdown"]
+    assert "1 required-unavailable prediction facet(s)" in outs["markdown"]
+    sarif = json.loads(outs["sarif"])["runs"][0]["results"]
+    assert [(r["ruleId"], r["level"]) for r in sarif] == [("engine-addressability", "error")]
+    assert '<testcase classname="' in outs["junit"] and 'type="engine-addressability"' in outs["junit"]
+    assert 'failures="1"' in outs["junit"]
+    assert outs["github"].startswith("::error file=") and "prediction node_binding_name" in outs["github"]
+
+
+def test_merge_results_sums_facets_and_fails_on_an_unavailable_one(tmp_path, capsys):
+    feet, _ = colliding_feet(tmp_path)
+    clips = clips_file(tmp_path, ["walk", "run"])
+    cfg = contract(tmp_path, '[engine]\nprofile = "threejs"\n')
+    parts = []
+    for k, path in enumerate((feet, clips)):
+        out = tmp_path / f"r{k}.json"
+        run_cli(["--config", cfg, "lint", "--format", "json", "-o", str(out), path], capsys)
+        parts.append(str(out))
+    code, out, _ = run_cli(["merge-results", *parts], capsys)
+    merged = validate_json(out)
+    singles = [json.loads(open(p, encoding="utf-8").read())["summary"]["prediction_facets"] for p in parts]
+    assert code == 1
+    assert merged["summary"]["prediction_facets"] == {
+        k: singles[0][k] + singles[1][k] for k in ("available", "required_unavailable")
+    }
+    assert merged["summary"]["prediction_facets"]["required_unavailable"] == 1
+    code, text, _ = run_cli(["merge-results", "--format", "text", *parts], capsys)
+    assert code == 1 and "required unavailable (node_name_collision)" in text
+    code, _, _ = run_cli(["merge-results", parts[1]], capsys)
+    assert code == 0
