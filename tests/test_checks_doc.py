@@ -39,7 +39,7 @@ def test_registry_order_and_declarations():
     assert ids.index("gait-group") < ids.index("sync-group") < ids.index("time-complement")
     for spec in specs.values():
         assert spec.severity in ("error", "warning", "note")
-        assert spec.scope in ("clip", "group")
+        assert spec.scope in ("clip", "group", "file")
         assert (spec.scope == "group") == (spec.group_table is not None)
         for opt in spec.config.values():
             assert opt.type in ("number", "integer", "bool", "string", "list")

@@ -77,7 +77,9 @@ def test_sarif_validates_and_has_one_rule_per_check():
     assert results[1]["properties"]["bone"] == "LeftFoot"
     notes = run["invocations"][0]["toolExecutionNotifications"]
     assert len(notes) == 2 and {n["associatedRule"]["id"] for n in notes} == {"bind-pose"}
-    assert run["properties"]["summary"] == {"errors": 1, "warnings": 1, "notes": 1, "coverage_gaps": 2, "files": 2}
+    assert run["properties"]["summary"] == {
+        "errors": 1, "warnings": 1, "notes": 1, "coverage_gaps": 2, "files": 2, "prediction_facets": {"available": 0, "required_unavailable": 0},
+    }
 
 
 def test_sarif_schema_rejects_a_bad_level():
@@ -458,7 +460,7 @@ def test_merge_lint_docs_sums():
     d2 = {"schema_version": 1, "command": "lint", "config": None, "files": [{"path": "a.glb", "findings": [], "coverage_gaps": [{}]}], "summary": {}}
     m = merge_lint_docs([("1", d1), ("2", d2)])
     assert [f["path"] for f in m["files"]] == ["a.glb", "b.glb"]
-    assert m["summary"] == {"errors": 1, "warnings": 0, "notes": 0, "coverage_gaps": 1, "files": 2}
+    assert m["summary"] == {"errors": 1, "warnings": 0, "notes": 0, "coverage_gaps": 1, "files": 2, "prediction_facets": {"available": 0, "required_unavailable": 0}}
 
 
 def test_every_format_from_the_cli(tmp_path, capsys):
@@ -602,7 +604,7 @@ def test_only_json_computes_measurements(fmt, capsys, monkeypatch):
     config, asset = "examples/run-ring.animsmith.toml", "examples/assets/run-ring.glb"
     full = run_lint([asset], load_contract(config), jobs=1, with_measurements=True)
     assert full.files[0].measurements["clips"]  # what JSON prints
-    expected = render_lint(full, fmt, checks=sorted(registry()), deny_warnings=False) if fmt != "text" else None
+    expected = render_lint(full, fmt, checks=full.checks, deny_warnings=False) if fmt != "text" else None
     calls = []
     real = ClipAnalysis.measurements
     monkeypatch.setattr(ClipAnalysis, "measurements", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))

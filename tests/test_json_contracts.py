@@ -32,7 +32,7 @@ SPEED_CLIP_KEYS = {"name", "speed_mps", "heading_deg", "distance_m", "duration_s
 FINDING_KEYS = {"check_id", "severity", "message", "clip", "group", "measured", "expected", "members"}
 GAP_KEYS = {"check_id", "code", "scope", "subjects", "message"}
 GROUP_KEYS = {"check_id", "anchors", "spread", "cap", "outliers"}
-SUMMARY_KEYS = {"errors", "warnings", "notes", "coverage_gaps", "files"}
+SUMMARY_KEYS = {"errors", "warnings", "notes", "coverage_gaps", "files", "prediction_facets"}
 
 
 def validate_measure(text, schema_path=MEASURE_SCHEMA):

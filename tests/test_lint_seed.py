@@ -69,7 +69,9 @@ def test_json_of_the_seed_run(capsys, monkeypatch):
     doc = validate_json(out)
     assert code == 1
     assert doc["schema_version"] == 1 and doc["command"] == "lint"
-    assert doc["summary"] == {"errors": 1, "warnings": 0, "notes": 0, "coverage_gaps": 4, "files": 1}
+    assert doc["summary"] == {
+        "errors": 1, "warnings": 0, "notes": 0, "coverage_gaps": 4, "files": 1, "prediction_facets": {"available": 0, "required_unavailable": 0},
+    }
     f = doc["files"][0]
     assert f["path"] == ASSET
     finding = f["findings"][0]

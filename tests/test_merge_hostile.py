@@ -227,9 +227,12 @@ def test_old_errors_keep_their_wording(tmp_path, capsys):
 
 
 def _summary_line(s):
-    return f"{s['errors']} error(s), {s['warnings']} warning(s), {s['notes']} note(s), {s['coverage_gaps']} coverage gap(s), "
-        f"{s['prediction_facets']['available']} available prediction facet(s), "
-        f"{s['prediction_facets']['required_unavailable']} required-unavailable prediction facet(s)"
+    facets = s["prediction_facets"]
+    return (
+        f"{s['errors']} error(s), {s['warnings']} warning(s), {s['notes']} note(s), {s['coverage_gaps']} coverage gap(s), "
+        f"{facets['available']} available prediction facet(s), "
+        f"{facets['required_unavailable']} required-unavailable prediction facet(s)"
+    )
 
 
 def test_real_results_still_merge(tmp_path, capsys):
@@ -249,7 +252,8 @@ def test_real_results_still_merge(tmp_path, capsys):
     by_path = {fr["path"]: fr for fr in corpus["files"] + ring["files"]}
     assert [fr["path"] for fr in merged["files"]] == sorted(by_path)
     assert all(fr == by_path[fr["path"]] for fr in merged["files"])
-    expect = {k: corpus["summary"][k] + ring["summary"][k] for k in corpus["summary"]}
+    expect = {k: corpus["summary"][k] + ring["summary"][k] for k in corpus["summary"] if k != "prediction_facets"}
+    expect["prediction_facets"] = {"available": 0, "required_unavailable": 0}  # no [engine] profile
     assert merged["summary"] == expect and expect["files"] == len(CORPUS) + 3 and expect["errors"] == 1
     for fmt in FORMATS:
         out_file = tmp_path / f"merged.{fmt}"
