@@ -476,7 +476,7 @@ def predict_threejs_nodes(gltf: dict) -> List[Prediction]:
         first = sharers[0]
         out.append(Prediction(
             code="node_binding_name", subject=f"'{name}'", state=REQUIRED_UNAVAILABLE, handle=name,
-            message=(f"{listed} all end up named '{name}' in three.js; a track named '{name}' animates the first "
+            message=(f"{listed} {'both' if len(sharers) == 2 else 'all'} end up named '{name}' in three.js; a track named '{name}' animates the first "
                      f"of them it finds ({_shown(first.kind, first.index, first.original)})"),
             basis=basis, reasons=["node_name_collision"],
             sources=[_source(o.kind, o.index, o.original) for o in sharers],

@@ -56,6 +56,18 @@ name plays the earlier clip, so the renamed one is required-unavailable
 ... (`_import_animation`; a node named `Animation` shifts the number); when that
 equals a named clip's name the library keeps only one of them (required-unavailable).
 
+Sources the rules were read from: Bevy `bevy_gltf` `GltfAssetLabel`
+(`Animation{i}`); three.js r187 `src/animation/PropertyBinding.js`
+(`sanitizeNodeName`, `findNode`), `src/animation/AnimationClip.js` (`findByName`)
+and `examples/jsm/loaders/GLTFLoader.js` (`createUniqueName`, `loadAnimation`,
+`loadScene`, `loadNode`, `_loadNodeShallow`, `loadMesh`, `loadCamera`, the
+`KHR_lights_punctual` light names); Godot `modules/gltf/gltf_document.cpp`
+(`_sanitize_animation_name`, `_gen_unique_animation_name`, `_import_animation`),
+`core/string/ustring.cpp` (`String::validate_node_name`) and
+`scene/resources/animation_library.cpp` (`validate_library_name`). The three.js
+node names were compared with three.js r187 itself on every shipped example and
+corpus file.
+
 Output: text shows a per-file `engine profile` line with the counts and one line
 per required-unavailable facet (`--verbose` lists the available ones too); JSON
 carries every facet under `files[].prediction_facets`, the profile under

@@ -13,7 +13,10 @@ Page data (``report-data``): ``version``, ``generator``, ``config``,
 coverage_gaps), ``files[]`` (path, profile, skeleton, clips), ``skeletons[]``
 (names, parents), ``clips[]`` (see ``collect.clip_view`` + ``anchor``,
 ``shown``), ``findings[]`` (check_id, severity, text, where, path, clip,
-group, time_s, target), ``gaps[]`` (folded as in the text output) and
+group, time_s, target), ``gaps[]`` (folded as in the text output),
+``engine[]`` (one per file linted under an ``[engine]`` profile: path, profile,
+version, runtime), ``predictions[]`` (every prediction facet, required-unavailable
+first: path, check_id, code, subject, state, handle, reasons, message) and
 ``groups[]`` (one per declared gait group: name, anchor, cap, floor, mean,
 spread, outliers, members[] with label, status, phase, amplitude, cycles,
 distance, outlier, signal (one cycle of L−R height, m), clip, color).
@@ -183,7 +186,15 @@ def page_data(data, contract, clip_filter: Optional[str] = None) -> Dict[str, An
     needed = {m["clip"] for g in groups for m in g["members"] if m["clip"] is not None}
     findings: List[Dict[str, Any]] = []
     gaps: List[Dict[str, Any]] = []
+    engine: List[Dict[str, Any]] = []
+    predictions: List[Dict[str, Any]] = []
     for fi, fr in enumerate(result.files):
+        prov = getattr(fr, "prediction_provenance", None)
+        if prov is not None:
+            engine.append({"path": fr.path, **{k: prov.get(k) for k in ("profile", "version", "runtime")}})
+        for facet in getattr(fr, "prediction_facets", ()):
+            fj = facet.to_json()
+            predictions.append({"path": fr.path, **{k: fj[k] for k in ("check_id", "code", "subject", "state", "handle", "reasons", "message")}})
         for f in sorted_findings(fr.findings):
             if clip_filter is not None and f.clip is not None and f.clip != clip_filter and f.group is None:
                 continue
@@ -233,6 +244,9 @@ def page_data(data, contract, clip_filter: Optional[str] = None) -> Dict[str, An
             "clips": clips,
             "findings": findings,
             "gaps": gaps,
+            "engine": engine,
+            # the failures first, each group in file order
+            "predictions": sorted(predictions, key=lambda p: p["state"] != "required_unavailable"),
             "groups": groups,
         },
         keep_arrays=True,

@@ -258,6 +258,26 @@
       h("span", { class: "where" }, li, g.path + (g.subjects.length ? " · " + g.subjects.join(", ") : ""));
       h("span", null, li, g.message);
     });
+    renderPredictions(sec);
+  }
+  // Engine predictions ([engine] profile): the failures first, then the handles predicted.
+  function renderPredictions(sec) {
+    h("h3", null, sec, "Engine predictions");
+    var pl = h("ul", { class: "gaps predictions", id: "predictions" }, sec);
+    var engines = DATA.engine || [], preds = DATA.predictions || [];
+    if (!engines.length) { h("li", { class: "muted" }, pl, "engine-neutral: no [engine] profile in the contract"); return; }
+    engines.forEach(function (e) {
+      h("li", { class: "muted" }, pl, "engine profile " + e.profile + " " + e.version + " (" + e.runtime + ") · " + e.path);
+    });
+    if (!preds.length) h("li", { class: "muted" }, pl, "no prediction facets");
+    preds.forEach(function (p) {
+      var bad = p.state === "required_unavailable";
+      var li = h("li", { class: "prediction " + p.state }, pl);
+      h("span", { class: "sev " + (bad ? "error" : "note") }, li, bad ? "unavailable" : "available");
+      h("span", { class: "cid" }, li, p.check_id + " " + p.code);
+      h("span", { class: "where" }, li, p.path + " · " + p.subject);
+      h("span", null, li, bad ? "(" + p.reasons.join(", ") + ") " + p.message : (p.handle !== null ? "'" + p.handle + "'" : p.message));
+    });
   }
   var clipPlayers = {};
   function goTo(f) {
