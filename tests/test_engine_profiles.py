@@ -311,3 +311,60 @@ def test_merge_results_sums_facets_and_fails_on_an_unavailable_one(tmp_path, cap
     assert code == 1 and "required unavailable (node_name_collision)" in text
     code, _, _ = run_cli(["merge-results", parts[1]], capsys)
     assert code == 0
+
+
+def test_sarif_with_an_unavailable_facet_validates(tmp_path, capsys):
+    import jsonschema
+
+    glb, _ = colliding_feet(tmp_path)
+    cfg = contract(tmp_path, '[engine]\nprofile = "threejs"\n')
+    _, out, _ = run_cli(["--config", cfg, "lint", "--format", "sarif", glb], capsys)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(here, "docs", "schema", "sarif-2.1.0.json"), encoding="utf-8") as fh:
+        jsonschema.Draft7Validator(json.load(fh)).validate(json.loads(out))
+    result = json.loads(out)["runs"][0]["results"][0]
+    assert result["properties"]["predictionFacet"]["reasons"] == ["node_name_collision"]
+
+
+def test_junit_engine_case_passes_when_every_facet_is_available(tmp_path, capsys):
+    glb = clips_file(tmp_path, ["walk", "run"])
+    cfg = contract(tmp_path, '[engine]\nprofile = "godot"\n')
+    code, out, _ = run_cli(["--config", cfg, "lint", "--format", "junit", glb], capsys)
+    assert code == 0
+    assert 'name="engine-addressability" />' in out and "<failure" not in out
+
+
+def test_report_lists_the_predictions(tmp_path, capsys):
+    import re
+
+    glb, _ = colliding_feet(tmp_path)
+    cfg = contract(tmp_path, '[engine]\nprofile = "threejs"\n')
+    page = tmp_path / "r.html"
+    code, _, _ = run_cli(["--config", cfg, "report", glb, "-o", str(page)], capsys)
+    assert code == 0
+    text = page.read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', text, re.S).group(1))
+    assert [(e["profile"], e["version"]) for e in data["engine"]] == [("threejs", "r187")]
+    states = [(p["code"], p["state"]) for p in data["predictions"]]
+    assert states[0] == ("node_binding_name", "required_unavailable")
+    assert sorted(states[1:]) == [("clip_name", "available"), ("node_binding_name", "available")]
+    assert data["summary"]["prediction_facets"] == {"available": 2, "required_unavailable": 1}
+
+
+def test_seed_transcript_matches_the_user_guide_when_it_is_at_hand(capsys, monkeypatch):
+    """The README command's stdout equals the guide's four transcript lines, byte for byte."""
+    import glob
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    seeds = glob.glob(os.path.join(here, "..", "shared", "seeds", "004_*.txt"))
+    if not seeds:
+        pytest.skip("the user guide (../shared/seeds) is not next to this checkout")
+    lines = open(seeds[0], encoding="utf-8").read().splitlines()
+    cmd = "$ animsmith --config examples/run-ring.animsmith.toml lint examples/assets/run-ring.glb"
+    start = lines.index(cmd) + 1
+    expected = lines[start:start + 4]
+    assert expected[-1].endswith("   # exits 1")
+    expected[-1] = expected[-1][: -len("   # exits 1")]
+    monkeypatch.chdir(here)
+    code, out, err = run_cli(cmd.split()[2:], capsys)
+    assert (code, out, err) == (1, "\n".join(expected) + "\n", "")
