@@ -324,15 +324,12 @@ def threejs_scene_objects(gltf: dict) -> Tuple[Optional[ThreeObject], Dict[int, 
         joints.update(j for j in (listed if isinstance(listed, list) else []) if isinstance(j, int))
     objects: Dict[int, ThreeObject] = {}
 
-    def build(n: int, seen: set) -> Optional[ThreeObject]:
-        if not 0 <= n < len(nodes) or n in seen:
-            return None
-        seen = seen | {n}
-        mesh, camera, light, children, _ = _node_refs(nodes[n])
+    def make(n: int) -> ThreeObject:
+        """Node ``n``'s object with its attachments (mesh, camera, light), without child nodes."""
+        mesh, camera, light, _, _ = _node_refs(nodes[n])
         attached: List[ThreeObject] = []
         if mesh is not None and mesh in primitive_names:
-            names = primitive_names[mesh]
-            prims = [ThreeObject(nm, "mesh", mesh, _name_of(meshes[mesh])) for nm in names]
+            prims = [ThreeObject(nm, "mesh", mesh, _name_of(meshes[mesh])) for nm in primitive_names[mesh]]
             if len(prims) == 1:
                 attached.append(prims[0])
             elif prims:
@@ -347,13 +344,30 @@ def threejs_scene_objects(gltf: dict) -> Tuple[Optional[ThreeObject], Dict[int, 
             obj = ThreeObject(node_name.get(n, "") if original else only.name, "node", n, original, list(only.children))
         else:
             obj = ThreeObject(node_name.get(n, ""), "node", n, original, attached)
-        if n not in objects:
-            objects[n] = obj
-        for c in children:
-            child = build(c, seen)
-            if child is not None:
-                obj.children.append(child)
+        objects.setdefault(n, obj)
         return obj
+
+    def build(n: int) -> Optional[ThreeObject]:
+        """Node ``n`` and its subtree (iterative: a deep rig cannot overflow; a cycle stops)."""
+        if not 0 <= n < len(nodes):
+            return None
+        top = make(n)
+        stack = [(n, top, iter(_node_refs(nodes[n])[3]))]
+        path = {n}
+        while stack:
+            k, obj, rest = stack[-1]
+            c = next(rest, None)
+            if c is None:
+                stack.pop()
+                path.discard(k)
+                continue
+            if c >= len(nodes) or c in path:
+                continue
+            child = make(c)
+            obj.children.append(child)
+            path.add(c)
+            stack.append((c, child, iter(_node_refs(nodes[c])[3])))
+        return top
 
     default = gltf.get("scene", 0)
     if not isinstance(default, int) or isinstance(default, bool) or not 0 <= default < len(scenes):
@@ -363,7 +377,7 @@ def threejs_scene_objects(gltf: dict) -> Tuple[Optional[ThreeObject], Dict[int, 
     roots = scene.get("nodes") if isinstance(scene, dict) else None
     for r in roots if isinstance(roots, list) else []:
         if isinstance(r, int) and not isinstance(r, bool):
-            obj = build(r, set())
+            obj = build(r)
             if obj is not None:
                 root.children.append(obj)
     return root, objects
