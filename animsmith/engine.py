@@ -476,7 +476,8 @@ def predict_threejs_nodes(gltf: dict) -> List[Prediction]:
         animated_sharers = [o for o in sharers if o.kind == "node" and o.index in animated_set]
         ok = sharers and sharers[0].kind == "node" and sharers[0].index == n and len(animated_sharers) == 1
         if ok:
-            renamed = "" if name == original else f" (renamed from '{original}')"
+            renamed = ("" if name == original else f" (renamed from '{original}')" if original
+                       else " (the name of what the unnamed node holds)")
             out.append(Prediction(
                 code="node_binding_name", subject=subject, state=AVAILABLE, handle=name,
                 message=f"tracks bind to the object named '{name}'{renamed}",

@@ -368,3 +368,57 @@ def test_seed_transcript_matches_the_user_guide_when_it_is_at_hand(capsys, monke
     monkeypatch.chdir(here)
     code, out, err = run_cli(cmd.split()[2:], capsys)
     assert (code, out, err) == (1, "\n".join(expected) + "\n", "")
+
+
+def tricky_scene(tmp_path):
+    """Names that meet every renaming path of the loader: a two-primitive mesh named like
+    a node, an unnamed node holding an unnamed mesh, white space and reserved characters,
+    a named camera and scene, a node named like a renamed repeat, and a skin."""
+    raw = RawGltf()
+    pos = raw.accessor(np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], np.float32), "VEC3", min=[0, 0, 0], max=[1, 1, 0])
+    body = raw._list("meshes")
+    body.append({"name": "Body", "primitives": [{"attributes": {"POSITION": pos}}, {"attributes": {"POSITION": pos}}]})
+    body.append({"primitives": [{"attributes": {"POSITION": pos}}]})
+    raw._list("cameras").append({"name": "Cam", "type": "perspective", "perspective": {"yfov": 1.0, "znear": 0.1}})
+    hips = raw.node("mixamorig:Hips")
+    arm = raw.node("Left Arm.001")
+    clash = raw.node("Body_1")  # the mesh's second primitive will be named 'Body_2', its first 'Body_1'
+    cam = raw.node("Cam", camera=0)
+    anon = raw.node(None, mesh=1)
+    holder = raw.node("Body", mesh=0)
+    root = raw.node("Scene", children=[hips, arm, clash, cam, anon, holder])
+    raw.doc.setdefault("skins", []).append({"joints": [hips, arm]})
+    raw._list("scenes").append({"name": "Scene", "nodes": [root]})
+    raw.doc["scene"] = 0
+    raw.animation("idle", [_moving(raw, hips, 0.1), _moving(raw, arm, 0.1), _moving(raw, clash, 0.1), _moving(raw, anon, 0.1)])
+    path = tmp_path / "tricky.glb"
+    path.write_bytes(raw.glb())
+    return str(path)
+
+
+def test_threejs_names_of_a_tricky_scene_match_the_loader(tmp_path, oracles):
+    from animsmith.engine import predict_threejs_nodes, threejs_scene_objects
+    from animsmith.io.read import load_asset
+
+    path = tricky_scene(tmp_path)
+    listing = json.loads(subprocess.run(
+        ["node", os.path.join(oracles, "sample.mjs"), path, "--list"], capture_output=True, text=True, check=True
+    ).stdout)
+    gltf = load_asset(path, strict=False).gltf
+    _, objects = threejs_scene_objects(gltf)
+    got = {n: objects[n].name for n in objects}
+    want = {node["index"]: node["three_name"] for node in listing["nodes"] if node["in_scene"]}
+    assert got == want
+    # the node literally named 'Body_1' shares its name with the mesh's first primitive
+    facets = {p.subject: (p.state, p.handle) for p in predict_threejs_nodes(gltf)}
+    assert facets["nodes[0] 'mixamorig:Hips'"] == ("available", "mixamorigHips")
+    assert facets["nodes[1] 'Left Arm.001'"] == ("available", "Left_Arm001")
+    assert facets["nodes[4] (unnamed)"] == ("available", "mesh_1")  # the node is its mesh, named mesh_<index>
+    # 'Body_1' is also the mesh's first primitive, but the search meets the node first: available,
+    # and three.js indeed moves node #2 by its own track (+0.1 m)
+    assert facets["nodes[2] 'Body_1'"] == ("available", "Body_1")
+    out = subprocess.run(
+        ["node", os.path.join(oracles, "sample.mjs"), path, "--clip", "idle", "--nodes", "#2", "--times", "1", "--local"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    assert json.loads(out)["samples"][0]["nodes"]["#2"]["local"]["position"][0] == pytest.approx(0.1, abs=1e-6)
