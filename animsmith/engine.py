@@ -527,14 +527,18 @@ def godot_animation_names(names: Sequence[Optional[str]]) -> List[Tuple[str, str
     the scene's node-name set for a unique ``Animation``; a node literally named
     ``Animation`` would shift the number)."""
     taken: set = set()
+    tried: Dict[str, int] = {}  # per base, the last number found taken (taken only grows)
     out = []
     for name in names:
         if name:
             base = godot_sanitize_animation_name(name)
-            k, candidate = 1, base
+            k, candidate = tried.get(base, 1), base
+            if k > 1:
+                candidate = f"{base}{k}"
             while candidate in taken:
                 k += 1
                 candidate = f"{base}{k}"
+            tried[base] = k
             taken.add(candidate)
             out.append((candidate, base, k > 1))
         else:

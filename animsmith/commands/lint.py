@@ -137,7 +137,7 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     if allowed:
         result = result.without_checks(allowed)
     if output is not None:
-        _write_output(output, render_lint(result, fmt, deny_warnings=deny_warnings))
+        _write_output(output, render_lint(result, fmt, deny_warnings=deny_warnings, verbose=verbose))
         fmt = "text"
     color = fmt == "text" and stdout_color()
     status = decide_exit_status(result.exit_code(deny_warnings))
