@@ -331,3 +331,29 @@ def test_pair_player_on_a_thinned_clip_shows_the_nearest_judged_frame(browser, t
         assert page.errors == []
     finally:
         page.close()
+
+
+def test_engine_predictions_are_listed_unavailable_first(browser, tmp_path, capsys):
+    """With an [engine] profile the summary lists the predictions, the failures first; without
+    one it says the run was engine-neutral."""
+    from test_engine_profiles import colliding_feet, contract
+
+    glb, _ = colliding_feet(tmp_path)
+    cfg = contract(tmp_path, '[engine]\nprofile = "threejs"\n')
+    page = Page(browser, write_report(tmp_path, capsys, ["--config", cfg, "report", glb]))
+    try:
+        assert page.errors == []
+        items = page.page.locator("#predictions li.prediction")
+        assert items.count() == 3
+        first = items.nth(0)
+        assert "required_unavailable" in first.get_attribute("class")
+        assert "node_name_collision" in first.inner_text() and "'foot_1'" in first.inner_text()
+        assert "threejs r187" in page.page.locator("#predictions").inner_text()
+    finally:
+        page.close()
+    plain = Page(browser, write_report(tmp_path, capsys, ["--config", contract(tmp_path, "", "none.toml"), "report", glb], "plain.html"))
+    try:
+        assert plain.errors == []
+        assert "engine-neutral" in plain.page.locator("#predictions").inner_text()
+    finally:
+        plain.close()
