@@ -349,6 +349,8 @@ def test_engine_predictions_are_listed_unavailable_first(browser, tmp_path, caps
         assert "required_unavailable" in first.get_attribute("class")
         assert "node_name_collision" in first.inner_text() and "'foot_1'" in first.inner_text()
         assert "threejs r187" in page.page.locator("#predictions").inner_text()
+        count = page.page.locator("[data-count='required-unavailable predictions'] b").inner_text()
+        assert count == "1"
     finally:
         page.close()
     plain = Page(browser, write_report(tmp_path, capsys, ["--config", contract(tmp_path, "", "none.toml"), "report", glb], "plain.html"))

@@ -229,8 +229,12 @@
     var sec = h("section", { class: "card", id: "summary" }, root);
     h("h2", null, sec, "Summary");
     var c = h("div", { class: "counts" }, sec), S = DATA.summary;
-    [["files", S.files, ""], ["clips", S.clips, ""], ["errors", S.errors, "error"], ["warnings", S.warnings, "warning"],
-      ["notes", S.notes, "note"], ["coverage gaps", S.coverage_gaps, "gap"]].forEach(function (r) {
+    var counts = [["files", S.files, ""], ["clips", S.clips, ""], ["errors", S.errors, "error"], ["warnings", S.warnings, "warning"],
+      ["notes", S.notes, "note"], ["coverage gaps", S.coverage_gaps, "gap"]];
+    if ((DATA.engine || []).length && S.prediction_facets) {  // an [engine] profile: its failures count too
+      counts.push(["required-unavailable predictions", S.prediction_facets.required_unavailable, "error"]);
+    }
+    counts.forEach(function (r) {
       var d = h("div", { class: "count " + r[2], "data-count": r[0] }, c);
       h("b", null, d, r[1]); h("span", { class: "muted" }, d, r[0]);
     });
