@@ -45,7 +45,15 @@ The group's anchors, spread, cap and outliers are published in the JSON
 from __future__ import annotations
 
 from animsmith.checks._clip import digits_apart
-from animsmith.checks._group import ambiguity_notes, below, exceeds, finite, fmt_list, missing_message, phase_reason
+from animsmith.checks._group import (
+    ambiguity_notes,
+    below,
+    exceeds,
+    finite,
+    fmt_list,
+    missing_message,
+    phase_reason,
+)
 from animsmith.checks.context import GroupRecord
 
 ID = "gait-group"
@@ -69,6 +77,12 @@ def circular_spread(phases):
 
 
 def check(ctx):
+    yield from phase_items(ctx)
+    yield from travel_items(ctx)
+
+
+def phase_items(ctx):
+    """Findings, gaps and the record of the stride-phase rule (first part of the docstring)."""
     g = ctx.group
     name = ctx.group_name
     cap = float(g.max_gait_phase_spread)
@@ -158,3 +172,165 @@ def check(ctx):
                 for (label, p, a), d in zip(measured, dists)
             ],
         )
+
+
+# --------------------------------------------------------------------------
+# Travel policy (second part of the docstring)
+# --------------------------------------------------------------------------
+
+POLICY_HINT = (
+    'declare travel_policy = "uniform" (hold them equal), "pinned" (each member against its '
+    'speed_mps) or "accepted" (record the variation)'
+)
+
+
+def member_travels(ctx):
+    """core.travel.MemberTravel of every found member, in declared order."""
+    from animsmith.core.travel import member_travel
+
+    out = []
+    for m in ctx.members:
+        if not m.found:
+            continue
+        s = m.summary
+        out.append(
+            member_travel(
+                m.label,
+                speed_mps=s.get("speed_mps"),
+                heading_deg=s.get("heading_deg"),
+                duration_s=s.get("duration_s"),
+                cycles=s.get("cycles"),
+                pin_mps=s.get("declared_speed_mps"),
+                movement_owner_xz=s.get("declared_movement_owner_xz"),
+                speed_unavailable=s.get("speed_mps_unavailable"),
+            )
+        )
+    return out
+
+
+def travel_text(t) -> str:
+    """``run_left 1.44 m/s, stride 1.44 m, heading 90°`` (``in place`` for a declared speed)."""
+    speed = "-" if t.speed_mps is None else f"{t.speed_mps:.2f} m/s"
+    stride = "-" if t.stride_length_m is None else f"{t.stride_length_m:.2f} m"
+    if t.source == "declared":
+        heading = "in place, declared speed"
+    else:
+        heading = "heading -" if t.heading_deg is None else f"heading {t.heading_deg:.0f}°"
+    return f"{t.label} {speed}, stride {stride}, {heading}"
+
+
+def travel_items(ctx):
+    """Findings, gaps and the ``travel`` record of the declared travel policy."""
+    from animsmith.core.travel import comparable, pin_deviation_mps, spread
+
+    g = ctx.group
+    name = ctx.group_name
+    policy = getattr(g, "travel_policy", None)
+    speed_cap = float(getattr(g, "max_speed_delta_mps", 0.1))
+    stride_cap = float(getattr(g, "max_stride_length_delta_m", 0.1))
+    travels = member_travels(ctx)
+    if not travels:
+        return
+    scope = "travel_policy"
+    for t in travels:
+        if t.source == "measured" and t.speed_mps is None and policy is not None:
+            yield ctx.gap("measurement_unavailable", f"speed not measured: {t.reason}", scope=scope, subjects=[t.label])
+        elif t.source == "in_place" and policy in ("uniform", "accepted"):
+            yield ctx.gap("measurement_unavailable", "in-place; declare speed_mps to compare", scope=scope, subjects=[t.label])
+    have = comparable(travels)
+    speed_spread = spread([t.speed_mps for t in have])
+    stride_spread = spread([t.stride_length_m for t in have])
+    yield GroupRecord(
+        ID,
+        {
+            "check_id": ID,
+            "travel": {
+                "policy": policy,
+                "max_speed_delta_mps": speed_cap,
+                "max_stride_length_delta_m": stride_cap,
+                "speed_spread_mps": speed_spread,
+                "stride_length_spread_m": stride_spread,
+                "members": [travel_json(t) for t in travels],
+            },
+        },
+    )
+    listed = "; ".join(travel_text(t) for t in have)
+    differs = (speed_spread is not None and exceeds(speed_spread, speed_cap)) or (
+        stride_spread is not None and exceeds(stride_spread, stride_cap)
+    )
+    spreads = (
+        f"speed spread {fmt_or_dash(speed_spread, ' m/s')} (cap {speed_cap:.2f} m/s), "
+        f"stride-length spread {fmt_or_dash(stride_spread, ' m')} (cap {stride_cap:.2f} m)"
+    )
+    if policy is None:
+        if differs:
+            yield ctx.finding(
+                f"gait group '{name}': members travel at different speeds or stride lengths ({spreads}) and no "
+                f"travel_policy is declared — a controller driving one gait-wide speed makes some directions "
+                f"slide. Members: {listed}. To decide, {POLICY_HINT}",
+                severity="note",
+                informational=True,
+                measured=speed_spread,
+                expected=speed_cap,
+                members=[travel_json(t) for t in have],
+            )
+        return
+    if policy == "uniform":
+        if len(have) < 2:
+            yield ctx.gap(
+                "insufficient_measurable_members",
+                f"gait group '{name}' has {len(have)} member(s) with a speed; travel_policy \"uniform\" compares at least two",
+                scope=scope,
+                subjects=[name],
+            )
+        elif differs:
+            yield ctx.finding(
+                f"gait group '{name}': travel_policy \"uniform\" but the members' travel differs ({spreads}) — "
+                f"a controller driving one gait-wide speed makes the outliers slide; re-time or re-author them. "
+                f"Members: {listed}",
+                measured=speed_spread,
+                expected=speed_cap,
+                members=[travel_json(t) for t in have],
+            )
+    elif policy == "pinned":
+        for t in travels:
+            if t.pin_mps is None:
+                yield ctx.finding(
+                    f"gait group '{name}' member '{t.label}' declares no speed_mps: travel_policy \"pinned\" "
+                    f"judges every member against its own [clips.*] speed_mps",
+                    clip=t.label,
+                    measured="unpinned",
+                    expected="a speed_mps pin",
+                )
+                continue
+            dev = pin_deviation_mps(t)
+            if dev is None:
+                continue
+            m = next(x for x in ctx.members if x.label == t.label)
+            tol = finite(m.summary.get("declared_speed_tolerance_mps"))
+            tol = speed_cap if tol is None else tol
+            if exceeds(dev, tol):
+                yield ctx.finding(
+                    f"gait group '{name}' member '{t.label}' travels {t.speed_mps:.2f} m/s, {dev:.2f} m/s off its "
+                    f"speed_mps pin {t.pin_mps:.2f} (tolerance {tol:.2f} m/s) — a controller driving the pinned "
+                    f"speed makes it slide. Measured: {travel_text(t)}",
+                    clip=t.label,
+                    measured=t.speed_mps,
+                    expected=t.pin_mps,
+                    members=[travel_json(t)],
+                )
+
+
+def fmt_or_dash(value, unit: str) -> str:
+    return "-" if value is None else f"{value:.2f}{unit}"
+
+
+def travel_json(t) -> dict:
+    return {
+        "member": t.label,
+        "speed_mps": t.speed_mps,
+        "stride_length_m": t.stride_length_m,
+        "heading_deg": t.heading_deg,
+        "source": t.source,
+        "speed_pin_mps": t.pin_mps,
+    }
