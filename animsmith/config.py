@@ -766,8 +766,10 @@ def group_table_keys(check_id: str):
         return None
     header, spec, defaults = tables[check_id]
     rows = []
-    for key, (kind, lo, hi, _choices) in spec.items():
+    for key, (kind, lo, hi, choices) in spec.items():
         default = None if key == "clips" else getattr(defaults, key)
         rng = ", ".join(p for p in ((f"≥ {lo:g}" if lo is not None else ""), (f"≤ {hi:g}" if hi is not None else "")) if p)
+        if choices:
+            rng = "one of " + ", ".join(f"\"{c}\"" for c in choices)
         rows.append((key, kind, default, rng, GROUP_KEY_DOCS[key]))
     return header, rows

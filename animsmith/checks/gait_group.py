@@ -40,6 +40,47 @@ measured anchors → gap ``insufficient_measurable_members`` (scope
 
 The group's anchors, spread, cap and outliers are published in the JSON
 ``measurements.groups.<name>``.
+
+**Travel policy.** Equal cycle durations do not mean equal travel: members
+that cover different distances per cycle have different stride lengths, and a
+controller that drives one gait-wide speed then makes some directions slide.
+Whether that is a defect depends on the controller, so the project declares
+its policy in ``travel_policy`` and every member is held to it. Per member:
+speed (m/s, the travel bone's horizontal endpoint speed, as ``measure``),
+stride length (m) = speed × duration ÷ strides in the clip (``cycles``) and
+heading (deg, +Z = 0, +X = 90). An **in-place** member (``movement_owner_xz =
+"gameplay"``, or no owner and a root slower than 0.05 m/s) takes its declared
+``speed_mps`` as its speed; without one it has no travel to compare. Spread =
+largest − smallest over the members that have a speed.
+
+* ``"uniform"``: **error** when the speed spread exceeds ``max_speed_delta_mps``
+  (default 0.1 m/s) or the stride-length spread exceeds
+  ``max_stride_length_delta_m`` (default 0.1 m, about 7 % of a walking
+  stride); the message gives both spreads, the slowest and fastest members and
+  every member's speed, stride length and heading. Diagonals are judged like
+  any member. An unpinned in-place member is a coverage gap
+  ``measurement_unavailable`` (scope ``travel_policy``: "in-place; declare
+  speed_mps to compare"); fewer than two members with a speed is a gap
+  ``insufficient_measurable_members``.
+* ``"pinned"``: every member declares ``speed_mps`` in ``[clips.*]``; a member
+  without one is an **error** naming it. A root-motion member whose measured
+  speed is farther from its pin than its ``speed_tolerance_mps`` (else
+  ``max_speed_delta_mps``) is an **error** (measured = speed, expected = pin);
+  an in-place member's speed is its pin.
+* ``"accepted"``: the variation is recorded and produces no finding (unpinned
+  in-place members are gaps, as for ``uniform``).
+* no policy: when the spreads exceed the same tolerances, one **note** lists
+  every member's speed, stride length and heading and names the three
+  policies; in-place members without a pin are left out silently. A
+  ``[checks.gait-group] severity`` override leaves this note a note.
+
+A member whose speed cannot be measured (no root or hips role, too short) is a
+gap ``measurement_unavailable`` under a declared policy. The policy, the
+tolerances, both spreads and every member's ``speed_mps``,
+``stride_length_m``, ``heading_deg``, ``source`` (``measured``, ``declared``
+or ``in_place``) and ``speed_pin_mps`` are published in
+``measurements.groups.<name>.travel``; the HTML report's group section shows
+them as a table.
 """
 
 from __future__ import annotations
@@ -61,8 +102,9 @@ SEVERITY = "error"
 SCOPE = "group"
 GROUP_TABLE = "gait_groups"
 NEEDS = (
-    "config: [gait_groups.<name>] clips, max_gait_phase_spread, min_lr_amplitude_m",
-    "roles: hips + left and right foot (or toe) in every member",
+    "config: [gait_groups.<name>] clips, max_gait_phase_spread, min_lr_amplitude_m "
+    "(travel: travel_policy, max_speed_delta_mps, max_stride_length_delta_m)",
+    "roles: hips + left and right foot (or toe) in every member (travel: root or hips)",
 )
 CONFIG = {}
 
@@ -286,8 +328,8 @@ def travel_items(ctx):
         elif differs:
             yield ctx.finding(
                 f"gait group '{name}': travel_policy \"uniform\" but the members' travel differs ({spreads}) — "
-                f"a controller driving one gait-wide speed makes the outliers slide; re-time or re-author them. "
-                f"Members: {listed}",
+                f"a controller driving one gait-wide speed makes some of them slide; re-time or re-author them. "
+                f"{extremes_text(have)}. Members: {listed}",
                 measured=speed_spread,
                 expected=speed_cap,
                 members=[travel_json(t) for t in have],
@@ -319,6 +361,15 @@ def travel_items(ctx):
                     expected=t.pin_mps,
                     members=[travel_json(t)],
                 )
+
+
+def extremes_text(have) -> str:
+    """``slowest fwd, back (1.20 m/s); fastest left, right (1.44 m/s)``: every member at each end."""
+    lo = min(t.speed_mps for t in have)
+    hi = max(t.speed_mps for t in have)
+    slow = ", ".join(t.label for t in have if t.speed_mps == lo)
+    fast = ", ".join(t.label for t in have if t.speed_mps == hi)
+    return f"Slowest {slow} ({lo:.2f} m/s); fastest {fast} ({hi:.2f} m/s)"
 
 
 def fmt_or_dash(value, unit: str) -> str:
