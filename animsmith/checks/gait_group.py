@@ -87,6 +87,7 @@ from __future__ import annotations
 
 from animsmith.checks._clip import digits_apart
 from animsmith.checks._group import (
+    allowance,
     ambiguity_notes,
     below,
     exceeds,
@@ -364,11 +365,12 @@ def travel_items(ctx):
 
 
 def extremes_text(have) -> str:
-    """``slowest fwd, back (1.20 m/s); fastest left, right (1.44 m/s)``: every member at each end."""
+    """``Slowest fwd, back (1.20 m/s); fastest left, right (1.44 m/s)``: every member at each end."""
     lo = min(t.speed_mps for t in have)
     hi = max(t.speed_mps for t in have)
-    slow = ", ".join(t.label for t in have if t.speed_mps == lo)
-    fast = ", ".join(t.label for t in have if t.speed_mps == hi)
+    tol = allowance(hi)  # float32 positions: equal speeds can differ in their last bits
+    slow = ", ".join(t.label for t in have if t.speed_mps - lo <= tol)
+    fast = ", ".join(t.label for t in have if hi - t.speed_mps <= tol)
     return f"Slowest {slow} ({lo:.2f} m/s); fastest {fast} ({hi:.2f} m/s)"
 
 
