@@ -88,7 +88,7 @@ def test_uniform_stride_length_tolerance_is_its_own_cap(tmp_path, capsys):
     code, doc = lint(tmp_path, capsys, ring(), cfg)
     assert code == 1
     [f] = findings(doc)
-    assert "stride-length spread 0.08 m (cap 0.05 m)" in f["message"]
+    assert "stride-length spread 0.08 m, cap 0.05 m" in f["message"]
 
 
 def test_accepted_passes_and_records_every_member(tmp_path, capsys):
@@ -210,3 +210,22 @@ def test_seed_ring_declares_no_policy_and_stays_silent(capsys):
     assert {m["source"] for m in t["members"]} == {"in_place"}
     assert not [f for f in doc["files"][0]["findings"] if "travel" in f["message"]]
     assert json.dumps(t)  # plain JSON
+
+
+def test_report_group_section_carries_the_travel_table(tmp_path, capsys):
+    import re
+
+    glb = write_clips(tmp_path / "ring.glb", ring())
+    path = write_config(tmp_path / "animsmith.toml", config("accepted"))
+    out = tmp_path / "r.html"
+    code, _, err = run_cli(["--config", path, "report", glb, "-o", str(out)], capsys)
+    assert code == 0, err
+    text = out.read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', text, re.S).group(1))
+    (group,) = data["groups"]
+    rows = {m["member"]: m for m in group["travel"]["members"]}
+    assert rows["left"]["stride_length_m"] == pytest.approx(0.48, abs=1e-6)
+    assert rows["fwd"]["heading_deg"] == pytest.approx(0.0, abs=1e-6)
+    # the phase record still drives the figure: every member measured, none excluded
+    assert {m["status"] for m in group["members"]} == {"measured"}
+    assert "renderTravelTable" in text

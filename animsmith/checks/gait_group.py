@@ -302,8 +302,8 @@ def travel_items(ctx):
         stride_spread is not None and exceeds(stride_spread, stride_cap)
     )
     spreads = (
-        f"speed spread {fmt_or_dash(speed_spread, ' m/s')} (cap {speed_cap:.2f} m/s), "
-        f"stride-length spread {fmt_or_dash(stride_spread, ' m')} (cap {stride_cap:.2f} m)"
+        f"speed spread {fmt_or_dash(speed_spread, ' m/s')}, cap {speed_cap:.2f} m/s; "
+        f"stride-length spread {fmt_or_dash(stride_spread, ' m')}, cap {stride_cap:.2f} m"
     )
     if policy is None:
         if differs:

@@ -16,7 +16,8 @@ coverage_gaps), ``files[]`` (path, profile, skeleton, clips), ``skeletons[]``
 group, time_s, target), ``gaps[]`` (folded as in the text output) and
 ``groups[]`` (one per declared gait group: name, anchor, cap, floor, mean,
 spread, outliers, members[] with label, status, phase, amplitude, cycles,
-distance, outlier, signal (one cycle of L−R height, m), clip, color).
+distance, outlier, signal (one cycle of L−R height, m), clip, color; ``travel``:
+the gait-group travel record or null, drawn as the group's travel table).
 """
 
 from __future__ import annotations
@@ -89,6 +90,9 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
         for name, rec in (fr.measurements.get("groups") or {}).items():
             if rec.get("check_id") == "gait-group":
                 records[name] = rec
+    travels = {name: rec.get("travel") for name, rec in records.items()}
+    # the phase record holds anchors; a record with only the travel policy's numbers is not one
+    records = {name: rec for name, rec in records.items() if "anchors" in rec}
     members_by_group = (result.group_members or {}).get("gait_groups", {})
     out = []
     checks_run = getattr(result, "checks", None)
@@ -110,6 +114,7 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
             # False when the run left gait-group out (--select): the figure says so
             "judged": checks_run is None or "gait-group" in checks_run,
             "members": [],
+            "travel": travels.get(name),
         }
         for mi, m in enumerate(members_by_group.get(name, [])):  # each member once (lint.resolve_members)
             summ = m.summary or {}
