@@ -229,3 +229,20 @@ def test_report_group_section_carries_the_travel_table(tmp_path, capsys):
     # the phase record still drives the figure: every member measured, none excluded
     assert {m["status"] for m in group["members"]} == {"measured"}
     assert "renderTravelTable" in text
+
+
+def test_core_travel_rules():
+    from animsmith.core.travel import is_in_place, member_travel, spread, stride_length_m
+
+    assert stride_length_m(1.5, 1.2, 3) == pytest.approx(0.6)
+    assert stride_length_m(1.5, 1.2, 0) is None and stride_length_m(None, 1.0, 1) is None
+    assert stride_length_m(1.0, 1.0, True) is None  # a bool is no stride count
+    assert is_in_place(0.049) and not is_in_place(0.05) and not is_in_place(None)
+    assert is_in_place(2.0, "gameplay") and not is_in_place(0.0, "animation")
+    assert spread([1.0, None, 1.3, float("nan"), 1.1]) == pytest.approx(0.3) and spread([1.0]) is None
+    t = member_travel("w", speed_mps=0.0, heading_deg=None, duration_s=1.0, cycles=2, pin_mps=1.4)
+    assert (t.source, t.speed_mps, t.stride_length_m) == ("declared", 1.4, pytest.approx(0.7))
+    t = member_travel("w", speed_mps=0.0, heading_deg=None, duration_s=1.0, cycles=2)
+    assert t.source == "in_place" and t.speed_mps is None and "declare speed_mps" in t.reason
+    t = member_travel("w", speed_mps=None, heading_deg=None, duration_s=1.0, cycles=2, speed_unavailable="no root")
+    assert t.source == "measured" and t.speed_mps is None and t.reason == "no root"

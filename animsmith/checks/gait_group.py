@@ -1,4 +1,4 @@
-"""A declared blend ring whose members do not share one stride phase.
+"""A declared blend ring whose members do not share one stride phase, or break its travel policy.
 
 Armed by ``[gait_groups.<name>]``. Each member's stride anchor
 (``gait_phase``, in [0, 1) of a stride: the trough of the stride harmonic of

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 #: a root slower than this (m/s) without a declared owner is an in-place member
 IN_PLACE_MAX_MPS = 0.05
@@ -110,14 +110,6 @@ def spread(values: Sequence[Optional[float]]) -> Optional[float]:
     if len(vals) < 2:
         return None
     return max(vals) - min(vals)
-
-
-def extremes(members: Sequence[MemberTravel], attr: str) -> Optional[Tuple[MemberTravel, MemberTravel]]:
-    """(smallest, largest) member by ``attr`` among members that have it (first wins ties)."""
-    have = [m for m in members if _finite(getattr(m, attr)) is not None]
-    if len(have) < 2:
-        return None
-    return min(have, key=lambda m: getattr(m, attr)), max(have, key=lambda m: getattr(m, attr))
 
 
 def pin_deviation_mps(member: MemberTravel) -> Optional[float]:
