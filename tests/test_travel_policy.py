@@ -89,6 +89,7 @@ def test_uniform_stride_length_tolerance_is_its_own_cap(tmp_path, capsys):
     assert code == 1
     [f] = findings(doc)
     assert "stride-length spread 0.08 m, cap 0.05 m" in f["message"]
+    assert f["measured"] == pytest.approx(0.08, abs=1e-6) and f["expected"] == pytest.approx(0.05)
 
 
 def test_accepted_passes_and_records_every_member(tmp_path, capsys):

@@ -298,9 +298,11 @@ def travel_items(ctx):
         },
     )
     listed = "; ".join(travel_text(t) for t in have)
-    differs = (speed_spread is not None and exceeds(speed_spread, speed_cap)) or (
-        stride_spread is not None and exceeds(stride_spread, stride_cap)
-    )
+    speed_over = speed_spread is not None and exceeds(speed_spread, speed_cap)
+    stride_over = stride_spread is not None and exceeds(stride_spread, stride_cap)
+    differs = speed_over or stride_over
+    # measured/expected: the speed spread and its cap, or the stride-length pair when only it is over
+    judged = (speed_spread, speed_cap) if speed_over or not stride_over else (stride_spread, stride_cap)
     spreads = (
         f"speed spread {fmt_or_dash(speed_spread, ' m/s')}, cap {speed_cap:.2f} m/s; "
         f"stride-length spread {fmt_or_dash(stride_spread, ' m')}, cap {stride_cap:.2f} m"
@@ -313,8 +315,8 @@ def travel_items(ctx):
                 f"slide. Members: {listed}. To decide, {POLICY_HINT}",
                 severity="note",
                 informational=True,
-                measured=speed_spread,
-                expected=speed_cap,
+                measured=judged[0],
+                expected=judged[1],
                 members=[travel_json(t) for t in have],
             )
         return
@@ -331,8 +333,8 @@ def travel_items(ctx):
                 f"gait group '{name}': travel_policy \"uniform\" but the members' travel differs ({spreads}) — "
                 f"a controller driving one gait-wide speed makes some of them slide; re-time or re-author them. "
                 f"{extremes_text(have)}. Members: {listed}",
-                measured=speed_spread,
-                expected=speed_cap,
+                measured=judged[0],
+                expected=judged[1],
                 members=[travel_json(t) for t in have],
             )
     elif policy == "pinned":
