@@ -247,3 +247,23 @@ def test_core_travel_rules():
     assert t.source == "in_place" and t.speed_mps is None and "declare speed_mps" in t.reason
     t = member_travel("w", speed_mps=None, heading_deg=None, duration_s=1.0, cycles=2, speed_unavailable="no root")
     assert t.source == "measured" and t.speed_mps is None and t.reason == "no root"
+
+
+def test_simulator_bakes_as_file_members(tmp_path, capsys):
+    """`sim bake --root-motion` keeps the biped's 1.0 m cycle and shortens the cycle time as the
+    speed rises: equal stride lengths, speeds 20 % apart."""
+    for name, speed in (("fwd", 1.2), ("back", 1.2), ("left", 1.44), ("right", 1.44)):
+        code, _, err = run_cli(["sim", "bake", "biped", "--root-motion", "--speed", str(speed), "-o", str(tmp_path / f"{name}.glb")], capsys)
+        assert code == 0, err
+    members = ", ".join(f'"{n}.glb"' for n in ("fwd", "back", "left", "right"))
+    path = write_config(tmp_path / "animsmith.toml", f'[gait_groups.ring]\nclips = [{members}]\ntravel_policy = "accepted"\n')
+    files = [str(tmp_path / f"{n}.glb") for n in ("fwd", "back", "left", "right")]
+    code, out, err = run_cli(["--config", path, "lint", "--format", "json", "--select", "gait-group", *files], capsys)
+    assert code == 0, err
+    doc = validate_json(out)
+    t = next(f["measurements"]["groups"]["ring"]["travel"] for f in doc["files"] if f["measurements"]["groups"])
+    got = {m["member"]: (m["speed_mps"], m["stride_length_m"]) for m in t["members"]}
+    assert got["fwd.glb"] == (pytest.approx(1.2, abs=1e-4), pytest.approx(1.0, abs=1e-4))
+    assert got["left.glb"] == (pytest.approx(1.44, abs=1e-4), pytest.approx(1.0, abs=1e-4))
+    assert t["speed_spread_mps"] == pytest.approx(0.24, abs=1e-4)
+    assert t["stride_length_spread_m"] == pytest.approx(0.0, abs=1e-4)
