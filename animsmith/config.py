@@ -21,7 +21,9 @@ Tables
   order), then the exact-name entry last. A field left unset does not
   override.
 * ``[gait_groups.<name>]``: ``clips``, ``max_gait_phase_spread`` (0.15 cycle,
-  in [0, 0.5]), ``min_lr_amplitude_m`` (0.03 m, ≥ 0).
+  in [0, 0.5]), ``min_lr_amplitude_m`` (0.03 m, ≥ 0); ``travel_policy``
+  (``"uniform"`` | ``"pinned"`` | ``"accepted"``, default none),
+  ``max_speed_delta_mps`` (0.1, ≥ 0), ``max_stride_length_delta_m`` (0.1, ≥ 0).
 * ``[sync_groups.<name>]``: ``clips``, ``max_duration_delta_s`` (0.001),
   ``max_frame_count_delta`` (0), ``max_fps_delta`` (0.01); optional
   ``[sync_groups.<name>.time_complement]`` with ``min_reflected_time_advantage``
@@ -122,6 +124,9 @@ class GaitGroup:
     members: List[MemberRef]
     max_gait_phase_spread: float = 0.15
     min_lr_amplitude_m: float = 0.03
+    travel_policy: Optional[str] = None
+    max_speed_delta_mps: float = 0.1
+    max_stride_length_delta_m: float = 0.1
 
 
 @dataclass
@@ -500,6 +505,9 @@ GAIT_GROUP_KEYS = {
     "clips": ("list", None, None, None),
     "max_gait_phase_spread": ("number", 0.0, 0.5, None),
     "min_lr_amplitude_m": ("number", 0.0, None, None),
+    "travel_policy": ("string", None, None, ("uniform", "pinned", "accepted")),
+    "max_speed_delta_mps": ("number", 0.0, None, None),
+    "max_stride_length_delta_m": ("number", 0.0, None, None),
 }
 SYNC_GROUP_KEYS = {
     "clips": ("list", None, None, None),
@@ -773,6 +781,12 @@ GROUP_KEY_DOCS = {
     "clips": "Members: a clip name, \"file.glb\" or \"file.glb#clip\" (paths relative to the config).",
     "max_gait_phase_spread": "Largest allowed circular distance (cycles) of a member's stride anchor from the circular mean.",
     "min_lr_amplitude_m": "Members whose left-right foot-height swing is below this are coverage gaps (exactly at it counts).",
+    "travel_policy": "How members' travel is judged: \"uniform\" (equal speed and stride length), \"pinned\" "
+    "(each member's measured speed against its [clips.*] speed_mps) or \"accepted\" (recorded only).",
+    "max_speed_delta_mps": "uniform: allowed spread of member speeds (m/s); pinned: the tolerance of a pin without speed_tolerance_mps; "
+    "without a policy: the spread above which a note lists the members' travel.",
+    "max_stride_length_delta_m": "uniform: allowed spread of member stride lengths (m) (speed × duration ÷ strides); "
+    "without a policy: the spread above which a note lists the members' travel.",
     "max_duration_delta_s": "Allowed duration spread (max − min), seconds.",
     "max_frame_count_delta": "Allowed spread of authored key counts.",
     "max_fps_delta": "Allowed fps spread (declared fps, else authored (keys − 1)/duration).",
@@ -791,8 +805,10 @@ def group_table_keys(check_id: str):
         return None
     header, spec, defaults = tables[check_id]
     rows = []
-    for key, (kind, lo, hi, _choices) in spec.items():
+    for key, (kind, lo, hi, choices) in spec.items():
         default = None if key == "clips" else getattr(defaults, key)
         rng = ", ".join(p for p in ((f"≥ {lo:g}" if lo is not None else ""), (f"≤ {hi:g}" if hi is not None else "")) if p)
+        if choices:
+            rng = "one of " + ", ".join(f"\"{c}\"" for c in choices)
         rows.append((key, kind, default, rng, GROUP_KEY_DOCS[key]))
     return header, rows

@@ -410,7 +410,28 @@ def member_summary(analysis, measurements: Optional[Dict[str, Any]], expect, end
     summary["lr_signal_m"] = None if signal is None else [float(v) for v in signal]
     summary["declared_loop"] = None if expect is None else expect.loop
     summary["declared_fps"] = None if expect is None else expect.fps
+    summary.update(_travel_fields(analysis, summary, expect))
     return summary
+
+
+def _travel_fields(analysis, summary: Dict[str, Any], expect) -> Dict[str, Any]:
+    """What the gait group's travel policy reads: speed, heading (measured once by the
+    clip's analysis) and the member's declared speed pin, tolerance and movement owner."""
+    out: Dict[str, Any] = {}
+    if "speed_mps" not in summary:
+        try:
+            sp = analysis.speed
+            out["speed_mps"], out["heading_deg"] = sp.speed_mps, sp.heading_deg
+            if sp.speed_mps is None:
+                out["speed_mps_unavailable"] = sp.speed_mps_unavailable
+        except Exception as exc:  # noqa: BLE001 - an unsampleable clip is a missing measurement
+            if os.environ.get("ANIMSMITH_DEBUG"):
+                raise
+            out["speed_mps"] = out["heading_deg"] = None
+            out["speed_mps_unavailable"] = f"clip cannot be sampled ({type(exc).__name__}: {exc})"
+    for key in ("speed_mps", "speed_tolerance_mps", "movement_owner_xz"):
+        out["declared_" + key] = None if expect is None else getattr(expect, key)
+    return out
 
 
 def _group_fields(analysis, endpoint_mode: bool = True) -> Dict[str, Any]:
@@ -1078,7 +1099,8 @@ def run_group_checks(files: List[FileResult], summaries, plan: Plan, selected: O
             try:
                 for item in spec.run(ctx) or ():
                     if isinstance(item, GroupRecord):
-                        target.measurements.setdefault("groups", {})[name] = dict(item.data)
+                        # a check may publish several records for one group (gait-group: phase, then travel)
+                        target.measurements.setdefault("groups", {}).setdefault(name, {}).update(item.data)
                     elif isinstance(item, Finding):
                         target.findings.append(_override(item, override))
                     else:

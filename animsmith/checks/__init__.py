@@ -201,7 +201,7 @@ def explain(spec: CheckSpec) -> str:
         header, rows = table
         lines += ["", f"Config {header} (arms the check):"]
         for key, kind, default, rng, doc in rows:
-            shown = "required" if default is None else f"default {_fmt_default(default)}"
+            shown = "required" if key == "clips" else ("default none" if default is None else f"default {_fmt_default(default)}")
             lines.append(f"  {key} ({kind}{', ' + rng if rng else ''}; {shown}): {doc}")
     lines += ["", f"Config [checks.{spec.id}]:"]
     lines.append("  enabled (bool; default true): false disables the check.")
@@ -257,7 +257,7 @@ def markdown() -> str:
             header, rows = table
             out += ["", f"| `{header}` key | type | default | range | meaning |", "|---|---|---|---|---|"]
             for key, kind, default, rng, doc in rows:
-                shown = "required" if default is None else f"`{_fmt_default(default)}`"
+                shown = "required" if key == "clips" else ("none" if default is None else f"`{_fmt_default(default)}`")
                 out.append(f"| `{key}` | {kind} | {shown} | {rng or '—'} | {_cell(doc)} |")
         if s.config:
             out += ["", f"| `[checks.{s.id}]` key | type | default | range | meaning |", "|---|---|---|---|---|"]

@@ -1,4 +1,4 @@
-"""A declared blend ring whose members do not share one stride phase.
+"""A declared blend ring whose members do not share one stride phase, or break its travel policy.
 
 Armed by ``[gait_groups.<name>]``. Each member's stride anchor
 (``gait_phase``, in [0, 1) of a stride: the trough of the stride harmonic of
@@ -40,12 +40,62 @@ measured anchors → gap ``insufficient_measurable_members`` (scope
 
 The group's anchors, spread, cap and outliers are published in the JSON
 ``measurements.groups.<name>``.
+
+**Travel policy.** Equal cycle durations do not mean equal travel: members
+that cover different distances per cycle have different stride lengths, and a
+controller that drives one gait-wide speed then makes some directions slide.
+Whether that is a defect depends on the controller, so the project declares
+its policy in ``travel_policy`` and every member is held to it. Per member:
+speed (m/s, the travel bone's horizontal endpoint speed, as ``measure``),
+stride length (m) = speed × duration ÷ strides in the clip (``cycles``) and
+heading (deg, +Z = 0, +X = 90). An **in-place** member (``movement_owner_xz =
+"gameplay"``, or no owner and a root slower than 0.05 m/s) takes its declared
+``speed_mps`` as its speed; without one it has no travel to compare. Spread =
+largest − smallest over the members that have a speed.
+
+* ``"uniform"``: **error** when the speed spread exceeds ``max_speed_delta_mps``
+  (default 0.1 m/s) or the stride-length spread exceeds
+  ``max_stride_length_delta_m`` (default 0.1 m, about 7 % of a walking
+  stride); the message gives both spreads, the slowest and fastest members and
+  every member's speed, stride length and heading. Diagonals are judged like
+  any member. An unpinned in-place member is a coverage gap
+  ``measurement_unavailable`` (scope ``travel_policy``: "in-place; declare
+  speed_mps to compare"); fewer than two members with a speed is a gap
+  ``insufficient_measurable_members``.
+* ``"pinned"``: every member declares ``speed_mps`` in ``[clips.*]``; a member
+  without one is an **error** naming it. A root-motion member whose measured
+  speed is farther from its pin than its ``speed_tolerance_mps`` (else
+  ``max_speed_delta_mps``) is an **error** (measured = speed, expected = pin);
+  an in-place member's speed is its pin.
+* ``"accepted"``: the variation is recorded and produces no finding (unpinned
+  in-place members are gaps, as for ``uniform``).
+* no policy: when the spreads exceed the same tolerances, one **note** lists
+  every member's speed, stride length and heading and names the three
+  policies; in-place members without a pin are left out silently. A
+  ``[checks.gait-group] severity`` override leaves this note a note.
+
+A member whose speed cannot be measured (no root or hips role, too short) is a
+gap ``measurement_unavailable`` under a declared policy. The policy, the
+tolerances, both spreads and every member's ``speed_mps``,
+``stride_length_m``, ``heading_deg``, ``source`` (``measured``, ``declared``
+or ``in_place``) and ``speed_pin_mps`` are published in
+``measurements.groups.<name>.travel``; the HTML report's group section shows
+them as a table.
 """
 
 from __future__ import annotations
 
 from animsmith.checks._clip import digits_apart
-from animsmith.checks._group import ambiguity_notes, below, exceeds, finite, fmt_list, missing_message, phase_reason
+from animsmith.checks._group import (
+    allowance,
+    ambiguity_notes,
+    below,
+    exceeds,
+    finite,
+    fmt_list,
+    missing_message,
+    phase_reason,
+)
 from animsmith.checks.context import GroupRecord
 
 ID = "gait-group"
@@ -53,8 +103,9 @@ SEVERITY = "error"
 SCOPE = "group"
 GROUP_TABLE = "gait_groups"
 NEEDS = (
-    "config: [gait_groups.<name>] clips, max_gait_phase_spread, min_lr_amplitude_m",
-    "roles: hips + left and right foot (or toe) in every member",
+    "config: [gait_groups.<name>] clips, max_gait_phase_spread, min_lr_amplitude_m "
+    "(travel: travel_policy, max_speed_delta_mps, max_stride_length_delta_m)",
+    "roles: hips + left and right foot (or toe) in every member (travel: root or hips)",
 )
 CONFIG = {}
 
@@ -69,6 +120,12 @@ def circular_spread(phases):
 
 
 def check(ctx):
+    yield from phase_items(ctx)
+    yield from travel_items(ctx)
+
+
+def phase_items(ctx):
+    """Findings, gaps and the record of the stride-phase rule (first part of the docstring)."""
     g = ctx.group
     name = ctx.group_name
     cap = float(g.max_gait_phase_spread)
@@ -158,3 +215,177 @@ def check(ctx):
                 for (label, p, a), d in zip(measured, dists)
             ],
         )
+
+
+# --------------------------------------------------------------------------
+# Travel policy (second part of the docstring)
+# --------------------------------------------------------------------------
+
+POLICY_HINT = (
+    'declare travel_policy = "uniform" (hold them equal), "pinned" (each member against its '
+    'speed_mps) or "accepted" (record the variation)'
+)
+
+
+def member_travels(ctx):
+    """core.travel.MemberTravel of every found member, in declared order."""
+    from animsmith.core.travel import member_travel
+
+    out = []
+    for m in ctx.members:
+        if not m.found:
+            continue
+        s = m.summary
+        out.append(
+            member_travel(
+                m.label,
+                speed_mps=s.get("speed_mps"),
+                heading_deg=s.get("heading_deg"),
+                duration_s=s.get("duration_s"),
+                cycles=s.get("cycles"),
+                pin_mps=s.get("declared_speed_mps"),
+                movement_owner_xz=s.get("declared_movement_owner_xz"),
+                speed_unavailable=s.get("speed_mps_unavailable"),
+            )
+        )
+    return out
+
+
+def travel_text(t) -> str:
+    """``run_left 1.44 m/s, stride 1.44 m, heading 90°`` (``in place`` for a declared speed)."""
+    speed = "-" if t.speed_mps is None else f"{t.speed_mps:.2f} m/s"
+    stride = "-" if t.stride_length_m is None else f"{t.stride_length_m:.2f} m"
+    if t.source == "declared":
+        heading = "in place, declared speed"
+    else:
+        heading = "heading -" if t.heading_deg is None else f"heading {t.heading_deg:.0f}°"
+    return f"{t.label} {speed}, stride {stride}, {heading}"
+
+
+def travel_items(ctx):
+    """Findings, gaps and the ``travel`` record of the declared travel policy."""
+    from animsmith.core.travel import comparable, pin_deviation_mps, spread
+
+    g = ctx.group
+    name = ctx.group_name
+    policy = getattr(g, "travel_policy", None)
+    speed_cap = float(getattr(g, "max_speed_delta_mps", 0.1))
+    stride_cap = float(getattr(g, "max_stride_length_delta_m", 0.1))
+    travels = member_travels(ctx)
+    if not travels:
+        return
+    scope = "travel_policy"
+    for t in travels:
+        if t.source == "measured" and t.speed_mps is None and policy is not None:
+            yield ctx.gap("measurement_unavailable", f"speed not measured: {t.reason}", scope=scope, subjects=[t.label])
+        elif t.source == "in_place" and policy in ("uniform", "accepted"):
+            yield ctx.gap("measurement_unavailable", "in-place; declare speed_mps to compare", scope=scope, subjects=[t.label])
+    have = comparable(travels)
+    speed_spread = spread([t.speed_mps for t in have])
+    stride_spread = spread([t.stride_length_m for t in have])
+    yield GroupRecord(
+        ID,
+        {
+            "check_id": ID,
+            "travel": {
+                "policy": policy,
+                "max_speed_delta_mps": speed_cap,
+                "max_stride_length_delta_m": stride_cap,
+                "speed_spread_mps": speed_spread,
+                "stride_length_spread_m": stride_spread,
+                "members": [travel_json(t) for t in travels],
+            },
+        },
+    )
+    listed = "; ".join(travel_text(t) for t in have)
+    speed_over = speed_spread is not None and exceeds(speed_spread, speed_cap)
+    stride_over = stride_spread is not None and exceeds(stride_spread, stride_cap)
+    differs = speed_over or stride_over
+    # measured/expected: the speed spread and its cap, or the stride-length pair when only it is over
+    judged = (speed_spread, speed_cap) if speed_over or not stride_over else (stride_spread, stride_cap)
+    spreads = (
+        f"speed spread {fmt_or_dash(speed_spread, ' m/s')}, cap {speed_cap:.2f} m/s; "
+        f"stride-length spread {fmt_or_dash(stride_spread, ' m')}, cap {stride_cap:.2f} m"
+    )
+    if policy is None:
+        if differs:
+            yield ctx.finding(
+                f"gait group '{name}': members travel at different speeds or stride lengths ({spreads}) and no "
+                f"travel_policy is declared — a controller driving one gait-wide speed makes some directions "
+                f"slide. Members: {listed}. To decide, {POLICY_HINT}",
+                severity="note",
+                informational=True,
+                measured=judged[0],
+                expected=judged[1],
+                members=[travel_json(t) for t in have],
+            )
+        return
+    if policy == "uniform":
+        if len(have) < 2:
+            yield ctx.gap(
+                "insufficient_measurable_members",
+                f"gait group '{name}' has {len(have)} member(s) with a speed; travel_policy \"uniform\" compares at least two",
+                scope=scope,
+                subjects=[name],
+            )
+        elif differs:
+            yield ctx.finding(
+                f"gait group '{name}': travel_policy \"uniform\" but the members' travel differs ({spreads}) — "
+                f"a controller driving one gait-wide speed makes some of them slide; re-time or re-author them. "
+                f"{extremes_text(have)}. Members: {listed}",
+                measured=judged[0],
+                expected=judged[1],
+                members=[travel_json(t) for t in have],
+            )
+    elif policy == "pinned":
+        for t in travels:
+            if t.pin_mps is None:
+                yield ctx.finding(
+                    f"gait group '{name}' member '{t.label}' declares no speed_mps: travel_policy \"pinned\" "
+                    f"judges every member against its own [clips.*] speed_mps",
+                    clip=t.label,
+                    measured="unpinned",
+                    expected="a speed_mps pin",
+                )
+                continue
+            dev = pin_deviation_mps(t)
+            if dev is None:
+                continue
+            m = next(x for x in ctx.members if x.label == t.label)
+            tol = finite(m.summary.get("declared_speed_tolerance_mps"))
+            tol = speed_cap if tol is None else tol
+            if exceeds(dev, tol):
+                yield ctx.finding(
+                    f"gait group '{name}' member '{t.label}' travels {t.speed_mps:.2f} m/s, {dev:.2f} m/s off its "
+                    f"speed_mps pin {t.pin_mps:.2f} (tolerance {tol:.2f} m/s) — a controller driving the pinned "
+                    f"speed makes it slide. Measured: {travel_text(t)}",
+                    clip=t.label,
+                    measured=t.speed_mps,
+                    expected=t.pin_mps,
+                    members=[travel_json(t)],
+                )
+
+
+def extremes_text(have) -> str:
+    """``Slowest fwd, back (1.20 m/s); fastest left, right (1.44 m/s)``: every member at each end."""
+    lo = min(t.speed_mps for t in have)
+    hi = max(t.speed_mps for t in have)
+    tol = allowance(hi)  # float32 positions: equal speeds can differ in their last bits
+    slow = ", ".join(t.label for t in have if t.speed_mps - lo <= tol)
+    fast = ", ".join(t.label for t in have if hi - t.speed_mps <= tol)
+    return f"Slowest {slow} ({lo:.2f} m/s); fastest {fast} ({hi:.2f} m/s)"
+
+
+def fmt_or_dash(value, unit: str) -> str:
+    return "-" if value is None else f"{value:.2f}{unit}"
+
+
+def travel_json(t) -> dict:
+    return {
+        "member": t.label,
+        "speed_mps": t.speed_mps,
+        "stride_length_m": t.stride_length_m,
+        "heading_deg": t.heading_deg,
+        "source": t.source,
+        "speed_pin_mps": t.pin_mps,
+    }

@@ -205,6 +205,7 @@ TEXT_COLUMNS = (
     ("seam", "loop_seam_ratio", 2),
     ("yaw deg", "yaw_deg", 1),
     ("endpoint", "loop_endpoint_mode", None),
+    ("skate", "foot_skate_ratio", 2),
 )
 SPEED_COLUMNS = (
     ("clip", "name", None),
@@ -252,8 +253,21 @@ def render_text(files: List[Dict[str, Any]], speed: bool) -> None:
                 console.print(f"  {n}", markup=False)
 
 
-def _measure_one(ca, speed: bool, floor_m: float) -> Dict[str, Any]:
-    return speed_measurements(ca) if speed else ca.measurements(min_stride_step_m=floor_m)
+def _measure_one(ca, speed: bool, floor_m: float, contract=None) -> Dict[str, Any]:
+    if speed:
+        return speed_measurements(ca)
+    m = ca.measurements(min_stride_step_m=floor_m)
+    m.update(foot_measurements(ca, contract))
+    return m
+
+
+def foot_measurements(ca, contract) -> Dict[str, Any]:
+    """foot_skate_ratio and foot_contacts; the clip's [clips.*] speed_mps and movement_owner_xz
+    decide the treadmill frame of an in-place clip."""
+    exp = contract.expect_for(ca.clip.name) if contract is not None else None
+    return ca.foot_measurements(
+        None if exp is None else exp.speed_mps, None if exp is None else exp.movement_owner_xz
+    )
 
 
 def render_json(files: List[Dict[str, Any]], speed: bool) -> None:
@@ -314,7 +328,7 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
         clips = []
         chosen.reverse()
         while chosen:  # one clip at a time, letting each pose grid go (memory: one clip, not all)
-            clips.append(_measure_one(chosen.pop(), speed, floor_m))
+            clips.append(_measure_one(chosen.pop(), speed, floor_m, contract))
         rj = roles.to_json()
         files.append({"path": path, "rig": rj, "clips": clips})
     if fmt_name == "json":

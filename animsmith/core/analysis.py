@@ -327,6 +327,59 @@ class ClipAnalysis:
         put("loop_continuity", cont, why)
         return m
 
+    def _authored_stance(self, bones, times_s) -> Optional[np.ndarray]:
+        """(N, F) stance from the clip's contact markers (True for a foot they do not name), or None."""
+        from animsmith.core.contacts import authored_contacts
+
+        contacts = authored_contacts(self.clip)
+        if contacts is None:
+            return None
+        names = contacts.marker_names(self.skeleton, bones)
+        if all(n is None for n in names):
+            return None
+        stance = contacts.stance_mask(names, times_s)
+        stance[:, [n is None for n in names]] = True
+        return stance
+
+    def foot_measurements(self, declared_speed_mps=None, movement_owner_xz: Optional[str] = None) -> Dict[str, Any]:
+        """``foot_skate_ratio`` and ``foot_contacts`` (core.footskate), JSON-ready, with reasons.
+
+        An in-place clip (core.travel.is_in_place) with a declared ``speed_mps`` is measured on
+        a treadmill moving at that speed (``foot_skate_ground_mps``; 0 otherwise).
+        """
+        from animsmith.core.footskate import foot_contacts, foot_skate_ratio, skate_points, skate_times_s
+        from animsmith.core.pose import sample_pose
+        from animsmith.core.travel import is_in_place
+
+        m: Dict[str, Any] = {}
+        why = key_times_problem(self.clip)
+        treadmill = None
+        if why is None and is_in_place(self.speed.speed_mps, movement_owner_xz):
+            if declared_speed_mps is not None:
+                treadmill = float(declared_speed_mps)
+            elif self.gait.cycles is not None:  # an in-place gait's planted feet sweep back on purpose
+                why = "in-place gait: declare [clips.*] speed_mps to measure it on a treadmill at that speed"
+        ratio = None
+        points = [b for _, b in skate_points(self.roles) if b is not None]
+        if why is None and not points:
+            why = "no foot or toe role resolved"
+        if why is None:
+            times = skate_times_s(float(self.grid.duration_s or self.clip.duration_s))
+            if times.shape[0] < 2:
+                why = "clip is shorter than one frame at 20 fps"
+            else:
+                pos = sample_pose(self.skeleton, self.clip, times).model_position_m[:, points, :]
+                ratio, why = foot_skate_ratio(
+                    pos, times, treadmill_speed_mps=treadmill, authored_stance=self._authored_stance(points, times)
+                )
+        put_measurement(m, "foot_skate_ratio", ratio, why)
+        m["foot_skate_ground_mps"] = 0.0 if treadmill is None else treadmill
+        contacts, cwhy = (None, key_times_problem(self.clip))
+        if cwhy is None:
+            contacts, cwhy = foot_contacts(self.grid, self.roles, self.skeleton.names)
+        put_measurement(m, "foot_contacts", contacts, cwhy)
+        return m
+
 
 def analyze_asset(asset, profile: Optional[str] = "auto", overrides=None) -> Tuple[RoleMap, List[ClipAnalysis]]:
     """Resolve roles once for the asset's skeleton and wrap every clip in a ClipAnalysis.

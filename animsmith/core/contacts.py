@@ -174,6 +174,27 @@ def foot_slide(
     )
 
 
+def stance_sweep_direction(positions_m, times_s, stance) -> np.ndarray:
+    """Unit X/Z direction (3-vector, y = 0) of the feet's mean velocity over stance pairs; +Z when ~0.
+
+    mean = Σ Δp over pairs in stance at both ends / Σ Δt of those pairs (all feet).
+    """
+    p = np.asarray(positions_m, dtype=np.float64)
+    dt = np.diff(np.asarray(times_s, dtype=np.float64))
+    both = stance[:-1] & stance[1:] & (dt > 0)[:, None]
+    dp = np.diff(p, axis=0)
+    dp = np.where(both[..., None] & np.isfinite(dp), dp, 0.0)
+    total_t = float(np.sum(np.where(both, dt[:, None], 0.0)))
+    if total_t <= 0:
+        return np.array([0.0, 0.0, 1.0])
+    v = dp.sum(axis=(0, 1)) / total_t
+    v[1] = 0.0
+    n = float(np.hypot(v[0], v[2]))
+    if not np.isfinite(n) or n < 1e-9:
+        return np.array([0.0, 0.0, 1.0])
+    return v / n
+
+
 def contact_events(stance, times_s) -> Dict[int, List[Tuple[float, float]]]:
     """Plant/lift times per foot: {foot: [(plant_time_s, lift_time_s), ...]}.
 

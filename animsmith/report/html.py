@@ -19,7 +19,8 @@ version, runtime), ``predictions[]`` (every prediction facet, required-unavailab
 first: path, check_id, code, subject, state, handle, reasons, message) and
 ``groups[]`` (one per declared gait group: name, anchor, cap, floor, mean,
 spread, outliers, members[] with label, status, phase, amplitude, cycles,
-distance, outlier, signal (one cycle of L−R height, m), clip, color).
+distance, outlier, signal (one cycle of L−R height, m), clip, color; ``travel``:
+the gait-group travel record or null, drawn as the group's travel table).
 """
 
 from __future__ import annotations
@@ -92,6 +93,9 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
         for name, rec in (fr.measurements.get("groups") or {}).items():
             if rec.get("check_id") == "gait-group":
                 records[name] = rec
+    travels = {name: rec.get("travel") for name, rec in records.items()}
+    # the phase record holds anchors; a record with only the travel policy's numbers is not one
+    records = {name: rec for name, rec in records.items() if "anchors" in rec}
     members_by_group = (result.group_members or {}).get("gait_groups", {})
     out = []
     checks_run = getattr(result, "checks", None)
@@ -113,6 +117,7 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
             # False when the run left gait-group out (--select): the figure says so
             "judged": checks_run is None or "gait-group" in checks_run,
             "members": [],
+            "travel": travels.get(name),
         }
         for mi, m in enumerate(members_by_group.get(name, [])):  # each member once (lint.resolve_members)
             summ = m.summary or {}

@@ -328,7 +328,30 @@
     else out.textContent = "All measured anchors are inside the band.";
     if (grp.mean !== null) h("div", { class: "small" }, side,
       "circular mean " + fmtPhase(grp.mean, 3) + " · spread " + fmt(grp.spread, 4) + " · cap ±" + fmt(grp.cap, 3) + " cycle");
+    renderTravelTable(side, grp);
     renderPairPlayer(sec, grp, gi);
+  }
+
+  // each member's travel (speed, stride length, heading) under the group's travel policy
+  function renderTravelTable(parent, grp) {
+    var t = grp.travel;
+    if (!t || !t.members || !t.members.length) return;
+    var box = h("div", { class: "travel", "data-group": grp.name }, parent);
+    h("div", { class: "small" }, box, "Travel — policy: " + (t.policy || "none declared") +
+      " · speed spread " + fmt(t.speed_spread_mps, 2) + " m/s (cap " + fmt(t.max_speed_delta_mps, 2) + ")" +
+      " · stride-length spread " + fmt(t.stride_length_spread_m, 2) + " m (cap " + fmt(t.max_stride_length_delta_m, 2) + ")");
+    var table = h("table", { class: "travel-table" }, box);
+    var head = h("tr", null, h("thead", null, table));
+    ["member", "speed m/s", "stride m", "heading deg", "source"].forEach(function (c) { h("th", null, head, c); });
+    var body = h("tbody", null, table);
+    t.members.forEach(function (m) {
+      var tr = h("tr", { "data-member": m.member }, body);
+      h("td", null, tr, m.member);
+      h("td", null, tr, fmt(m.speed_mps, 2));
+      h("td", null, tr, fmt(m.stride_length_m, 2));
+      h("td", null, tr, fmt(m.heading_deg, 0));
+      h("td", null, tr, m.source === "declared" ? "in place, declared speed" : (m.source === "in_place" ? "in place, no speed" : "measured"));
+    });
   }
 
   function drawGroupFigure(parent, grp) {
