@@ -14,6 +14,7 @@ coverage_gaps), ``files[]`` (path, profile, skeleton, clips), ``skeletons[]``
 (names, parents), ``clips[]`` (see ``collect.clip_view`` + ``anchor``,
 ``shown``), ``findings[]`` (check_id, severity, text, where, path, clip,
 group, time_s, target), ``gaps[]`` (folded as in the text output) and
+``palette`` (``animsmith.report.palette``: the side, body and member colours) and
 ``groups[]`` (one per declared gait group: name, anchor, cap, floor, mean,
 spread, outliers, members[] with label, status, phase, amplitude, cycles,
 distance, outlier, signal (one cycle of L−R height, m), clip, color).
@@ -30,7 +31,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from animsmith.io.paths import file_identity
 
-PALETTE = ("#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e", "#7f7f7f")
+from animsmith.report.palette import member_color, page_palette
 
 
 def asset_text(name: str) -> str:
@@ -144,7 +145,7 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
                     "outlier": bool(status == "measured" and dist is not None and exceeds(dist, cap)),
                     "signal": rounded(thinned_signal(signal, summ.get("cycles") or 1)) if signal else None,
                     "clip": clip_ref,
-                    "color": PALETTE[mi % len(PALETTE)],
+                    "color": member_color(mi),
                 }
             )
         out.append(entry)
@@ -234,6 +235,7 @@ def page_data(data, contract, clip_filter: Optional[str] = None) -> Dict[str, An
             "findings": findings,
             "gaps": gaps,
             "groups": groups,
+            "palette": page_palette(),
         },
         keep_arrays=True,
     )
