@@ -245,7 +245,7 @@
     if (opts.legend && opts.legend.length) legend(wrap, opts.legend, "chart-legend");
     function draw(W) {
       while (holder.firstChild) holder.removeChild(holder.firstChild);
-      var H = opts.h || 130, pl = 44, pr = 10, pt = 18, lanes = opts.lanes || [], pb = 10 + lanes.length * 10;
+      var H = opts.h || 130, pl = 44, pr = 10, pt = 18, lanes = opts.lanes || [], pb = 8 + lanes.length * 13;
       svg = s("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, "data-kind": opts.kind }, holder);
       var ymin = Infinity, ymax = -Infinity;
       opts.series.forEach(function (se) { se.ys.forEach(function (v) { if (v !== null && isFinite(v)) { ymin = Math.min(ymin, v); ymax = Math.max(ymax, v); } }); });
@@ -268,8 +268,8 @@
         s("polyline", { points: d.join(" "), fill: "none", stroke: se.color, "stroke-width": 1.6, "data-series": se.key || se.label }, svg);
       });
       lanes.forEach(function (lane, li) {
-        var y = base + 5 + li * 10;
-        s("text", { x: pl - 4, y: y + 7, "font-size": 9, "text-anchor": "end", fill: lane.color, class: "lane-label", "data-series": lane.key }, svg, lane.label);
+        var y = base + 5 + li * 13;
+        s("text", { x: pl - 4, y: y + 6, "font-size": 9, "text-anchor": "end", fill: lane.color, class: "lane-label", "data-series": lane.key }, svg, lane.label);
         lane.spans.forEach(function (sp) {
           s("rect", { x: X(sp[0]).toFixed(1), y: y, width: Math.max(1.5, X(sp[1]) - X(sp[0])).toFixed(1), height: 6, fill: lane.color,
             "data-contact": lane.label, "data-series": lane.key }, svg);
