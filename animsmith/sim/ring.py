@@ -192,3 +192,40 @@ def ring_glb() -> bytes:
     from animsmith.io.write import asset_to_glb
 
     return asset_to_glb(ring_asset())
+
+
+#: the root-motion walk ring: (clip name, travel direction; the body faces +Z throughout)
+WALK_RING: Tuple[Tuple[str, Tuple[float, float, float]], ...] = (
+    ("walk_forward", (0.0, 0.0, 1.0)),
+    ("walk_backward", (0.0, 0.0, -1.0)),
+    ("walk_left", (1.0, 0.0, 0.0)),
+    ("walk_right", (-1.0, 0.0, 0.0)),
+)
+
+
+def walk_ring_asset() -> Asset:
+    """The root-motion walk ring (deterministic): the simulator's catalog biped walking one
+    cycle forward, backward, left and right at its own speed (1.2 m/s, 30 fps), every clip
+    entered at the same point of the gait, with the travel baked into the hips (root motion)
+    and the contact markers ``sim bake`` writes. Its members are in step, travel at the speed
+    they declare and keep planted feet still, so its contract lints clean.
+    """
+    from animsmith.sim.bake import bake
+    from animsmith.sim.creature import catalog_creature
+
+    biped = catalog_creature("biped")
+    clips: List[Clip] = []
+    skeleton = None
+    for i, (name, direction) in enumerate(WALK_RING):
+        baked = bake(biped, root_motion=True, direction=direction, clip_name=name)
+        clip = baked.asset.clips[0]
+        clip.index = i
+        clips.append(clip)
+        skeleton = baked.asset.skeleton
+    return Asset(skeleton=skeleton, clips=clips)
+
+
+def walk_ring_glb() -> bytes:
+    from animsmith.io.write import asset_to_glb
+
+    return asset_to_glb(walk_ring_asset())
