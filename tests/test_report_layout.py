@@ -178,7 +178,7 @@ def test_the_ring_figure_shows_every_coincident_member(browser, pages):  # noqa:
         assert solo[0] == alone and solo[3] is None
         label = fig.locator("text.coincident-label")
         assert label.count() == 1 and label.get_attribute("data-members") == ",".join(together)
-        assert label.inner_html().startswith("×3 ")
+        assert label.evaluate("e => e.firstChild.nodeValue") == "×3 " + " = ".join(together)
         items = page.page.locator("section.group ul.member-list li .same-curve").all_inner_texts()
         assert len(items) == 3 and all(t.startswith(" · same curve as ") or t.startswith("· same curve as ") for t in items)
     finally:
@@ -223,3 +223,36 @@ def test_the_page_palette_keeps_sides_apart_from_members():
 
     assert all(190 <= hue(c) <= 230 for c in left)  # blues
     assert all(10 <= hue(c) <= 45 for c in right)  # oranges
+
+
+def test_many_coinciding_members_at_800_px(browser, tmp_path, capsys):  # noqa: F811
+    """Six members with one curve and long names, one member a quarter cycle off: the six share one
+    line (each paints every sixth dash), and their label falls back to "×6" where the names do not
+    fit; it stays inside the figure and clear of every other label. The offset member stands alone."""
+    from builders import gait_clip
+    from lint_support import write_clips, write_config
+
+    names = [f"locomotion_directional_member_{k}" for k in range(6)]
+    clips = [gait_clip(n) for n in names] + [gait_clip("offset", offset_cycles=0.25)]
+    glb = write_clips(tmp_path / "many.glb", clips)
+    cfg = write_config(tmp_path / "many.toml", "[gait_groups.g]\nclips = [" + ", ".join(f'"{c.name}"' for c in clips) + "]\n")
+    page = _open(browser, write_report(tmp_path, capsys, ["--config", cfg, "report", glb]), 800)
+    try:
+        fig = page.page.locator("svg.gait-figure")
+        curves = fig.locator("polyline.member-curve").evaluate_all(
+            "els => els.map(e => [e.dataset.member, e.dataset.coincident || '', e.getAttribute('stroke-dasharray'),"
+            " +e.getAttribute('stroke-dashoffset') || 0])")
+        shared = {c[0]: c for c in curves if c[1]}
+        assert sorted(shared) == sorted(names)
+        assert {c[2] for c in shared.values()} == {"9 45"}
+        assert sorted(c[3] for c in shared.values()) == [-45, -36, -27, -18, -9, 0]
+        assert [c[0] for c in curves if not c[1]] == ["offset"]
+        label = fig.locator("text.coincident-label")
+        assert label.evaluate("e => e.firstChild.nodeValue") == "×6" and label.get_attribute("data-members") == ",".join(names)
+        (figure,) = [f for f in page.page.evaluate(TEXT_BOXES) if f["kind"] == "gait-figure"]
+        for (ta, a), (tb, b) in itertools.combinations(figure["texts"], 2):
+            assert not _meet(a, b), (ta, tb)
+        assert all(_inside(box, figure["box"]) for _, box in figure["texts"])
+        assert page.errors == []
+    finally:
+        page.close()

@@ -62,20 +62,26 @@
     });
   });
   function boxesMeet(a, b) { return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height; }
-  // put a label at the first candidate [x, y] where it meets no other text of the svg (else the first)
+  // put a label at the first candidate [x, y] where it meets no other text of the svg and stays
+  // inside it; `text` may list shorter wordings to try when the first fits nowhere (else the
+  // last wording at the first candidate)
   function placeLabel(svg, attrs, text, candidates) {
-    var t = s("text", attrs, svg, text), others = [];
+    var wordings = Array.isArray(text) ? text : [text], t = s("text", attrs, svg, wordings[0]), others = [];
     Array.prototype.forEach.call(svg.querySelectorAll("text"), function (o) { if (o !== t) others.push(o.getBBox()); });
     var W = +svg.getAttribute("width"), H = +svg.getAttribute("height");
-    for (var i = 0; i < candidates.length; i++) {
-      t.setAttribute("x", candidates[i][0].toFixed(1)); t.setAttribute("y", candidates[i][1].toFixed(1));
-      var b = t.getBBox();
-      if (b.x < 0 || b.y < 0 || b.x + b.width > W || b.y + b.height > H) continue;
-      if (!others.some(function (o) { return boxesMeet(b, o); })) return t;
+    for (var k = 0; k < wordings.length; k++) {
+      t.textContent = wordings[k];
+      for (var i = 0; i < candidates.length; i++) {
+        t.setAttribute("x", candidates[i][0].toFixed(1)); t.setAttribute("y", candidates[i][1].toFixed(1));
+        var b = t.getBBox();
+        if (b.x < 0 || b.y < 0 || b.x + b.width > W || b.y + b.height > H) continue;
+        if (!others.some(function (o) { return boxesMeet(b, o); })) return t;
+      }
     }
     t.setAttribute("x", candidates[0][0].toFixed(1)); t.setAttribute("y", candidates[0][1].toFixed(1));
     return t;
   }
+
 
   // ------------------------------------------------------------------ helpers
   function h(tag, attrs, parent, text) {
@@ -507,7 +513,7 @@
     curveLabels.forEach(function (c) {
       var cx = X(c.at[0]), cy = Y(c.at[1]);
       var t = placeLabel(svg, { fill: c.color, "font-weight": 700, class: "coincident-label", "data-members": c.labels.join(",") },
-        "×" + c.n + " " + c.labels.join(" = "),
+        ["×" + c.n + " " + c.labels.join(" = "), "×" + c.n],
         [[cx + 6, cy - 6], [cx + 6, cy + 14], [cx - 6 - 6.5 * (c.labels.join(" = ").length + 3), cy - 6], [cx + 6, cy + 28], [pl + 6, pt + 12]]);
       s("title", null, t, c.n + " members draw the same curve: " + c.labels.join(", "));
     });
