@@ -254,7 +254,7 @@ def test_real_results_still_merge(tmp_path, capsys):
     assert all(fr == by_path[fr["path"]] for fr in merged["files"])
     expect = {k: corpus["summary"][k] + ring["summary"][k] for k in corpus["summary"] if k != "prediction_facets"}
     expect["prediction_facets"] = {"available": 0, "required_unavailable": 0}  # no [engine] profile
-    assert merged["summary"] == expect and expect["files"] == len(CORPUS) + 3 and expect["errors"] == 1
+    assert merged["summary"] == expect and expect["files"] == len(CORPUS) + len(glob.glob(os.path.join(EXAMPLES, "assets", "*.glb"))) and expect["errors"] == 1
     for fmt in FORMATS:
         out_file = tmp_path / f"merged.{fmt}"
         code, out, err = run_cli(["merge-results", "--format", fmt, "-o", str(out_file), *parts], capsys)

@@ -234,3 +234,47 @@ def test_still_channels_are_one_key_or_none():
     moving = pitched.copy()
     moving[3, 0] += 2 * STILL_TOLERANCE
     assert _still_channel(0, "rotation", t, moving, [0, 0, 0, 1]).key_count == 5
+
+
+def test_ring_is_a_full_body_biped_on_the_walkers_feet():
+    """The shipped ring draws a character: spine, head, arms and knees, every bone moved by translation
+    only. Its hips and ankles are exactly the analytic walker's (hip height plus bob, the foot targets),
+    each thigh and shin keeps 0.5 m, and the knees bend forward (+Z, the way the character faces)."""
+    from animsmith.core.pose import pose_grid
+    from animsmith.core.roles import resolve_roles
+    from animsmith.io.read import load_asset
+    from animsmith.sim.ring import HIP_HEIGHT_M, RING, ring_gait
+    from animsmith.sim.walker import body_bob_m, foot_targets
+
+    asset = load_asset(RING_GLB)
+    names = [n.split(":")[-1] for n in asset.skeleton.names]
+    for bone in ("Hips", "Spine", "Spine2", "Neck", "Head", "LeftArm", "LeftForeArm", "LeftHand", "RightHand",
+                 "LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg", "RightFoot"):
+        assert bone in names
+    roles = resolve_roles(asset.skeleton)
+    assert roles.profile == "mixamo"
+    assert {"hips", "spine", "head", "left_foot", "right_foot", "left_hand", "right_hand"} <= set(roles.names)
+    gait = ring_gait()
+    u = np.arange(31) / 30
+    for clip, (name, direction, entry) in zip(asset.clips, RING):
+        assert clip.name == name
+        assert {ch.path for ch in clip.channels} == {"translation"}
+        grid = pose_grid(asset.skeleton, clip)
+        assert grid.frame_count == 31
+        pos = grid.model_position_m
+        at = {n: pos[:, i] for i, n in enumerate(names)}
+        distance = (entry + u) * gait.cycle_m
+        feet = foot_targets(gait, distance, direction).position_m
+        feet[-1] = feet[0]
+        hips_y = HIP_HEIGHT_M + body_bob_m(gait, distance)
+        hips_y[-1] = hips_y[0]
+        np.testing.assert_allclose(at["Hips"][:, 1], hips_y, atol=1e-6)
+        np.testing.assert_allclose(at["Hips"][:, [0, 2]], 0.0, atol=1e-6)
+        for k, side in enumerate(("Left", "Right")):
+            np.testing.assert_allclose(at[f"{side}Foot"], feet[:, k], atol=1e-6)
+            hip, knee, ankle = at[f"{side}UpLeg"], at[f"{side}Leg"], at[f"{side}Foot"]
+            np.testing.assert_allclose(np.linalg.norm(knee - hip, axis=1), 0.5, atol=1e-6)
+            np.testing.assert_allclose(np.linalg.norm(ankle - knee, axis=1), 0.5, atol=1e-6)
+            assert np.all(knee[:, 2] > (hip[:, 2] + ankle[:, 2]) / 2 + 0.02)  # bent forward
+            assert np.ptp(at[f"{side}Hand"][:, 2]) > 0.2  # the arms swing
+        assert at["Head"][:, 1].min() > at["Spine2"][:, 1].max() > at["Hips"][:, 1].max()

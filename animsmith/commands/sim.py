@@ -132,16 +132,26 @@ def validate_cmd(creatures, fmt: str) -> int:
     return 0 if ok else 1
 
 
-@sim_grp.command("ring", short_help="Write the example four-clip run ring GLB.")
+@sim_grp.command("ring", short_help="Write an example four-clip ring GLB (the run ring, or the root-motion walk ring).")
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), help="GLB file to write.")
-def ring_cmd(output: str) -> int:
+@click.option("--root-motion", "root_motion", is_flag=True, default=False,
+              help="Write the root-motion walk ring (examples/assets/walk-ring-root-motion.glb) instead.")
+def ring_cmd(output: str, root_motion: bool) -> int:
     """Write the example run ring (run_forward/backward/left/right, run_left
     deliberately a quarter cycle out of phase so gait-group fails): the file
-    shipped as examples/assets/run-ring.glb."""
+    shipped as examples/assets/run-ring.glb. With --root-motion, the walk ring
+    shipped as examples/assets/walk-ring-root-motion.glb instead: the catalog
+    biped walking forward, backward, left and right in step, its travel baked
+    into the hips."""
     from animsmith.commands.lint import check_output_path
-    from animsmith.sim.ring import RING, ring_glb
+    from animsmith.sim.ring import RING, WALK_RING, ring_glb, walk_ring_glb
 
     check_output_path(output)
-    _write(output, ring_glb())
-    click.echo(runner_safe_line(f"{output}: {', '.join(name for name, _, _ in RING)}"))
+    if root_motion:
+        _write(output, walk_ring_glb())
+        names = [name for name, _ in WALK_RING]
+    else:
+        _write(output, ring_glb())
+        names = [name for name, _, _ in RING]
+    click.echo(runner_safe_line(f"{output}: {', '.join(names)}"))
     return 0

@@ -16,7 +16,8 @@ coverage_gaps), ``files[]`` (path, profile, skeleton, clips), ``skeletons[]``
 group, time_s, target), ``gaps[]`` (folded as in the text output),
 ``engine[]`` (one per file linted under an ``[engine]`` profile: path, profile,
 version, runtime), ``predictions[]`` (every prediction facet, required-unavailable
-first: path, check_id, code, subject, state, handle, reasons, message) and
+first: path, check_id, code, subject, state, handle, reasons, message),
+``palette`` (``animsmith.report.palette``: the side, body and member colours) and
 ``groups[]`` (one per declared gait group: name, anchor, cap, floor, mean,
 spread, outliers, members[] with label, status, phase, amplitude, cycles,
 distance, outlier, signal (one cycle of L−R height, m), clip, color; ``travel``:
@@ -34,7 +35,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from animsmith.io.paths import file_identity
 
-PALETTE = ("#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e", "#7f7f7f")
+from animsmith.report.palette import member_color, page_palette
 
 
 def asset_text(name: str) -> str:
@@ -152,7 +153,7 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
                     "outlier": bool(status == "measured" and dist is not None and exceeds(dist, cap)),
                     "signal": rounded(thinned_signal(signal, summ.get("cycles") or 1)) if signal else None,
                     "clip": clip_ref,
-                    "color": PALETTE[mi % len(PALETTE)],
+                    "color": member_color(mi),
                 }
             )
         out.append(entry)
@@ -253,6 +254,7 @@ def page_data(data, contract, clip_filter: Optional[str] = None) -> Dict[str, An
             # the failures first, each group in file order
             "predictions": sorted(predictions, key=lambda p: p["state"] != "required_unavailable"),
             "groups": groups,
+            "palette": page_palette(),
         },
         keep_arrays=True,
     )

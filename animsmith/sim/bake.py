@@ -317,8 +317,10 @@ def bake(
     clip_name: Optional[str] = None,
     camera_distance_m: Optional[float] = None,
     start_cycles: Optional[float] = None,
+    direction=(0.0, 0.0, 1.0),
 ) -> Baked:
-    """Simulate and bake ``creature`` walking straight ahead (+Z) into an Asset.
+    """Simulate and bake ``creature`` walking straight along ``direction`` (default ahead, +Z;
+    the body faces +Z whatever the direction: sideways or backward walking) into an Asset.
 
     The clip starts ``start_cycles`` into the gait (default
     :func:`~animsmith.sim.walker.loop_seam_phase`: a wrap inside stance).
@@ -337,6 +339,7 @@ def bake(
             start_distance_m=start,
             speed_mps=speed,
             terrain=Terrain(terrain, creature.body_height),
+            direction=direction,
             options=options,
             camera_distance_m=camera_distance_m,
         )

@@ -14,8 +14,74 @@
     });
   })();
   var SVG_NS = document.getElementById("ns-probe").namespaceURI;
-  var COLORS = ["#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e", "#7f7f7f"];
-  var TRAIL_COLORS = { root: "#2e7d32", hips: "#1565c0", left_foot: "#ef8f00", right_foot: "#d81b60" };
+  // ------------------------------------------------------------------ colours
+  // One colour per side and leg on the whole page (animsmith/report/palette.py): every curve,
+  // contact lane, trail and legend entry asks colorOf, so a side never changes colour.
+  var PALETTE = DATA.palette || { sides: { left: ["#1565c0"], right: ["#e65100"] }, body: {}, other: "#546e7a" };
+  function sideOf(key) {
+    var k = String(key).toLowerCase();
+    if (k === "l" || k === "left" || k.indexOf("left_") === 0) return "left";
+    if (k === "r" || k === "right" || k.indexOf("right_") === 0) return "right";
+    return null;
+  }
+  // key: a side ("left"/"L"), a side role ("left_foot"), a body role ("hips", "root");
+  // leg: the 0-based index of the leg on that side (its next shade)
+  function colorOf(key, leg) {
+    var side = sideOf(key);
+    if (side) { var shades = PALETTE.sides[side]; return shades[(leg || 0) % shades.length]; }
+    return PALETTE.body[key] || PALETTE.other;
+  }
+  // an HTML legend whose swatches are the series' own colours: items [{key, label, color}]
+  function legend(parent, items, cls) {
+    var lg = h("div", { class: "legend" + (cls ? " " + cls : "") }, parent);
+    items.forEach(function (it) {
+      var sp = h("span", { "data-series": it.key, "data-color": it.color }, lg);
+      h("i", { style: "background:" + it.color }, sp);
+      sp.appendChild(document.createTextNode(it.label));
+    });
+    return lg;
+  }
+
+  // ------------------------------------------------------------------ layout
+  // Figures are drawn at their container's width (text stays 11 px) and redrawn when it changes.
+  var sized = [];
+  function widthOf(el, min) { return Math.max(min || 280, Math.floor(el.getBoundingClientRect().width) || 0); }
+  function sizedFigure(el, draw) {
+    var entry = { el: el, w: -1, draw: draw };
+    sized.push(entry);
+    entry.w = widthOf(el); draw(entry.w);
+    return entry;
+  }
+  var resizePending = false;
+  window.addEventListener("resize", function () {
+    if (resizePending) return;
+    resizePending = true;
+    requestAnimationFrame(function () {
+      resizePending = false;
+      sized.forEach(function (e) { var w = widthOf(e.el); if (w !== e.w) { e.w = w; e.draw(w); } });
+    });
+  });
+  function boxesMeet(a, b) { return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height; }
+  // put a label at the first candidate [x, y] where it meets no other text of the svg and stays
+  // inside it; `text` may list shorter wordings to try when the first fits nowhere (else the
+  // last wording at the first candidate)
+  function placeLabel(svg, attrs, text, candidates) {
+    var wordings = Array.isArray(text) ? text : [text], t = s("text", attrs, svg, wordings[0]), others = [];
+    Array.prototype.forEach.call(svg.querySelectorAll("text"), function (o) { if (o !== t) others.push(o.getBBox()); });
+    var W = +svg.getAttribute("width"), H = +svg.getAttribute("height");
+    for (var k = 0; k < wordings.length; k++) {
+      t.textContent = wordings[k];
+      for (var i = 0; i < candidates.length; i++) {
+        t.setAttribute("x", candidates[i][0].toFixed(1)); t.setAttribute("y", candidates[i][1].toFixed(1));
+        var b = t.getBBox();
+        if (b.x < 0 || b.y < 0 || b.x + b.width > W || b.y + b.height > H) continue;
+        if (!others.some(function (o) { return boxesMeet(b, o); })) return t;
+      }
+    }
+    t.setAttribute("x", candidates[0][0].toFixed(1)); t.setAttribute("y", candidates[0][1].toFixed(1));
+    return t;
+  }
+
 
   // ------------------------------------------------------------------ helpers
   function h(tag, attrs, parent, text) {
@@ -178,34 +244,50 @@
 
   // ------------------------------------------------------------------ charts
   function lineChart(parent, opts) {
-    // opts: {w, h, title, xmax, series: [{xs, ys, color, label}], spans: [{lane, from, to, color}], lanes}
-    var W = opts.w || 440, H = opts.h || 130, pl = 38, pr = 8, pt = 16, lanes = opts.lanes || [], pb = 16 + lanes.length * 9;
-    var svg = s("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, "data-kind": opts.kind }, parent);
-    var ymin = Infinity, ymax = -Infinity;
-    opts.series.forEach(function (se) { se.ys.forEach(function (v) { if (v !== null && isFinite(v)) { ymin = Math.min(ymin, v); ymax = Math.max(ymax, v); } }); });
-    if (!isFinite(ymin)) { ymin = 0; ymax = 1; }
-    if (opts.zero) ymin = Math.min(0, ymin);
-    if (ymax - ymin < 1e-6) { if (opts.zero && ymin === 0) ymax = 1; else { ymax += 0.5; ymin -= 0.5; } }
-    var X = function (x) { return pl + (W - pl - pr) * (opts.xmax > 0 ? x / opts.xmax : 0); };
-    var Y = function (y) { return pt + (H - pt - pb) * (1 - (y - ymin) / (ymax - ymin)); };
-    s("text", { x: pl, y: 11 }, svg, opts.title);
-    s("line", { x1: pl, y1: H - pb, x2: W - pr, y2: H - pb, stroke: "#bbb" }, svg);
-    s("text", { x: 2, y: Y(ymax) + 4 }, svg, fmt(ymax, 2));
-    s("text", { x: 2, y: Y(ymin) + 4 }, svg, fmt(ymin, 2));
-    opts.series.forEach(function (se) {
-      var d = [];
-      for (var i = 0; i < se.xs.length; i++) if (se.ys[i] !== null && isFinite(se.ys[i])) d.push(X(se.xs[i]).toFixed(1) + "," + Y(se.ys[i]).toFixed(1));
-      s("polyline", { points: d.join(" "), fill: "none", stroke: se.color, "stroke-width": 1.6, "data-series": se.label }, svg);
-    });
-    lanes.forEach(function (lane, li) {
-      var y = H - pb + 4 + li * 9;
-      s("text", { x: 2, y: y + 7, "font-size": 9 }, svg, lane.label);
-      lane.spans.forEach(function (sp) {
-        s("rect", { x: X(sp[0]).toFixed(1), y: y, width: Math.max(1.5, X(sp[1]) - X(sp[0])).toFixed(1), height: 6, fill: lane.color, "data-contact": lane.label }, svg);
+    // opts: {h, title, xmax, kind, series: [{xs, ys, color, label, key}], lanes: [{label, key, color, spans}],
+    // legend: [{key, label, color}]}; drawn at the container's width
+    var wrap = h("div", { class: "chart", "data-kind": opts.kind }, parent);
+    var holder = h("div", null, wrap), svg = null, head = null, headX = 0, X = null;
+    if (opts.legend && opts.legend.length) legend(wrap, opts.legend, "chart-legend");
+    function draw(W) {
+      while (holder.firstChild) holder.removeChild(holder.firstChild);
+      var H = opts.h || 130, pl = 44, pr = 10, pt = 18, lanes = opts.lanes || [], pb = 8 + lanes.length * 13;
+      svg = s("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, "data-kind": opts.kind }, holder);
+      var ymin = Infinity, ymax = -Infinity;
+      opts.series.forEach(function (se) { se.ys.forEach(function (v) { if (v !== null && isFinite(v)) { ymin = Math.min(ymin, v); ymax = Math.max(ymax, v); } }); });
+      if (!isFinite(ymin)) { ymin = 0; ymax = 1; }
+      if (opts.zero) ymin = Math.min(0, ymin);
+      if (ymax - ymin < 1e-6) { if (opts.zero && ymin === 0) ymax = 1; else { ymax += 0.5; ymin -= 0.5; } }
+      X = function (x) { return pl + (W - pl - pr) * (opts.xmax > 0 ? x / opts.xmax : 0); };
+      var Y = function (y) { return pt + (H - pt - pb) * (1 - (y - ymin) / (ymax - ymin)); };
+      var base = H - pb;  // the value axis ends here; contact lanes sit below it
+      s("text", { x: pl, y: 12, class: "title" }, svg, opts.title);
+      s("line", { x1: pl, y1: base, x2: W - pr, y2: base, stroke: "#bbb" }, svg);
+      s("line", { x1: pl, y1: pt, x2: pl, y2: base, stroke: "#ddd" }, svg);
+      // value labels right-aligned against the axis, inside the plotted range: the top one hangs
+      // below its gridline, the bottom one stands on the baseline, clear of the lanes under it
+      s("text", { x: pl - 4, y: Y(ymax) + 9, "text-anchor": "end", class: "y-label" }, svg, fmt(ymax, 2));
+      s("text", { x: pl - 4, y: Y(ymin) - 2, "text-anchor": "end", class: "y-label" }, svg, fmt(ymin, 2));
+      opts.series.forEach(function (se) {
+        var d = [];
+        for (var i = 0; i < se.xs.length; i++) if (se.ys[i] !== null && isFinite(se.ys[i])) d.push(X(se.xs[i]).toFixed(1) + "," + Y(se.ys[i]).toFixed(1));
+        s("polyline", { points: d.join(" "), fill: "none", stroke: se.color, "stroke-width": 1.6, "data-series": se.key || se.label }, svg);
       });
-    });
-    var head = s("line", { x1: pl, x2: pl, y1: pt, y2: H - pb, stroke: "#444", "stroke-dasharray": "3 2" }, svg);
-    return { svg: svg, at: function (x) { head.setAttribute("x1", X(x)); head.setAttribute("x2", X(x)); } };
+      lanes.forEach(function (lane, li) {
+        var y = base + 5 + li * 13;
+        s("text", { x: pl - 4, y: y + 6, "font-size": 9, "text-anchor": "end", fill: lane.color, class: "lane-label", "data-series": lane.key }, svg, lane.label);
+        lane.spans.forEach(function (sp) {
+          s("rect", { x: X(sp[0]).toFixed(1), y: y, width: Math.max(1.5, X(sp[1]) - X(sp[0])).toFixed(1), height: 6, fill: lane.color,
+            "data-contact": lane.label, "data-series": lane.key }, svg);
+        });
+      });
+      head = s("line", { x1: X(headX), x2: X(headX), y1: pt, y2: base, stroke: "#444", "stroke-dasharray": "3 2", class: "playhead" }, svg);
+    }
+    sizedFigure(holder, draw);
+    return {
+      get svg() { return svg; },
+      at: function (x) { headX = x; head.setAttribute("x1", X(x)); head.setAttribute("x2", X(x)); }
+    };
   }
   // judged-grid frame of shown sample i: every stride-th, plus the last judged frame
   // (collect.frame_indices), which need not be a multiple of the stride
@@ -301,10 +383,14 @@
       "Every member on one normalized source-phase axis, none shifted onto another; no member is a reference — the check judges the set's spread.");
     var row = h("div", { class: "figure-row" }, sec);
     var figWrap = h("div", { class: "group-figure", "data-group": grp.name }, row);
-    drawGroupFigure(figWrap, grp);
+    var same = coincidentMembers(grp);
+    sizedFigure(figWrap, function (w) {
+      while (figWrap.firstChild) figWrap.removeChild(figWrap.firstChild);
+      drawGroupFigure(figWrap, grp, w, same);
+    });
     var side = h("div", null, row);
     var ul = h("ul", { class: "member-list" }, side);
-    grp.members.forEach(function (m) {
+    grp.members.forEach(function (m, mi) {
       var li = h("li", { "data-member": m.label, "data-status": m.status, "data-outlier": m.outlier ? "1" : "0" }, ul);
       h("span", { class: "swatch", style: "background:" + m.color }, li);
       h("b", null, li, m.label);
@@ -315,6 +401,8 @@
       else txt = " — " + m.status + ": " + (m.reason || "");
       h("span", null, li, txt);
       if (m.outlier) h("span", { class: "outside" }, li, " · outside the band");
+      var twins = same[mi];
+      if (twins) h("span", { class: "muted same-curve" }, li, " · same curve as " + twins.labels.filter(function (l, k) { return k !== twins.k; }).join(", "));
     });
     var out = h("div", { class: "outliers", "data-outliers": grp.outliers.join(",") }, side);
     var strides = {};
@@ -354,15 +442,45 @@
     });
   }
 
-  function drawGroupFigure(parent, grp) {
-    var W = 640, H = 250, pl = 52, pr = 14, pt = 22, pb = 34;
+  // Members whose drawn curves coincide (same stride count, every point within 0.5 % of the
+  // figure's amplitude): {member index: {k, labels, members}} for sets of two or more, k = the
+  // member's place in its set. A set is drawn as one line whose dashes take each member's colour
+  // in turn, labelled "×n", so no member hides under another.
+  function coincidentMembers(grp) {
+    var amax = 0, out = {}, sets = [];
+    grp.members.forEach(function (m) { (m.signal || []).forEach(function (v) { if (v !== null) amax = Math.max(amax, Math.abs(v)); }); });
+    var tol = Math.max(1e-6, 0.005 * amax);
+    function same(a, b) {
+      if (a.signal.length !== b.signal.length || (a.cycles || 1) !== (b.cycles || 1)) return false;
+      for (var i = 0; i < a.signal.length; i++) {
+        var x = a.signal[i], y = b.signal[i];
+        if ((x === null) !== (y === null)) return false;
+        if (x !== null && Math.abs(x - y) > tol) return false;
+      }
+      return true;
+    }
+    grp.members.forEach(function (m, mi) {
+      if (m.status !== "measured" || !m.signal || !m.signal.length) return;
+      var set = sets.filter(function (st) { return same(grp.members[st[0]], m); })[0];
+      if (set) set.push(mi); else sets.push([mi]);
+    });
+    sets.forEach(function (st) {
+      if (st.length < 2) return;
+      var labels = st.map(function (i) { return grp.members[i].label; });
+      st.forEach(function (mi, k) { out[mi] = { k: k, labels: labels, members: st }; });
+    });
+    return out;
+  }
+
+  function drawGroupFigure(parent, grp, W, same) {
+    var H = 260, pl = 60, pr = 14, pt = 24, pb = 36, DASH = 9;
     var svg = s("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, class: "gait-figure", "data-group": grp.name }, parent);
     var amax = 1e-6;
     grp.members.forEach(function (m) { (m.signal || []).forEach(function (v) { if (v !== null) amax = Math.max(amax, Math.abs(v)); }); });
     amax *= 1.15;
     var X = function (p) { return pl + (W - pl - pr) * p; };
     var Y = function (v) { return pt + (H - pt - pb) * (0.5 - v / (2 * amax)); };
-    s("text", { x: pl, y: 14 }, svg, grp.name + " — L−R foot height relative to the hips by normalized source phase");
+    s("text", { x: pl, y: 14, class: "title" }, svg, grp.name + " — L−R foot height relative to the hips by normalized source phase");
     if (grp.mean !== null) {
       var lo = grp.mean - grp.cap, hi = grp.mean + grp.cap, parts = [];
       if (grp.cap >= 0.5) parts.push([0, 1]);
@@ -373,40 +491,52 @@
         s("rect", { x: X(pp[0]), y: pt, width: X(pp[1]) - X(pp[0]), height: H - pt - pb, fill: "#c8e6c9", "fill-opacity": 0.7, class: "cap-band" }, svg);
       });
       s("line", { x1: X(grp.mean), x2: X(grp.mean), y1: pt, y2: H - pb, stroke: "#2e7d32", "stroke-dasharray": "5 3", class: "mean-line" }, svg);
-      s("text", { x: Math.min(X(grp.mean) + 4, W - 150), y: pt + 11, fill: "#2e7d32" }, svg, "mean " + fmtPhase(grp.mean, 3) + " ± cap " + fmt(grp.cap, 2));
     }
     s("line", { x1: pl, x2: W - pr, y1: Y(0), y2: Y(0), stroke: "#bbb" }, svg);
     s("rect", { x: pl, y: pt, width: W - pl - pr, height: H - pt - pb, fill: "none", stroke: "#ccc" }, svg);
     [0, 0.25, 0.5, 0.75, 1].forEach(function (p) {
       s("line", { x1: X(p), x2: X(p), y1: H - pb, y2: H - pb + 4, stroke: "#888" }, svg);
-      s("text", { x: X(p) - 8, y: H - pb + 15 }, svg, p === 0 ? "0" : p === 1 ? "1" : String(p));
+      s("text", { x: X(p), y: H - pb + 15, "text-anchor": p === 0 ? "start" : p === 1 ? "end" : "middle", class: "tick" }, svg,
+        p === 0 ? "0" : p === 1 ? "1" : String(p));
     });
-    s("text", { x: W / 2 - 70, y: H - 4 }, svg, "normalized source phase (cycle)");
-    s("text", { x: 4, y: Y(amax / 1.15) + 4 }, svg, fmt(amax / 1.15, 2) + " m");
-    s("text", { x: 4, y: Y(-amax / 1.15) + 4 }, svg, fmt(-amax / 1.15, 2) + " m");
+    s("text", { x: pl + (W - pl - pr) / 2, y: H - 4, "text-anchor": "middle", class: "axis-label" }, svg, "normalized source phase (cycle)");
+    s("text", { x: pl - 4, y: Y(amax / 1.15) + 4, "text-anchor": "end", class: "y-label" }, svg, fmt(amax / 1.15, 2) + " m");
+    s("text", { x: pl - 4, y: Y(-amax / 1.15) + 4, "text-anchor": "end", class: "y-label" }, svg, fmt(-amax / 1.15, 2) + " m");
+    var curveLabels = [];
     grp.members.forEach(function (m, mi) {
       if (!m.signal || !m.signal.length) return;
       // a clip holding k strides is folded onto one stride (the anchor is a fraction of one
       // stride): stride j covers samples j·n/k .. (j+1)·n/k at phase i·k/n − j
-      var n = m.signal.length, k = m.cycles && m.cycles > 1 ? m.cycles : 1, d = [];
+      var n = m.signal.length, k = m.cycles && m.cycles > 1 ? m.cycles : 1, d = [], top = null;
       for (var j = 0; j < k; j++) {
         var seg = [];
         for (var i = Math.ceil(j * n / k); i <= Math.floor((j + 1) * n / k); i++) {
           var v = m.signal[i % n];
-          if (v !== null) seg.push(X(i * k / n - j).toFixed(1) + "," + Y(v).toFixed(1));
+          if (v === null) continue;
+          seg.push(X(i * k / n - j).toFixed(1) + "," + Y(v).toFixed(1));
+          if (top === null || v > top[1]) top = [i * k / n - j, v];
         }
         d.push(seg.join(" "));
       }
-      // earlier members are drawn wider, so curves that coincide show as nested stripes
-      var width = m.status === "measured" ? 1.6 + 1.8 * (grp.members.length - 1 - mi) : 1.2;
+      var twin = same[mi], measured = m.status === "measured";
+      var attrs = { fill: "none", stroke: m.color, "stroke-width": measured ? 2.2 : 1.2, "stroke-dasharray": measured ? null : "4 3",
+        "data-member": m.label };
+      if (twin) {
+        // one shared line: each member paints every n-th dash of it, offset by its place in the set
+        var nn = twin.members.length;
+        attrs["stroke-dasharray"] = DASH + " " + DASH * (nn - 1);
+        attrs["stroke-dashoffset"] = -DASH * twin.k;
+        attrs["data-coincident"] = twin.labels.join(",");
+        if (twin.k === 0 && top) curveLabels.push({ n: nn, labels: twin.labels, at: top, color: m.color });
+      }
       d.forEach(function (pts, j) {
-        s("polyline", { points: pts, fill: "none", stroke: m.color, "stroke-width": width,
-          "stroke-dasharray": m.status === "measured" ? null : "4 3", "data-member": m.label,
-          "data-stride": j, class: j === 0 ? "member-curve" : "member-curve-extra" }, svg);
+        var a = {}; for (var key in attrs) a[key] = attrs[key];
+        a.points = pts; a["data-stride"] = j; a["class"] = j === 0 ? "member-curve" : "member-curve-extra";
+        s("polyline", a, svg);
       });
     });
     // anchors: markers stacked so coinciding anchors stay visible
-    var stack = {};
+    var stack = {}, outsideLabels = [];
     grp.members.forEach(function (m) {
       if (m.status !== "measured" || m.phase === null) return;
       var p = m.phase, key = p.toFixed(2), lvl = stack[key] = (stack[key] || 0) + 1;
@@ -415,7 +545,24 @@
       var c = s("circle", { cx: x, cy: y, r: m.outlier ? 5.5 : 4.5, fill: m.color, stroke: m.outlier ? "#c62828" : "#fff",
         "stroke-width": m.outlier ? 2.5 : 1, class: "anchor", "data-member": m.label, "data-phase": m.phase }, svg);
       s("title", null, c, m.label + ": stride anchor " + fmtPhase(m.phase, 3) + (m.outlier ? " (outside the band)" : ""));
-      if (m.outlier) s("text", { x: x + 8, y: y + 4, fill: "#c62828", "font-weight": 700 }, svg, m.label + " (outside)");
+      if (m.outlier) outsideLabels.push({ x: x, y: y, label: m.label });
+    });
+    // labels last, each where it meets no other text (the title, ticks and value labels are placed)
+    if (grp.mean !== null) {
+      var mx = X(grp.mean);
+      placeLabel(svg, { fill: "#2e7d32", class: "mean-label" }, "mean " + fmtPhase(grp.mean, 3) + " ± cap " + fmt(grp.cap, 2),
+        [[mx + 4, pt + 11], [mx - 150, pt + 11], [mx + 4, pt + 24], [mx - 150, pt + 24], [mx + 4, pt + 37]]);
+    }
+    outsideLabels.forEach(function (o) {
+      placeLabel(svg, { fill: "#c62828", "font-weight": 700, class: "outside-label" }, o.label + " (outside)",
+        [[o.x + 8, o.y + 4], [o.x - 8 - 7 * (o.label.length + 10), o.y + 4], [o.x + 8, o.y - 12], [o.x + 8, o.y - 26], [o.x + 8, o.y - 40]]);
+    });
+    curveLabels.forEach(function (c) {
+      var cx = X(c.at[0]), cy = Y(c.at[1]);
+      var t = placeLabel(svg, { fill: c.color, "font-weight": 700, class: "coincident-label", "data-members": c.labels.join(",") },
+        ["×" + c.n + " " + c.labels.join(" = "), "×" + c.n],
+        [[cx + 6, cy - 6], [cx + 6, cy + 14], [cx - 6 - 6.5 * (c.labels.join(" = ").length + 3), cy - 6], [cx + 6, cy + 28], [pl + 6, pt + 12]]);
+      s("title", null, t, c.n + " members draw the same curve: " + c.labels.join(", "));
     });
   }
 
@@ -525,27 +672,34 @@
     var scrub = h("input", { type: "range", min: 0, max: clip.frames - 1, step: 1, value: 0, class: "scrub" }, ctl);
     var label = h("span", { class: "small" }, ctl);
     var row = h("div", { class: "clip-row" }, sec);
-    var view = h("div", null, row);
+    var view = h("div", { class: "view" }, row);
     var svg = s("svg", { width: 380, height: 320, viewBox: "0 0 380 320", class: "skeleton-view" }, view);
     var trailG = s("g", null, svg), poseG = s("g", { class: "pose" }, svg);
     h("div", { class: "hint" }, view, "drag to orbit · wheel to zoom · frames shown are the grid the checks judged");
-    var lg = h("div", { class: "legend" }, view);
-    Object.keys(clip.trails).forEach(function (r) { var sp = h("span", null, lg); h("i", { style: "background:" + TRAIL_COLORS[r] }, sp); sp.appendChild(document.createTextNode(r + " trail")); });
+    legend(view, Object.keys(clip.trails).map(function (r) { return { key: r, label: r.replace("_", " ") + " trail", color: colorOf(r) }; }), "trail-legend");
     var charts = h("div", { class: "charts" }, row);
     var cam = new Camera(380, 320), skel = DATA.skeletons[clip.skeleton];
     cam.fit([clip]);
-    var feetSeries = [], lanes = [];
-    if (clip.feet.left) { feetSeries.push({ xs: clip.times, ys: clip.feet.left.height, color: "#1565c0", label: "left" }); lanes.push({ label: "L", color: "#1565c0", spans: spansOf(clip.times, clip.feet.left.stance) }); }
-    if (clip.feet.right) { feetSeries.push({ xs: clip.times, ys: clip.feet.right.height, color: "#ef6c00", label: "right" }); lanes.push({ label: "R", color: "#ef6c00", spans: spansOf(clip.times, clip.feet.right.stance) }); }
+    var feetSeries = [], lanes = [], feetLegend = [];
+    ["left", "right"].forEach(function (side) {
+      var foot = clip.feet[side];
+      if (!foot) return;
+      var key = side + "_foot", color = colorOf(key);
+      feetSeries.push({ xs: clip.times, ys: foot.height, color: color, label: side, key: key });
+      lanes.push({ label: side === "left" ? "L" : "R", key: key, color: color, spans: spansOf(clip.times, foot.stance) });
+      feetLegend.push({ key: key, label: side + " foot (curve: height, bar " + (side === "left" ? "L" : "R") + ": contact)", color: color });
+    });
     var sources = ["left", "right"].filter(function (k) { return clip.feet[k]; }).map(function (k) { return clip.feet[k].source; });
     var how = sources.every(function (x) { return x === "authored"; }) ? "authored contact markers"
       : sources.some(function (x) { return x === "authored"; }) ? "authored markers / height rule"
       : "≤ " + fmt(clip.contact_height_m, 3) + " m above lowest";
-    var c1 = feetSeries.length ? lineChart(charts, { kind: "feet", title: "foot height (m) · bars: contacts (" + how + ")", xmax: clip.duration_s, series: feetSeries, lanes: lanes }) : null;
+    var c1 = feetSeries.length ? lineChart(charts, { kind: "feet", title: "foot height (m) · bars: contacts (" + how + ")", xmax: clip.duration_s, series: feetSeries, lanes: lanes, legend: feetLegend }) : null;
     if (!c1) h("div", { class: "muted small" }, charts, "foot heights: no foot or toe role resolved");
     var sp = clip.speed, mid = [];
+    // the speed curve is the travel bone's: drawn in that bone's trail colour
+    var travelRole = Object.keys(clip.trails).filter(function (r) { return DATA.skeletons[clip.skeleton].names[clip.trails[r]] === sp.bone; })[0] || "root";
     for (var i = 0; i + 1 < clip.times.length; i++) mid.push((clip.times[i] + clip.times[i + 1]) / 2);
-    var c2 = sp.bone ? lineChart(charts, { kind: "speed", title: "root speed (m/s, horizontal, " + sp.bone + ")", xmax: clip.duration_s, zero: true, series: [{ xs: mid, ys: sp.mps, color: "#2e7d32", label: "speed" }] }) : null;
+    var c2 = sp.bone ? lineChart(charts, { kind: "speed", title: "root speed (m/s, horizontal, " + sp.bone + ")", xmax: clip.duration_s, zero: true, series: [{ xs: mid, ys: sp.mps, color: colorOf(travelRole), label: "speed", key: travelRole }] }) : null;
     if (!c2) h("div", { class: "muted small" }, charts, "root speed: " + (sp.unavailable || "unavailable"));
     var frame = 0;
     function drawTrails() {
@@ -555,8 +709,8 @@
         var b = clip.trails[r], all = [];
         for (var f = 0; f < clip.frames; f++) { var q = cam.project(posAt(clip, f, b)); all.push(isFinite(q[0]) ? q[0].toFixed(1) + "," + q[1].toFixed(1) : null); }
         var ok = function (x) { return x !== null; };
-        s("polyline", { points: all.filter(ok).join(" "), fill: "none", stroke: TRAIL_COLORS[r], "stroke-width": 1, "stroke-opacity": 0.25 }, trailG);
-        s("polyline", { points: all.slice(0, frame + 1).filter(ok).join(" "), fill: "none", stroke: TRAIL_COLORS[r], "stroke-width": 1.8, "stroke-opacity": 0.9, "data-trail": r }, trailG);
+        s("polyline", { points: all.filter(ok).join(" "), fill: "none", stroke: colorOf(r), "stroke-width": 1, "stroke-opacity": 0.25 }, trailG);
+        s("polyline", { points: all.slice(0, frame + 1).filter(ok).join(" "), fill: "none", stroke: colorOf(r), "stroke-width": 1.8, "stroke-opacity": 0.9, "data-trail": r }, trailG);
       });
     }
     function draw() {
