@@ -20,7 +20,7 @@ def test_the_root_motion_walk_ring_lints_clean(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     assert run_cli(["--config", WALK_CFG, "lint", WALK], capsys) == (
         0,
-        f"{WALK}: clean\n0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s)\n",
+        f"{WALK}: clean\n0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s), 0 available prediction facet(s), 0 required-unavailable prediction facet(s)\n",
         "",
     )
 
