@@ -425,6 +425,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
         result.error = exc.with_path(path).message
         return FileOutcome(result, {})
     contract = plan.contract
+    asset = asset.in_units(contract.rig.metres_per_unit)  # positions in metres ([rig] units)
     roles = resolve_roles(asset.skeleton, contract.rig.profile, contract.rig.roles or None)
     result.rig = roles.to_json()
     if on_asset is not None:
@@ -833,6 +834,7 @@ def _load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional
     except LoadError as exc:
         return exc.reason, [], {}
     contract = plan.contract
+    asset = asset.in_units(contract.rig.metres_per_unit)
     roles = resolve_roles(asset.skeleton, contract.rig.profile, contract.rig.roles or None)
     names = [c.name for c in asset.clips]
     out: Dict[str, Dict[str, Any]] = {}
