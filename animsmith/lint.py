@@ -692,6 +692,7 @@ def _import_lint_modules() -> None:
     from animsmith.core.analysis import ClipAnalysis  # noqa: F401
     from animsmith.core.contacts import foot_slide  # noqa: F401 - the foot-slide check's
     from animsmith.core.roles import resolve_roles  # noqa: F401
+    from animsmith.core.units import units_report  # noqa: F401 - the rig-units check's
     from animsmith.io.read import load_asset  # noqa: F401
 
 

@@ -11,8 +11,16 @@ of the rig. A channel is constant when:
 * CUBICSPLINE: additionally every tangent component is within the same
   epsilon (a curve with flat keys but non-zero tangents still moves).
 
-One note per constant channel (clip and bone; measured = the largest range or
-angle). Channels with a non-finite key are left to ``nan``.
+One note per clip and channel kind (translation, rotation, scale), in that
+order: a rig whose exporter baked every bone gets three lines, not hundreds.
+The message counts the bones and names the first five (``… +N more``);
+``bone`` is the bone when there is one, else null; measured = the largest
+range or angle among them; ``members`` (JSON) lists **every** constant
+channel of that kind in clip order as ``{"bone": name, "keys": key count,
+"measured": its range or angle}``. Channels with a non-finite key are left to
+``nan``. Translation ranges are in the file's units (as keyed), rotations in
+radians. Morph-target weight channels are not judged (their keys are not
+loaded).
 
 Always on; needs nothing.
 """
@@ -104,23 +112,44 @@ def constant_candidates(clip, eps_vec: float, eps_rot: float) -> list:
     return sorted(out)
 
 
+#: bone names a grouped note names before "… +N more"
+LISTED_BONES = 5
+
+
 def check(ctx):
     clip = ctx.clip.name
     eps_vec = float(ctx.options["vector_epsilon"])
     eps_rot = float(ctx.options["rotation_epsilon_rad"])
+    by_path = {}
     for i in constant_candidates(ctx.clip, eps_vec, eps_rot):
         ch = ctx.clip.channels[i]
-        bone = bone_name(ctx, ch.bone)
         eps = eps_rot if ch.path == "rotation" else eps_vec
         motion = channel_motion(ch)
         tangent = largest_tangent(ch)
         if not (motion <= eps and tangent <= eps):  # NaN compares False: skipped
             continue
-        unit = "rad" if ch.path == "rotation" else ("m" if ch.path == "translation" else "")
-        yield ctx.finding(
-            f"{ch.path} track has {ch.key_count} keys but never moves — export bloat",
-            clip=clip,
-            bone=bone,
-            measured=motion,
-            expected=f"> {eps:g}{(' ' + unit) if unit else ''}",
+        by_path.setdefault(ch.path, []).append({"bone": bone_name(ctx, ch.bone), "keys": ch.key_count, "measured": motion})
+    for path in ("translation", "rotation", "scale"):
+        members = by_path.get(path)
+        if members:
+            yield _grouped_note(ctx, clip, path, members, eps_rot if path == "rotation" else eps_vec)
+
+
+def _grouped_note(ctx, clip: str, path: str, members: list, eps: float):
+    """One note for every constant channel of one kind (module docstring)."""
+    unit = "rad" if path == "rotation" else ("m" if path == "translation" else "")
+    expected = f"> {eps:g}{(' ' + unit) if unit else ''}"
+    measured = max(m["measured"] for m in members)
+    keys = sorted({m["keys"] for m in members})
+    key_text = f"{keys[0]}" if len(keys) == 1 else f"{keys[0]}–{keys[-1]}"
+    if len(members) == 1:
+        return ctx.finding(
+            f"{path} track has {key_text} keys but never moves — export bloat",
+            clip=clip, bone=members[0]["bone"], measured=measured, expected=expected, members=members,
         )
+    names = [str(m["bone"]) for m in members]
+    shown = ", ".join(names[:LISTED_BONES]) + (f", … +{len(names) - LISTED_BONES} more" if len(names) > LISTED_BONES else "")
+    return ctx.finding(
+        f"{path} tracks of {len(members)} bones have {key_text} keys but never move — export bloat: {shown}",
+        clip=clip, bone=None, measured=measured, expected=expected, members=members,
+    )
