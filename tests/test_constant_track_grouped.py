@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from animsmith.model import Asset, Channel, Clip, Skeleton
 from checks_support import run_check
@@ -71,3 +72,21 @@ def test_json_keeps_every_bone(tmp_path, capsys):
     assert {m["bone"] for f in notes for m in f["members"]} == set(NAMES)
     rc, text, err = run_cli(capsys, "lint", path)
     assert text.count("note[constant-track]") == 3 and "… +7 more" in text
+
+
+def test_translation_ranges_are_judged_in_metres():
+    """A bone under an Armature scaled 0.01: a range of 0.005 units is 0.05 mm (constant, within the
+    0.1 mm default); 0.02 units is 0.2 mm (moves). A root-level bone on a rig declared in
+    centimetres: the same 0.005 units is constant, and without the setting 5 mm moves."""
+    t = [0.0, 0.5, 1.0]
+
+    def asset(span, scale, units=1.0):
+        sk = Skeleton.build(["Armature", "hips"], [-1, 0], [[0, 0, 0], [0, 100, 0]], None, [[scale] * 3, [1, 1, 1]])
+        ch = Channel.make(1, "translation", t, [[0, 100, 0], [span, 100, 0], [0, 100, 0]])
+        return Asset(skeleton=sk, clips=[Clip(name="c", channels=[ch])]).in_units(units)
+
+    (note,) = run_check("constant-track", asset(0.005, 0.01))[0]
+    assert note.bone == "hips" and note.measured == pytest.approx(float(np.float32(0.005)) * 0.01, rel=1e-12)
+    assert run_check("constant-track", asset(0.02, 0.01))[0] == []
+    assert len(run_check("constant-track", asset(0.005, 1.0, units=0.01))[0]) == 1
+    assert run_check("constant-track", asset(0.005, 1.0))[0] == []  # 5 mm as metres: it moves

@@ -5,7 +5,7 @@ decode time in every engine and usually means the exporter baked every bone
 of the rig. A channel is constant when:
 
 * translation / scale: every component's range over the keys (max − min) is
-  within ``vector_epsilon``;
+  within ``vector_epsilon`` (translations in metres, below);
 * rotation: every key is within ``rotation_epsilon_rad`` of key 0
   (sign-invariant angle ``2·atan2(|(q0⁻¹q).xyz|, |(q0⁻¹q).w|)``);
 * CUBICSPLINE: additionally every tangent component is within the same
@@ -18,9 +18,12 @@ The message counts the bones and names the first five (``… +N more``);
 range or angle among them; ``members`` (JSON) lists **every** constant
 channel of that kind in clip order as ``{"bone": name, "keys": key count,
 "measured": its range or angle}``. Channels with a non-finite key are left to
-``nan``. Translation ranges are in the file's units (as keyed), rotations in
-radians. Morph-target weight channels are not judged (their keys are not
-loaded).
+``nan``. Translation ranges (and tangents) are in model-space metres: the
+keyed range times the scale of the bone's parent in the rest pose and
+``[rig] units`` (the same conversion as the endpoint tolerance), so the same
+epsilon means the same motion under a 0.01 ``Armature`` or on a centimetre
+rig; rotations are in radians, scales as keyed. Morph-target weight channels
+are not judged (their keys are not loaded).
 
 Always on; needs nothing.
 """
@@ -41,7 +44,7 @@ CONFIG = {
     "vector_epsilon": Option(
         1e-4,
         "number",
-        "Translation/scale channels whose components each vary by at most this are constant.",
+        "Translation (metres in model space) and scale channels whose components each vary by at most this are constant.",
         minimum=0.0,
     ),
     "rotation_epsilon_rad": Option(
@@ -94,14 +97,17 @@ def segment_motion(flat, path: str) -> np.ndarray:
         return np.max(span, axis=1)
 
 
-def constant_candidates(clip, eps_vec: float, eps_rot: float) -> list:
-    """Indices (clip order) of channels with ≥ 2 keys whose keys stay within the epsilon."""
+def constant_candidates(clip, eps_vec: float, eps_rot: float, skeleton=None) -> list:
+    """Indices (clip order) of channels with ≥ 2 keys whose keys stay within the epsilon
+    (translations in model-space metres through ``skeleton``: :func:`translation_scale`)."""
     out = []
     for path in ("translation", "rotation", "scale"):
         flat = flat_channels(clip, path)
         if flat.size == 0 or (path == "rotation" and _clip.FAST_PATHS and flat.all_rotations_move(eps_rot)):
             continue
         motion = segment_motion(flat, path)
+        if path == "translation" and skeleton is not None:
+            motion = motion * translation_scale(skeleton, [clip.channels[i].bone for i in flat.index])
         eps = eps_rot if path == "rotation" else eps_vec
         with np.errstate(invalid="ignore"):
             # prefilter only: acos is a few 1e-13 rad off the documented atan2 angle; channel_motion decides
@@ -116,16 +122,28 @@ def constant_candidates(clip, eps_vec: float, eps_rot: float) -> list:
 LISTED_BONES = 5
 
 
+def translation_scale(skeleton, bones) -> "np.ndarray":
+    """(G,) metres per local translation unit of each bone (``core.endpoint.translation_unit_m``:
+    the scales above the bone and ``[rig] units``)."""
+    from animsmith.core.endpoint import translation_unit_m
+
+    return translation_unit_m(skeleton, bones)
+
+
 def check(ctx):
     clip = ctx.clip.name
     eps_vec = float(ctx.options["vector_epsilon"])
     eps_rot = float(ctx.options["rotation_epsilon_rad"])
+    skeleton = ctx.asset.skeleton
     by_path = {}
-    for i in constant_candidates(ctx.clip, eps_vec, eps_rot):
+    for i in constant_candidates(ctx.clip, eps_vec, eps_rot, skeleton):
         ch = ctx.clip.channels[i]
         eps = eps_rot if ch.path == "rotation" else eps_vec
         motion = channel_motion(ch)
         tangent = largest_tangent(ch)
+        if ch.path == "translation":  # in metres, tangents too (they are translations per unit time)
+            scale = float(translation_scale(skeleton, [ch.bone])[0])
+            motion, tangent = motion * scale, tangent * scale
         if not (motion <= eps and tangent <= eps):  # NaN compares False: skipped
             continue
         by_path.setdefault(ch.path, []).append({"bone": bone_name(ctx, ch.bone), "keys": ch.key_count, "measured": motion})
