@@ -170,3 +170,37 @@ def test_an_arm_really_off_is_still_refused_mixed_endpoint(tmp_path, capsys, off
     assert "refused [mixed_endpoint]" in err
     assert "rotation of 'LeftArm'" in err and f"ends {off_deg:.3g} deg from its first key" in err
     assert not out.exists()
+
+
+def xbot_stepping_clip(name: str, offset: float, frames: int = 31) -> Clip:
+    """``xbot_clip`` with half-sine steps (each foot rests on the ground, then lifts 10 cm once a
+    cycle: one plant and one lift, the foot-cycle topology) and the same float-noise closing keys."""
+    c = xbot_clip(frames=frames, offset=offset)
+    k = np.arange(frames, dtype=np.float64)
+    u = k / (frames - 1)
+    hl = 10.0 * np.maximum(0.0, np.sin(2 * np.pi * (u + offset)))
+    hr = 10.0 * np.maximum(0.0, np.sin(2 * np.pi * (u + offset + 0.5)))
+    c.channels[0].values = np.stack([np.full(frames, 10.0), np.zeros(frames), -90.0 + hl], axis=1).astype(np.float32)
+    c.channels[1].values = np.stack([np.full(frames, -10.0), np.zeros(frames), -90.0 + hr], axis=1).astype(np.float32)
+    c.name = name
+    return c
+
+
+def test_foot_cycle_retimes_a_ring_of_exports_with_float_noise_endpoints(tmp_path, capsys):
+    """collection transform-foot-cycle proves every member with the gait-anchor proofs, so the
+    same endpoint rule applies: these members are duplicated-endpoint loops, not mixed."""
+    from animsmith.io.write import write_glb
+
+    clips = [xbot_stepping_clip(n, o) for n, o in (("run_forward", 0.0), ("run_backward", 0.1))]
+    for i, c in enumerate(clips):
+        c.index = i
+    path = str(tmp_path / "ring.glb")
+    write_glb(Asset(skeleton=xbot_skeleton(), clips=clips), path)
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text('[gait_groups.run-ring]\nclips = ["run_forward", "run_backward"]\n')
+    out = tmp_path / "out.glb"
+    rc, stdout, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                              "--reference", "run_forward", "-o", str(out), path, "--format", "json")
+    assert rc == 0, err
+    assert "mixed_endpoint" not in stdout
+    assert out.exists()
