@@ -69,13 +69,16 @@ def _model_unit_m(skeleton) -> np.ndarray:
     cached = getattr(skeleton, "_translation_unit_m", None)
     if cached is not None:
         return cached
+    from animsmith.model import bone_depths
+
     parents = np.asarray(skeleton.parents, dtype=np.intp)
-    local = np.asarray(skeleton.rest_matrix, dtype=np.float64)
-    model = np.empty_like(local)
-    for b, p in enumerate(parents):  # parents first
-        model[b] = local[b] if p < 0 else model[p] @ local[b]
+    model = np.array(np.asarray(skeleton.rest_matrix, dtype=np.float64)[:, :3, :3])  # linear parts
+    depth = bone_depths(parents)
     with np.errstate(invalid="ignore", over="ignore"):
-        axis = np.sqrt(np.einsum("bij,bij->bj", model[:, :3, :3], model[:, :3, :3])).max(axis=1)
+        for d in range(1, int(depth.max(initial=0)) + 1):  # one batched product per depth level
+            idx = np.nonzero(depth == d)[0]
+            model[idx] = np.matmul(model[parents[idx]], model[idx])
+        axis = np.sqrt(np.einsum("bij,bij->bj", model, model)).max(axis=1) if model.shape[0] else np.zeros(0)
     unit = float(getattr(skeleton, "metres_per_unit", 1.0))
     out = np.full(parents.shape[0], unit)
     has_parent = parents >= 0
