@@ -235,3 +235,16 @@ def test_gait_anchor_judges_in_metres_and_writes_centimetres(tmp_path, capsys):
             assert float(np.abs(vb).max()) > 50.0  # still centimetres (a foot 90 units below the hips)
             assert sorted(map(bytes, va[:-1])) == sorted(map(bytes, vb[:-1]))  # the same floats, rotated
     assert before.skeleton.rest_translation.tolist() == after.skeleton.rest_translation.tolist()
+
+
+def test_a_small_creature_in_metres_is_not_a_units_mistake(tmp_path, capsys):
+    """The simulator's beetle stands 34 mm (its body 34 mm above its feet, docs/sim.md): in metres,
+    glTF's own unit, that is a small creature and no larger unit exists to suggest."""
+    path = str(tmp_path / "beetle.glb")
+    rc, _, err = run_cli(capsys, "sim", "bake", "beetle", "-o", path)
+    assert rc == 0, err
+    cfg = toml(tmp_path, '[rig.roles]\nhips = "body"\nleft_foot = "l1_foot"\nright_foot = "r1_foot"\n')
+    (f,) = measure_json(capsys, "--config", cfg, "measure", path)
+    assert 0.01 < f["units"]["standing_height_m"] < 0.05 and f["units"]["note"] is None
+    rc, out, err = run_cli(capsys, "--config", cfg, "lint", path, "--format", "json")
+    assert not [g for f in json.loads(out)["files"] for g in f["coverage_gaps"] if g["check_id"] == "rig-units"]

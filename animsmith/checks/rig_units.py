@@ -9,8 +9,9 @@ cap, the 0.1 m/s in-place speed — means nothing on it.
 
 Judged once per file, with its first clip (the rest pose for a file without
 animations): the standing height is the hips' model-space height above the
-lower foot in that clip's first frame. Outside 5 cm … 5 m it is a coverage
-gap (code ``implausible_units``, scope ``units``, subject = the clip) naming
+lower foot in that clip's first frame. Above 5 m, or below 5 cm when
+``units`` is smaller than a metre (in metres a rig that small is a small
+creature: the simulator's beetle stands 34 mm), it is a coverage gap (code ``implausible_units``, scope ``units``, subject = the clip) naming
 the height and the setting that would make it plausible — the first of
 metres, centimetres, millimetres and inches that does, else a number of
 metres per unit — e.g. ``hips stand 41.2 m above the feet: a centimetre

@@ -15,7 +15,10 @@ the lower foot in the first frame of the file's first clip (the rest pose
 when the file has no clip) — in metres. A person, an animal or a robot a
 game animates stands between 5 cm and 5 m at the hips; outside that the unit
 in force is almost certainly wrong, and :func:`units_advice` says which
-setting would make it plausible.
+setting would make it plausible. Below 5 cm counts only when ``[rig] units``
+makes the file's unit smaller than a metre (a metre rig declared in
+centimetres stands 9 mm tall): in metres, a rig that small is a small
+creature — the simulator's beetle stands 34 mm — and no larger unit exists.
 """
 
 from __future__ import annotations
@@ -90,8 +93,8 @@ def units_advice(height_m: Optional[float], metres_per_unit_now: float) -> Optio
     if height_m is None or not math.isfinite(height_m):
         return None
     h = abs(height_m)
-    if MIN_STANDING_HEIGHT_M <= h <= MAX_STANDING_HEIGHT_M:
-        return None
+    if h <= MAX_STANDING_HEIGHT_M and (h >= MIN_STANDING_HEIGHT_M or float(metres_per_unit_now) >= 1.0):
+        return None  # in metres (or larger units) a rig under 5 cm is a small creature: no larger unit to suggest
     shown = f"{height_m:.1f} m" if h >= 1.0 else f"{height_m * 1000:.3g} mm"
     what = f"hips stand {shown} above the feet"
     if h == 0.0:
