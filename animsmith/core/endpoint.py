@@ -66,9 +66,10 @@ def translation_unit_m(skeleton, bones) -> np.ndarray:
 
 def _model_unit_m(skeleton) -> np.ndarray:
     """(B,) :func:`translation_unit_m` of every bone (cached on the skeleton)."""
+    unit = float(getattr(skeleton, "metres_per_unit", 1.0))
     cached = getattr(skeleton, "_translation_unit_m", None)
-    if cached is not None:
-        return cached
+    if cached is not None and cached[0] == unit:
+        return cached[1]
     from animsmith.model import bone_depths
 
     parents = np.asarray(skeleton.parents, dtype=np.intp)
@@ -79,13 +80,12 @@ def _model_unit_m(skeleton) -> np.ndarray:
             idx = np.nonzero(depth == d)[0]
             model[idx] = np.matmul(model[parents[idx]], model[idx])
         axis = np.sqrt(np.einsum("bij,bij->bj", model, model)).max(axis=1) if model.shape[0] else np.zeros(0)
-    unit = float(getattr(skeleton, "metres_per_unit", 1.0))
     out = np.full(parents.shape[0], unit)
     has_parent = parents >= 0
     out[has_parent] = axis[parents[has_parent]] * unit
     out[~np.isfinite(out)] = unit  # a broken rest matrix: judge in file units
     try:
-        object.__setattr__(skeleton, "_translation_unit_m", out)
+        object.__setattr__(skeleton, "_translation_unit_m", (unit, out))
     except (AttributeError, TypeError):
         pass
     return out
