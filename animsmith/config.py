@@ -14,7 +14,9 @@ unknown key names the closest valid key (``difflib``) when there is one.
 Tables
 ------
 * ``[rig]``: ``profile`` (string, default ``"auto"``), ``roles`` {role: bone
-  name}, ``required_bones`` (list of bone names).
+  name}, ``required_bones`` (list of bone names), ``units`` (``"metres"``,
+  ``"centimetres"``, ``"millimetres"``, ``"inches"``, US spellings too, or a
+  positive number of metres per unit; default metres: ``core.units``).
 * ``[clips."<name or glob>"]``: :class:`ClipExpect` fields. Effective
   expectation of a clip = every matching glob entry overlaid in order of
   specificity (fewer literal characters first; equal specificity in file
@@ -68,6 +70,10 @@ class RigConfig:
     profile: str = "auto"
     roles: Dict[str, str] = field(default_factory=dict)
     required_bones: List[str] = field(default_factory=list)
+    #: ``[rig] units`` as written (a unit name or a number); metres by default, as glTF says
+    units: Any = "metres"
+    #: metres per file unit (``core.units.metres_per_unit`` of ``units``)
+    metres_per_unit: float = 1.0
 
 
 @dataclass
@@ -521,7 +527,7 @@ TIME_COMPLEMENT_KEYS = {
 }
 TOP_KEYS = ("rig", "clips", "gait_groups", "sync_groups", "engine", "checks")
 ENGINE_KEYS = ("profile", "version")
-RIG_KEYS = ("profile", "roles", "required_bones")
+RIG_KEYS = ("profile", "roles", "required_bones", "units")
 
 
 def parse_member(label: str, base_dir: str, key: str) -> MemberRef:
@@ -655,6 +661,15 @@ class _Parser:
         if "required_bones" in table:
             with self.each():
                 rig.required_bones = bone_list(table["required_bones"], "rig.required_bones")
+        if "units" in table:
+            from animsmith.core.units import metres_per_unit
+
+            with self.each():
+                try:
+                    rig.metres_per_unit = metres_per_unit(table["units"])
+                except ValueError as exc:
+                    raise _Problem("rig.units", str(exc)) from None
+                rig.units = table["units"]
         return rig
 
     def clip(self, pattern: str, entry: Any) -> ClipExpect:

@@ -498,6 +498,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
         result.error = exc.with_path(path).message
         return FileOutcome(result, {})
     contract = plan.contract
+    asset = asset.in_units(contract.rig.metres_per_unit)  # positions in metres ([rig] units)
     roles = resolve_roles(asset.skeleton, contract.rig.profile, contract.rig.roles or None)
     result.rig = roles.to_json()
     if on_asset is not None:
@@ -772,6 +773,7 @@ def _import_lint_modules() -> None:
     from animsmith.core.analysis import ClipAnalysis  # noqa: F401
     from animsmith.core.contacts import foot_slide  # noqa: F401 - the foot-slide check's
     from animsmith.core.roles import resolve_roles  # noqa: F401
+    from animsmith.core.units import units_report  # noqa: F401 - the rig-units check's
     from animsmith.io.read import load_asset  # noqa: F401
 
 
@@ -914,6 +916,7 @@ def _load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional
     except LoadError as exc:
         return exc.reason, [], {}
     contract = plan.contract
+    asset = asset.in_units(contract.rig.metres_per_unit)
     roles = resolve_roles(asset.skeleton, contract.rig.profile, contract.rig.roles or None)
     names = [c.name for c in asset.clips]
     out: Dict[str, Dict[str, Any]] = {}

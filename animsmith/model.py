@@ -61,6 +61,9 @@ class Skeleton:
         has_matrix: (B,) bool — the node was authored with ``matrix``.
         is_joint: (B,) bool — the node is a joint of some skin.
         in_scene: (B,) bool — reachable from the default scene's roots.
+        metres_per_unit: metres per file unit (``[rig] units``; 1.0 as glTF says). Forward
+            kinematics scales every model-space position by it, so poses and every metric
+            are in metres; local TRS, rest values and key values stay in file units.
     """
 
     names: List[str]
@@ -73,6 +76,7 @@ class Skeleton:
     has_matrix: np.ndarray
     is_joint: np.ndarray
     in_scene: np.ndarray
+    metres_per_unit: float = 1.0
     _bone_of_node: Dict[int, int] = field(default_factory=dict, repr=False)
     _depth: Optional[np.ndarray] = field(default=None, repr=False)
 
@@ -104,6 +108,15 @@ class Skeleton:
 
     def children(self, bone: int) -> List[int]:
         return [int(c) for c in np.nonzero(self.parents == bone)[0]]
+
+    def in_units(self, metres_per_unit: float) -> "Skeleton":
+        """This skeleton judged at ``metres_per_unit`` metres per file unit: ``self`` when it
+        already is, else a copy (the arrays are shared, never modified)."""
+        if float(metres_per_unit) == float(self.metres_per_unit):
+            return self
+        from dataclasses import replace
+
+        return replace(self, metres_per_unit=float(metres_per_unit), _bone_of_node=dict(self._bone_of_node), _depth=self._depth)
 
     @classmethod
     def build(
@@ -311,6 +324,17 @@ class Asset:
     buffers: Optional[List[bytes]] = None
     container: str = "memory"
     extras: Any = None
+
+    def in_units(self, metres_per_unit: float) -> "Asset":
+        """This asset with its skeleton judged at ``metres_per_unit`` metres per file unit
+        (:meth:`Skeleton.in_units`); ``self`` when nothing changes. Clips and file bytes are
+        shared: transforms still write the file's own units."""
+        skeleton = self.skeleton.in_units(metres_per_unit)
+        if skeleton is self.skeleton:
+            return self
+        from dataclasses import replace
+
+        return replace(self, skeleton=skeleton)
 
     def clip(self, name: str) -> Clip:
         for c in self.clips:

@@ -87,7 +87,7 @@ def test_duration_and_start_over_shared_and_non_finite_times():
 
 
 def test_first_and_last_keys_equal_per_channel_pairs():
-    from animsmith.core.analysis import _first_and_last_keys
+    from animsmith.core.endpoint import _first_and_last_keys
 
     rng = np.random.default_rng(5)
     chans = [Channel.make(b, "rotation", np.linspace(0, 1, n), rng.normal(size=(n, 4))) for b, n in enumerate((2, 7, 3))]

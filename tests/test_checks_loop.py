@@ -276,9 +276,10 @@ def test_open_cycle_is_not_a_duplicate():
 
 
 def test_duplicate_endpoint_tolerance():
-    # 2^-17 (7.6e-6) from the first key is still a repeat of it; 2^-16 (1.5e-5) is not (tolerance 1e-5)
-    assert len(run_check("duplicate-loop-endpoint", guard(x=(0, 0.25, 0.5, 0.25, 2.0**-17)), expect=LOOP)[0]) == 1
-    assert run_check("duplicate-loop-endpoint", guard(x=(0, 0.25, 0.5, 0.25, 2.0**-16)), expect=LOOP)[0] == []
+    # a root translation (1 unit = 1 m): 2^-14 m (0.061 mm) from the first key is still a repeat of
+    # it; 2^-13 m (0.122 mm) is not (tolerance 0.1 mm in model space)
+    assert len(run_check("duplicate-loop-endpoint", guard(x=(0, 0.25, 0.5, 0.25, 2.0**-14)), expect=LOOP)[0]) == 1
+    assert run_check("duplicate-loop-endpoint", guard(x=(0, 0.25, 0.5, 0.25, 2.0**-13)), expect=LOOP)[0] == []
     # a clip where nothing moves is not a duplicated endpoint (that is constant-track's business)
     assert run_check("duplicate-loop-endpoint", guard(), expect=LOOP) == ([], [])
 

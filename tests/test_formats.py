@@ -558,7 +558,7 @@ def test_sarif_fingerprints_are_unique_on_real_files(capsys):
     code, out, _ = run_cli(["lint", "--format", "sarif", data], capsys)
     results = json.loads(out)["runs"][0]["results"]
     fps = [r["partialFingerprints"]["animsmithFinding/v2"] for r in results]
-    assert len(results) > 50 and len(set(fps)) == len(fps)
+    assert len(results) > 10 and len(set(fps)) == len(fps)
 
 
 def _official_sarif_schema():

@@ -121,6 +121,7 @@ def test_measure_schema_rejects_what_the_contract_forbids():
     good = {
         "schema_version": 1, "command": "measure", "metric": "speed",
         "files": [{"path": "a.glb", "rig": {"profile": "mixamo", "roles": {"hips": "Hips"}},
+                   "units": {"setting": "metres", "metres_per_unit": 1.0, "standing_height_m": 0.95, "note": None},
                    "clips": [{"name": "walk", "speed_mps": 1.5, "heading_deg": 90.0, "distance_m": 1.5,
                               "duration_s": 1.0, "travel_bone": "Hips", "travel_source_role": "hips_fallback"}]}],
     }
@@ -132,6 +133,9 @@ def test_measure_schema_rejects_what_the_contract_forbids():
         lambda d: d["files"][0]["clips"][0].update(heading_deg=181.0),  # outside (-180, 180]
         lambda d: d["files"][0]["rig"]["roles"].update(tail="Tail"),  # not a role
         lambda d: d.pop("metric"),  # a speed clip is not a full measure clip
+        lambda d: d["files"][0].pop("units"),  # every file says its units
+        lambda d: d["files"][0]["units"].update(metres_per_unit=0),  # a unit has a size
+        lambda d: d["files"][0]["units"].pop("note"),  # the note is null when plausible, never absent
     ):
         doc = json.loads(json.dumps(good))
         mutate(doc)

@@ -2,10 +2,13 @@
 
 Armed by ``[clips.*] loop = true`` (otherwise not judged). Judged on the
 authored keys, not on sampled poses: every channel with 2 or more keys ends
-at the clip duration and its last key equals its first (vector components
-within 1e-5, rotations within 1e-4 rad, sign-invariant), and at least one
-channel with 3 or more keys moves (a one-key channel holds one pose for all
-time and takes no part). Then the closing key is a
+at the clip duration and its last key is its first key's pose, and at least
+one channel with 3 or more keys moves (a one-key channel holds one pose for
+all time and takes no part). "The same pose" allows what float storage and
+exporters leave behind, judged in model space: translations within 0.1 mm
+(after the scales above the bone and ``[rig] units``), rotations within
+0.01° (sign-invariant), scales within 1e-4 relative (docs/transform.md,
+"Endpoint tolerance"). Then the closing key is a
 duplicate of frame 0: a runtime that steps frame by frame and wraps from the
 last frame to the first shows that pose twice (a one-frame hitch per cycle);
 one that wraps time modulo the duration (glTF players such as three.js, and

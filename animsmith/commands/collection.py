@@ -96,10 +96,13 @@ def member_label(plan) -> str:
     return "retimed" if off else "already aligned"
 
 
-def _resolve_members(group, paths: List[str], assets: Dict[str, Any], aliases: Optional[Dict[str, str]] = None) -> List[Tuple[str, str, Any]]:
+def _resolve_members(
+    group, paths: List[str], assets: Dict[str, Any], aliases: Optional[Dict[str, str]] = None, metres_per_unit: float = 1.0
+) -> List[Tuple[str, str, Any]]:
     """[(label, file, clip)] for every member (a member listed twice, or the same clip named
     two ways, once, as the group checks count it, under its first label; ``aliases`` gets every
-    label -> that first label); AnimsmithError for a missing or ambiguous one."""
+    label -> that first label); AnimsmithError for a missing or ambiguous one. A member file
+    loaded here is judged at ``metres_per_unit`` (``[rig] units``)."""
     from animsmith.config import did_you_mean
     from animsmith.errors import AnimsmithError
     from animsmith.io.read import load_asset
@@ -128,7 +131,7 @@ def _resolve_members(group, paths: List[str], assets: Dict[str, Any], aliases: O
             if f not in assets:
                 match = by_identity.get(file_identity(f))
                 if match is None:
-                    assets[f] = load_asset(f, strict=False)
+                    assets[f] = load_asset(f, strict=False).in_units(metres_per_unit)
                     by_identity[file_identity(f)] = f
                 else:
                     f = match
@@ -212,11 +215,12 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     assets: Dict[str, Any] = {}
     for p in paths:
         raw[p] = read_file_bytes(p)  # LoadError naming the file: missing, FIFO, too big, changed
-        assets[p] = load_asset_bytes(raw[p], p, strict=False)
+        # judged in metres ([rig] units); members are rewritten in their own units
+        assets[p] = load_asset_bytes(raw[p], p, strict=False).in_units(contract.rig.metres_per_unit)
         if assets[p].container != "glb":
             raise AnimsmithError("transforms edit .glb files only (convert the .gltf to .glb first)", p)
     aliases: Dict[str, str] = {}  # every declared spelling -> the member's first label
-    members = _resolve_members(group, list(paths), assets, aliases)
+    members = _resolve_members(group, list(paths), assets, aliases, contract.rig.metres_per_unit)
     for _, f, _ in members:
         if f not in raw:
             raw[f] = read_file_bytes(f)
@@ -310,7 +314,9 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
             built[f] = patch.to_bytes()
         # re-load and prove every member independently; everything else must be bit-identical
         reloaded = {
-            f: load_asset_bytes(built[f], targets.get(f, f), base_dir=os.path.dirname(os.path.abspath(f)), strict=False)
+            f: load_asset_bytes(built[f], targets.get(f, f), base_dir=os.path.dirname(os.path.abspath(f)), strict=False).in_units(
+                contract.rig.metres_per_unit
+            )
             for f in sources
         }
         retimed = {(p.source, p.clip_index): p for p in plans if not p.reference}

@@ -82,14 +82,15 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
     channel and key counts, interpolations, morph-weight channel count and
     the count of skipped node-less (KHR_animation_pointer) channels.
     """
-    from animsmith.commands.measure import _console, print_table, rig_settings
+    from animsmith.commands.measure import _console, load_rig_contract, print_table
     from animsmith.core.roles import resolve_roles
     from animsmith.errors import AnimsmithError, ConfigError
     from animsmith.io.read import load_asset
 
-    prof, overrides, cfg = rig_settings(ctx, config_path, profile)
+    prof, overrides, cfg, contract = load_rig_contract(ctx, config_path, profile)
+    metres = contract.rig.metres_per_unit
     try:
-        asset = load_asset(file)
+        asset = load_asset(file).in_units(metres)
     except AnimsmithError as exc:
         raise exc.with_path(file)
     try:

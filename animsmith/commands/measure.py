@@ -54,14 +54,15 @@ def rig_settings(ctx: click.Context, config_path: Optional[str], profile_flag: O
     return profile, roles, path
 
 
-def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_path: Optional[str]):
-    """(asset, RoleMap, [ClipAnalysis]); errors name the file (exit 2)."""
+def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_path: Optional[str], metres_per_unit: float = 1.0):
+    """(asset, RoleMap, [ClipAnalysis]), positions in metres at ``metres_per_unit`` (``[rig]
+    units``); errors name the file (exit 2)."""
     from animsmith.core.analysis import analyze_asset
     from animsmith.errors import AnimsmithError, ConfigError
     from animsmith.io.read import load_asset
 
     try:
-        asset = load_asset(path)
+        asset = load_asset(path).in_units(metres_per_unit)
     except AnimsmithError as exc:
         raise exc.with_path(path)
     try:
@@ -251,6 +252,9 @@ def render_text(files: List[Dict[str, Any]], speed: bool) -> None:
             if n not in seen:
                 seen.add(n)
                 console.print(f"  {n}", markup=False)
+        note = (f.get("units") or {}).get("note")
+        if note:  # once per file: the rig's size says the units in force are wrong
+            console.print(f"  note: {escape(note)}", markup=False)
 
 
 def _measure_one(ca, speed: bool, floor_m: float, contract=None) -> Dict[str, Any]:
@@ -318,19 +322,21 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
         raise click.UsageError("no FILE given")
     prof, overrides, cfg, contract = load_rig_contract(ctx, config_path, profile)
     from animsmith.checks.loop_seam import stride_floor_m
+    from animsmith.core.units import units_report
 
     floor_m = stride_floor_m(contract)
     files: List[Dict[str, Any]] = []
     for path in args:
-        _, roles, analyses = load_and_analyze(path, prof, overrides, cfg)
+        asset, roles, analyses = load_and_analyze(path, prof, overrides, cfg, contract.rig.metres_per_unit)
         chosen = select_clips(analyses, tuple(clip_names), path)
-        del analyses
+        units = units_report(asset, roles, contract.rig.units, analyses[0].grid if analyses else None)
+        del analyses, asset
         clips = []
         chosen.reverse()
         while chosen:  # one clip at a time, letting each pose grid go (memory: one clip, not all)
             clips.append(_measure_one(chosen.pop(), speed, floor_m, contract))
         rj = roles.to_json()
-        files.append({"path": path, "rig": rj, "clips": clips})
+        files.append({"path": path, "rig": rj, "units": units, "clips": clips})
     if fmt_name == "json":
         render_json(files, speed)
     else:

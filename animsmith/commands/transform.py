@@ -122,7 +122,8 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     from animsmith.transform import gait_anchored_glb, plan_gait_anchor, select_clips, verify_gait_anchored
 
     data = read_file_bytes(file)  # refuses directories, FIFOs, > 1 GiB, a file changing under us
-    asset = load_asset_bytes(data, file, strict=False)
+    # judged in metres ([rig] units); the file is rewritten in its own units, byte for byte
+    asset = load_asset_bytes(data, file, strict=False).in_units(contract.rig.metres_per_unit)
     if asset.container != "glb":
         raise AnimsmithError("transform edits .glb files only (convert the .gltf to .glb first)", file)
 

@@ -11,9 +11,11 @@ Loop endpoint mode (``loop_endpoint_mode``), decided in this order:
 
 1. ``duplicated_endpoint`` — the authored keys close the loop by repeating the
    first pose: every channel with two or more keys ends at the clip duration
-   and its last key equals its first (vector components within 1e-5,
-   rotations within 1e-4 rad, sign-invariant), every key value is finite, and
-   at least one channel with ≥ 3 keys moves. A one-key channel holds one pose
+   and its last key is its first key's pose within the endpoint tolerance
+   (``core.endpoint``: 0.1 mm in model space for translations, 0.01° for
+   rotations, sign-invariant, 1e-4 relative for scales — float storage and
+   exporter noise, not a real difference), every key value is finite, and at
+   least one channel with ≥ 3 keys moves beyond that tolerance. A one-key channel holds one pose
    for all time and takes no part.
 2. ``unique_cycle`` — otherwise, when every bone's wrap (last grid pose vs
    first) is within the loop-closure caps (default 0.01 m position, 1°
@@ -33,6 +35,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from animsmith.core.endpoint import channel_moves, last_key_mismatch
 from animsmith.core.gait import MIN_STRIDE_STEP_M, GaitMetrics, gait_metrics, loop_seam_ratio
 from animsmith.core.pose import pose_grid
 from animsmith.core.roles import RoleMap, resolve_roles
@@ -45,8 +48,6 @@ from animsmith.core.trajectory import (
     yaw_accumulation_deg,
 )
 
-ENDPOINT_VECTOR_TOL = 1e-5
-ENDPOINT_ROTATION_TOL_RAD = 1e-4
 LOOP_POSITION_CAP_M = 0.01
 LOOP_ROTATION_CAP_DEG = 1.0
 
@@ -60,66 +61,10 @@ def _finite_or_none(value, reason: str = "non-finite value") -> Tuple[Optional[f
     return v, None
 
 
-def _rotation_gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """1 − |a·b|/(|a||b|) per row: ≤ 1 − cos(tol/2) iff the sign-invariant angle ≤ tol."""
-    num = np.abs(np.einsum("...j,...j->...", a, b))
-    den = np.sqrt(np.einsum("...j,...j->...", a, a) * np.einsum("...j,...j->...", b, b))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return 1.0 - np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
-
-
-_ROT_GAP_TOL = 1.0 - math.cos(ENDPOINT_ROTATION_TOL_RAD / 2.0)
-
-
-def _channel_moves(ch) -> bool:
-    """A channel with ≥ 3 keys where some key differs from key 0 beyond the tolerance."""
-    if ch.key_count < 3:
-        return False
-    v = ch.values.astype(np.float64)
-    if ch.path == "rotation":
-        return bool(np.any(_rotation_gap(v[:1], v) > _ROT_GAP_TOL))
-    return bool(np.any(np.abs(v - v[0]) > ENDPOINT_VECTOR_TOL))
-
-
-def _first_and_last_keys(channels) -> np.ndarray:
-    """(G, 2, C) float64: each channel's first and last key value (channels with >= 1 key).
-
-    Gathered from one concatenation of the value arrays (one gather, not a
-    Python pair per channel); channels of different widths go pair by pair.
-    """
-    values = [ch.values for ch in channels]
-    try:
-        flat = np.concatenate(values)
-    except ValueError:  # widths differ
-        return np.array([(v[0], v[-1]) for v in values], dtype=np.float64)
-    counts = np.fromiter((v.shape[0] for v in values), dtype=np.intp, count=len(values))
-    last = np.cumsum(counts) - 1
-    return np.stack([flat[last - counts + 1], flat[last]], axis=1).astype(np.float64)
-
-
-def last_key_mismatch(channels) -> Optional[str]:
-    """Why some channel's last key does not repeat its first, or None when every one does:
-    vector components within 1e-5, rotations within 1e-4 rad (sign-invariant), both ends
-    finite. Channels without keys are skipped."""
-    for is_rot in (True, False):
-        group = [ch for ch in channels if (ch.path == "rotation") == is_rot and ch.values.shape[0]]
-        if not group:
-            continue
-        ends = _first_and_last_keys(group)  # (G, 2, C)
-        if not np.all(np.isfinite(ends)):
-            return "non-finite key values"
-        if is_rot:
-            bad = _rotation_gap(ends[:, 0], ends[:, 1]) > _ROT_GAP_TOL
-        else:
-            bad = np.max(np.abs(ends[:, 1] - ends[:, 0]), axis=1) > ENDPOINT_VECTOR_TOL
-        if np.any(bad):
-            kind = "rotation" if is_rot else "translation/scale"
-            return f"a {kind} channel's last key differs from its first"
-    return None
-
-
-def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
-    """(True, None) when the last key repeats the first pose on every channel (module docstring).
+def duplicated_endpoint(clip, skeleton=None) -> Tuple[bool, Optional[str]]:
+    """(True, None) when the last key repeats the first pose on every channel (module docstring;
+    "repeats" and "moves" are ``core.endpoint``'s tolerance, judged in model space through
+    ``skeleton``'s scales and units — without one, one file unit is one metre).
 
     (False, why-not) otherwise. First/last keys of all channels are compared
     in one vectorised step; the "something moves" scan stops at the first
@@ -144,10 +89,10 @@ def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
             return False, "a channel has no keys"
         if np.float32(times[-1]) != duration:
             return False, "a channel ends before the clip duration"
-    why = last_key_mismatch(chans)
+    why = last_key_mismatch(chans, skeleton)
     if why is not None:
         return False, why
-    if not any(_channel_moves(ch) for ch in chans):
+    if not any(ch.key_count >= 3 and channel_moves(skeleton, ch) for ch in chans):
         return False, "no channel with 3 or more keys moves"
     return True, None
 
@@ -233,7 +178,7 @@ class ClipAnalysis:
 
     @cached_property
     def duplicated_endpoint(self) -> Tuple[bool, Optional[str]]:
-        return duplicated_endpoint(self.clip)
+        return duplicated_endpoint(self.clip, self.asset.skeleton)
 
     def loop_endpoint_mode_with(
         self, position_cap_m: float = LOOP_POSITION_CAP_M, rotation_cap_deg: float = LOOP_ROTATION_CAP_DEG

@@ -439,8 +439,22 @@ def _model_matrices_and_rotations(levels, rq, t, s, rest_matrix, fixed) -> Tuple
 
 
 def _fk_bone_major(skeleton: Skeleton, t, r, s, use_rest_matrix: np.ndarray, *, unit: bool = False):
-    """(model matrices (B, N, 4, 4), model rotations (B, N, 4)) of the whole skeleton (see :func:`_fk_arrays`)."""
-    return _fk_arrays(_levels(skeleton), skeleton.rest_matrix, t, r, s, use_rest_matrix, unit=unit)
+    """(model matrices (B, N, 4, 4), model rotations (B, N, 4)) of the whole skeleton (see :func:`_fk_arrays`),
+    in metres (:func:`_to_metres`)."""
+    model, rotation = _fk_arrays(_levels(skeleton), skeleton.rest_matrix, t, r, s, use_rest_matrix, unit=unit)
+    return _to_metres(skeleton, model), rotation
+
+
+def _to_metres(skeleton: Skeleton, model: np.ndarray) -> np.ndarray:
+    """Model matrices (..., 4, 4) in file units -> metres: S · M with S = diag(u, u, u, 1),
+    u = ``skeleton.metres_per_unit`` (``[rig] units``), as if a uniform scale node sat above
+    the scene; positions scale by u, rotations do not change. In place; u = 1 leaves every
+    byte alone."""
+    u = float(getattr(skeleton, "metres_per_unit", 1.0))
+    if u != 1.0:
+        with np.errstate(invalid="ignore", over="ignore"):
+            model[..., :3, :] *= u
+    return model
 
 
 def _fk_arrays(levels, rest_matrix, t, r, s, use_rest_matrix: np.ndarray, *, unit: bool = False):
@@ -733,6 +747,10 @@ class LazyPoseGrid(PoseGrid):
             part = None if s is None else s[:, :, lo:hi]
             model = _chain(plan.levels, _local_matrices(rq[:, :, lo:hi], t[:, :, lo:hi], part, rest, fixed))
             pos[lo:hi] = model[:, :, :3, 3].transpose(1, 0, 2)
+        u = float(getattr(skel, "metres_per_unit", 1.0))
+        if u != 1.0:  # metres, as _to_metres does for the full grid
+            with np.errstate(invalid="ignore", over="ignore"):
+                pos *= u
         return _Block(plan, pos, rq)
 
     def _ensure_rotations(self, bones: List[int]) -> None:

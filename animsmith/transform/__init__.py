@@ -117,7 +117,7 @@ def verify_gait_anchored(
     from animsmith.io.read import load_asset_bytes
 
     try:
-        after = load_asset_bytes(out_bytes, label, base_dir=base_dir, strict=False)
+        after = load_asset_bytes(out_bytes, label, base_dir=base_dir, strict=False).in_units(asset.skeleton.metres_per_unit)
     except LoadError as exc:
         raise _verification_refusal(plans[0].clip if plans else "?", f"reload failed: {exc.reason}") from None
     sk0, sk1 = asset.skeleton, after.skeleton

@@ -43,8 +43,9 @@ Proofs, in evaluation order (first failure refuses):
    amplitude must be >= 0.03 m (within 1e-6 m, as ``gait-group`` counts it).
 
 The cycle (checked after 8): P = E − 1 key frames when every rotated channel's
-last key repeats its first within the duplicated-endpoint tolerances
-(``core.analysis.last_key_mismatch``; E = 3 then refuses ``no_stride_anchor``: 2
+last key repeats its first within the endpoint tolerance (``core.endpoint``:
+0.1 mm in model space, 0.01°, 1e-4 relative scale — float noise, not a real
+difference; E = 3 then refuses ``no_stride_anchor``: 2
 unique frames), else P = E (an open loop: the wrap step is a real frame) — unless
 the rotated channels that repeat their first key while moving at the wrap are at
 least as many as those that do not repeat it: ``mixed_endpoint`` (either cycle
@@ -788,8 +789,8 @@ def cycle_period(
     translation and rotation (``trajectory``), whose endpoints the drift and yaw proofs
     already bound:
 
-    * every one of them repeats its first key (within ``core.analysis``'s tolerances: 1e-5
-      per vector component, 1e-4 rad for rotations, sign-invariant) → E − 1, a duplicated
+    * every one of them repeats its first key (``core.endpoint``'s tolerance, judged in model
+      space: 0.1 mm, 0.01°, 1e-4 relative scale — float storage and exporter noise) → E − 1, a duplicated
       endpoint. The trajectory bone must then close within the in-place caps (+4 float32
       ulps): ``closing`` = (its 3-D model-space distance between the first and last frame in
       metres, the angle between its first and last model rotations in degrees) within 1 cm
@@ -806,10 +807,10 @@ def cycle_period(
 
     Refuses ``no_stride_anchor`` for a duplicated endpoint on 3 keys (2 unique frames).
     """
-    from animsmith.core.analysis import last_key_mismatch
+    from animsmith.core.endpoint import last_key_repeats_first
 
     def opens(i: int) -> bool:
-        return last_key_mismatch([clip.channels[i]]) is not None
+        return not last_key_repeats_first(skeleton, clip.channels[i])
 
     root = [i for i in rotated if clip.channels[i].bone == trajectory and clip.channels[i].path in ("translation", "rotation")]
     vote = [i for i in rotated if i not in root]
@@ -817,7 +818,7 @@ def cycle_period(
         return frames, 0.0
     open_ones = [i for i in vote if opens(i)]
     if open_ones:
-        closing_moving = sum(1 for i in vote if i not in open_ones and _moves_at_wrap(clip.channels[i]))
+        closing_moving = sum(1 for i in vote if i not in open_ones and _moves_at_wrap(skeleton, clip.channels[i]))
         if closing_moving and closing_moving >= len(open_ones):
             ch = clip.channels[open_ones[0]]
             raise _mixed(
@@ -825,7 +826,7 @@ def cycle_period(
                 f"{closing_moving} rotated channel{'s' if closing_moving != 1 else ''} moving at the wrap end on "
                 f"{'their' if closing_moving != 1 else 'its'} first key (a duplicated endpoint) "
                 f"and {len(open_ones)} {'does' if len(open_ones) == 1 else 'do'} not: "
-                f"{_channel_label(skeleton, open_ones[0], ch)} {_closing_gap_text(ch)}"
+                f"{_channel_label(skeleton, open_ones[0], ch)} {_closing_gap_text(skeleton, ch)}"
                 f"{'' if len(open_ones) == 1 else ' (the first of them)'}",
             )
         return frames, 0.0
@@ -886,28 +887,30 @@ def _mixed(skeleton, clip, index: int, what: str) -> Refusal:
     )
 
 
-def _moves_at_wrap(ch) -> bool:
-    """The channel's first and last steps (key 0 → 1 and key E−2 → E−1) are both beyond the
-    duplicated-endpoint tolerances (``core.analysis``: 1e-5 per component, 1e-4 rad for
-    rotations, sign-invariant). A channel still on either side (a foot planted into or out of
-    the wrap) ends on its first key under either convention."""
-    from types import SimpleNamespace
+def _moves_at_wrap(skeleton, ch) -> bool:
+    """The channel's first and last steps (key 0 → 1 and key E−2 → E−1) both move beyond the
+    endpoint tolerance (``core.endpoint``). A channel still on either side (a foot planted
+    into or out of the wrap) ends on its first key under either convention."""
+    from animsmith.core.endpoint import step_moves
 
-    from animsmith.core.analysis import last_key_mismatch
-
-    v = np.asarray(ch.values)
-    # each step as a 2-key channel: "its last key differs from its first" = the step moves
-    return all(last_key_mismatch([SimpleNamespace(path=ch.path, values=pair)]) is not None for pair in (v[:2], v[-2:]))
+    return step_moves(skeleton, ch, 0) and step_moves(skeleton, ch, -2)
 
 
-def _closing_gap_text(ch) -> str:
-    """How far a channel's last key is from its first: degrees for rotations (sign-invariant), else the largest component."""
+def _closing_gap_text(skeleton, ch) -> str:
+    """How far a channel's last key is from its first: degrees for rotations (sign-invariant),
+    metres in model space for translations (``core.endpoint.translation_unit_m``), else the
+    largest component."""
     first = np.asarray(ch.values[0], dtype=np.float64)
     last = np.asarray(ch.values[-1], dtype=np.float64)
     if ch.path == "rotation":
         from animsmith.core.quat import angle_between_rad
 
         return f"ends {math.degrees(float(angle_between_rad(first, last))):.3g} deg from its first key"
+    if ch.path == "translation":
+        from animsmith.core.endpoint import translation_unit_m
+
+        metres = float(np.linalg.norm(last - first)) * float(translation_unit_m(skeleton, [ch.bone])[0])
+        return f"ends {metres:.3g} m from its first key"
     return f"ends {float(np.max(np.abs(last - first))):.3g} (largest component) from its first key"
 
 

@@ -1,0 +1,181 @@
+"""When two keys of a channel are the same pose: the endpoint tolerance.
+
+One rule decides whether a channel's last key "repeats its first" (a duplicated
+loop endpoint), whether a step between two keys moves, and whether a channel
+moves at all. It is used by ``measure``'s ``loop_endpoint_mode``, the
+``duplicate-loop-endpoint`` check, and the gait-anchor / foot-cycle transforms
+(their ``mixed_endpoint`` proof), so they always agree.
+
+Two keys are the same pose when the difference is smaller than what float
+storage and exporters leave behind, judged by its effect in **model space**
+(metres, after every scale above the bone and the rig's ``[rig] units``):
+
+* translation: the distance between the keys, times the model-space length of
+  one local unit (the largest axis scale of the parent's rest model matrix,
+  times the rig's metres per unit), is at most ``POSITION_TOL_M`` = 0.1 mm;
+* rotation: the sign-invariant angle between the keys (−q is the same
+  rotation) is at most ``ROTATION_TOL_DEG`` = 0.01°. A local rotation turns
+  the bone's whole subtree by that same angle in model space, whatever the
+  scales above it;
+* scale: every component differs by at most ``SCALE_TOL`` = 1e-4 of the
+  larger magnitude (a relative change: a 1 m limb moves 0.1 mm).
+
+Why these numbers: float32 keys hold about 7 significant digits, so a 1 m
+position is stored to ~1e-7 m and a unit quaternion to ~1e-7 rad; exporters
+that evaluate the first and last frame separately (Euler → quaternion, unit
+conversion, a 0.01 ``Armature`` scale over centimetre keys) leave differences
+of ~1e-5 local units — 1e-7 m after the scale. The tolerances sit two to
+three orders of magnitude above that noise and one to two below the smallest
+difference a viewer can see or a loop check cares about (the 1 cm / 1°
+loop-closure caps): a hundredth of a degree moves a point 1 m from the joint
+by 0.17 mm.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+import numpy as np
+
+#: translation keys closer than this in model space (metres) are one pose
+POSITION_TOL_M = 1e-4
+#: rotation keys closer than this angle are one pose
+ROTATION_TOL_DEG = 0.01
+#: scale components whose relative difference is at most this are one pose
+SCALE_TOL = 1e-4
+
+# 1 − |â·b̂| ≤ 1 − cos(tol/2)  ⟺  sign-invariant angle ≤ tol
+_ROT_GAP_TOL = 1.0 - math.cos(math.radians(ROTATION_TOL_DEG) / 2.0)
+
+
+def translation_unit_m(skeleton, bones) -> np.ndarray:
+    """(G,) metres in model space of one local translation unit of each bone in ``bones``:
+    the largest axis scale (column length) of the parent's rest model matrix times the
+    skeleton's ``metres_per_unit``; a root's unit is ``metres_per_unit``. Without a
+    skeleton one unit is one metre (glTF's convention)."""
+    bones = np.asarray(bones, dtype=np.intp).reshape(-1)
+    if skeleton is None:
+        return np.ones(bones.shape[0])
+    per_bone = _model_unit_m(skeleton)
+    out = np.full(bones.shape[0], float(getattr(skeleton, "metres_per_unit", 1.0)))
+    ok = (bones >= 0) & (bones < per_bone.shape[0])
+    out[ok] = per_bone[bones[ok]]
+    return out
+
+
+def _model_unit_m(skeleton) -> np.ndarray:
+    """(B,) :func:`translation_unit_m` of every bone (cached on the skeleton)."""
+    unit = float(getattr(skeleton, "metres_per_unit", 1.0))
+    cached = getattr(skeleton, "_translation_unit_m", None)
+    if cached is not None and cached[0] == unit:
+        return cached[1]
+    from animsmith.model import bone_depths
+
+    parents = np.asarray(skeleton.parents, dtype=np.intp)
+    model = np.array(np.asarray(skeleton.rest_matrix, dtype=np.float64)[:, :3, :3])  # linear parts
+    depth = bone_depths(parents)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for d in range(1, int(depth.max(initial=0)) + 1):  # one batched product per depth level
+            idx = np.nonzero(depth == d)[0]
+            model[idx] = np.matmul(model[parents[idx]], model[idx])
+        axis = np.sqrt(np.einsum("bij,bij->bj", model, model)).max(axis=1) if model.shape[0] else np.zeros(0)
+    out = np.full(parents.shape[0], unit)
+    has_parent = parents >= 0
+    out[has_parent] = axis[parents[has_parent]] * unit
+    out[~np.isfinite(out)] = unit  # a broken rest matrix: judge in file units
+    try:
+        object.__setattr__(skeleton, "_translation_unit_m", (unit, out))
+    except (AttributeError, TypeError):
+        pass
+    return out
+
+
+def keys_differ(path: str, a: np.ndarray, b: np.ndarray, unit_m: Optional[np.ndarray] = None) -> np.ndarray:
+    """(G,) bool: key rows ``a[i]`` and ``b[i]`` of ``path`` channels are different poses
+    (module docstring). ``unit_m`` (G,) is :func:`translation_unit_m` of each row's bone
+    (translations only; default 1 m). Non-finite rows differ."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        if path == "rotation":
+            num = np.abs(np.einsum("...j,...j->...", a, b))
+            den = np.sqrt(np.einsum("...j,...j->...", a, a) * np.einsum("...j,...j->...", b, b))
+            gap = 1.0 - np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+            same = gap <= _ROT_GAP_TOL
+        elif path == "translation":
+            dist = np.sqrt(np.einsum("...j,...j->...", a - b, a - b))
+            unit = 1.0 if unit_m is None else np.asarray(unit_m, dtype=np.float64)
+            same = dist * unit <= POSITION_TOL_M
+        else:  # scale (and any other vector): relative per component
+            size = np.maximum(np.abs(a), np.abs(b))
+            same = np.all(np.abs(a - b) <= SCALE_TOL * size, axis=-1)
+        finite = np.isfinite(a).all(axis=-1) & np.isfinite(b).all(axis=-1)
+    return ~(same & finite)
+
+
+def channel_keys_differ(skeleton, ch, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`keys_differ` for rows of one channel ``ch`` (its path and bone)."""
+    a = np.atleast_2d(np.asarray(a, dtype=np.float64))
+    unit = translation_unit_m(skeleton, [ch.bone])[0] if ch.path == "translation" else None
+    return keys_differ(ch.path, a, np.atleast_2d(np.asarray(b, dtype=np.float64)), unit)
+
+
+def last_key_repeats_first(skeleton, ch) -> bool:
+    """The channel's last key is its first key's pose (a channel without keys repeats)."""
+    v = np.asarray(ch.values)
+    if v.shape[0] == 0:
+        return True
+    return not bool(channel_keys_differ(skeleton, ch, v[:1], v[-1:])[0])
+
+
+def step_moves(skeleton, ch, k: int) -> bool:
+    """Key ``k`` → key ``k + 1`` (indices as Python sequences take them) is a different pose."""
+    v = np.asarray(ch.values)
+    i = k % v.shape[0]
+    return bool(channel_keys_differ(skeleton, ch, v[i : i + 1], v[i + 1 : i + 2])[0])
+
+
+def channel_moves(skeleton, ch) -> bool:
+    """Some key of the channel is a different pose from key 0."""
+    v = np.asarray(ch.values)
+    if v.shape[0] < 2:
+        return False
+    return bool(np.any(channel_keys_differ(skeleton, ch, np.broadcast_to(v[:1], v.shape), v)))
+
+
+def last_key_mismatch(channels: Sequence, skeleton=None) -> Optional[str]:
+    """Why some channel's last key does not repeat its first, or None when every one does
+    (module docstring; both ends must be finite). Channels without keys are skipped.
+    Compared per path in one vectorised step."""
+    by_path = {}
+    for ch in channels:
+        if ch.values.shape[0]:
+            by_path.setdefault(ch.path, []).append(ch)
+    for path in ("rotation", "translation", "scale"):
+        group = by_path.get(path)
+        if not group:
+            continue
+        ends = _first_and_last_keys(group)  # (G, 2, C)
+        if not np.all(np.isfinite(ends)):
+            return "non-finite key values"
+        unit = translation_unit_m(skeleton, [ch.bone for ch in group]) if path == "translation" else None
+        if np.any(keys_differ(path, ends[:, 0], ends[:, 1], unit)):
+            return f"a {path} channel's last key differs from its first"
+    return None
+
+
+def _first_and_last_keys(channels) -> np.ndarray:
+    """(G, 2, C) float64: each channel's first and last key value (channels with >= 1 key).
+
+    Gathered from one concatenation of the value arrays (one gather, not a
+    Python pair per channel); channels of different widths go pair by pair.
+    """
+    values = [ch.values for ch in channels]
+    try:
+        flat = np.concatenate(values)
+    except ValueError:  # widths differ
+        return np.array([(v[0], v[-1]) for v in values], dtype=np.float64)
+    counts = np.fromiter((v.shape[0] for v in values), dtype=np.intp, count=len(values))
+    last = np.cumsum(counts) - 1
+    return np.stack([flat[last - counts + 1], flat[last]], axis=1).astype(np.float64)
