@@ -12,8 +12,9 @@ sample into the first:
 How the wrap is judged depends on how the clip ends:
 
 * **closed cycle** (the authored last key repeats the first on every channel,
-  ``loop_endpoint_mode = "duplicated_endpoint"``): the last pose must *be* the
-  first pose. The single worst bone of each dimension is judged (first bone on
+  ``loop_endpoint_mode = "duplicated_endpoint"``, or every bone's last pose is
+  within 0.1 mm and 0.01° of its first, whatever float noise the keys carry):
+  the last pose must *be* the first pose. The single worst bone of each dimension is judged (first bone on
   ties): an error when its position delta exceeds ``max_position_delta_m``,
   another when its rotation delta exceeds ``max_rotation_delta_deg`` (a clip's
   own ``max_loop_position_delta_m`` / ``max_loop_rotation_delta_deg`` in

@@ -51,6 +51,12 @@ ENDPOINT_VECTOR_TOL = 1e-5
 ENDPOINT_ROTATION_TOL_RAD = 1e-4
 LOOP_POSITION_CAP_M = 0.01
 LOOP_ROTATION_CAP_DEG = 1.0
+#: a last pose this close to the first (every bone, in the travelling frame on a
+#: travelling clip) repeats it, whatever the keys' last bits say: a tenth of a millimetre
+#: and a hundredth of a degree are far below any visible step and far above float32
+#: storage noise of poses within a few metres of the origin
+POSE_REPEAT_M = 1e-4
+POSE_REPEAT_DEG = 0.01
 
 
 def _finite_or_none(value, reason: str = "non-finite value") -> Tuple[Optional[float], Optional[str]]:
@@ -253,22 +259,36 @@ class ClipAnalysis:
     def loop_continuity_for(self, travelling: bool) -> LoopContinuity:
         """The wrap as the loop checks judge it (cached per flag).
 
-        Closed or open cycle by :meth:`closes_by_keys`; on a ``travelling`` clip the
+        Closed cycle when the keys repeat the first pose (:meth:`closes_by_keys`) or the
+        last pose is within ``POSE_REPEAT_M`` / ``POSE_REPEAT_DEG`` of the first on every
+        bone (keys that differ only by float noise), else open; on a ``travelling`` clip the
         first pose is carried into the next cycle by the travel bone's trajectory
         (core.trajectory.cycle_transform: its horizontal travel and, when it turns,
         its yaw) before it is compared with the last, so root motion is no seam.
         """
         key = bool(travelling)
         if key not in self._loop_cache:
-            open_cycle = not self.closes_by_keys(key)
-            cycle = None
-            if key and self.travel.bone is not None:
-                cycle, why = cycle_transform(self.grid, self.travel.bone, open_cycle)
-                if cycle is None:
-                    self._loop_cache[key] = LoopContinuity(unavailable=f"travel bone trajectory unusable ({why})")
-                    return self._loop_cache[key]
-            self._loop_cache[key] = loop_continuity(self.grid, cycle, open_cycle)
+            self._loop_cache[key] = self._loop_continuity(key)
         return self._loop_cache[key]
+
+    def _loop_continuity(self, travelling: bool) -> LoopContinuity:
+        bone = self.travel.bone if travelling else None
+
+        def judged(open_cycle: bool) -> LoopContinuity:
+            if bone is None:
+                return loop_continuity(self.grid, None, open_cycle)
+            cycle, why = cycle_transform(self.grid, bone, open_cycle, self.skeleton.parents)
+            if cycle is None:
+                return LoopContinuity(unavailable=f"travel bone trajectory unusable ({why})")
+            return loop_continuity(self.grid, cycle, open_cycle)
+
+        closed = judged(False)
+        if self.closes_by_keys(travelling) or closed.unavailable:
+            return closed
+        # keys that miss their first value by float noise still repeat the first pose
+        if bool(np.all(closed.position_delta_m <= POSE_REPEAT_M) and np.all(closed.rotation_delta_deg <= POSE_REPEAT_DEG)):
+            return closed
+        return judged(True)
 
     @cached_property
     def yaw_deg(self) -> Tuple[Optional[float], Optional[str]]:

@@ -296,13 +296,16 @@ class CycleTransform:
     vertical through the travel bone's first-frame position (``pivot_m``,
     height 0), then a horizontal ``offset_m``. Applying M to the first pose
     gives the pose the loop wraps into; comparing it with the last pose removes
-    the travel (root motion) and keeps everything else (a seam pop).
+    the travel (root motion) and keeps everything else (a seam pop). Only the
+    travel bone and the bones below it travel (``moves``, (B,) bool); a static
+    container above it stays where it is.
     """
 
     bone: int
     yaw_deg: float
     offset_m: np.ndarray
     pivot_m: np.ndarray
+    moves: Optional[np.ndarray] = None
 
     def _rot(self) -> np.ndarray:
         a = math.radians(self.yaw_deg)
@@ -328,7 +331,19 @@ def _horizontal(v: np.ndarray) -> np.ndarray:
     return out
 
 
-def cycle_transform(grid, bone: int, open_cycle: bool) -> Tuple[Optional[CycleTransform], Optional[str]]:
+def subtree_mask(parents, bone: int) -> np.ndarray:
+    """(B,) bool: ``bone`` and every bone below it (parents-first order)."""
+    parents = np.asarray(parents)
+    mask = np.zeros(parents.shape[0], dtype=bool)
+    mask[int(bone)] = True
+    for b in range(int(bone) + 1, parents.shape[0]):
+        p = int(parents[b])
+        if p >= 0 and mask[p]:
+            mask[b] = True
+    return mask
+
+
+def cycle_transform(grid, bone: int, open_cycle: bool, parents=None) -> Tuple[Optional[CycleTransform], Optional[str]]:
     """The :class:`CycleTransform` of a travelling loop from its travel ``bone``.
 
     * closed cycle (the last frame is the first pose of the next cycle):
@@ -339,7 +354,8 @@ def cycle_transform(grid, bone: int, open_cycle: bool) -> Tuple[Optional[CycleTr
       heading), so a clean open export wraps at its ordinary pace.
 
     The yaw is removed only when it exceeds ``TURN_THRESHOLD_DEG`` (the clip
-    turns); a straight clip keeps yaw 0. (None, reason) when the travel bone's
+    turns); a straight clip keeps yaw 0. ``parents`` (the skeleton's) limits the
+    transform to the travel bone's subtree. (None, reason) when the travel bone's
     positions are not finite or the grid has fewer than 3 samples.
     """
     n = grid.frame_count
@@ -357,7 +373,8 @@ def cycle_transform(grid, bone: int, open_cycle: bool) -> Tuple[Optional[CycleTr
             yaw += 0.5 * float(steps[0] + steps[-1])
     if not (abs(yaw) > TURN_THRESHOLD_DEG):
         yaw = 0.0
-    t = CycleTransform(bone=int(bone), yaw_deg=yaw, offset_m=np.zeros(3), pivot_m=_horizontal(c[0]))
+    moves = None if parents is None else subtree_mask(parents, bone)
+    t = CycleTransform(bone=int(bone), yaw_deg=yaw, offset_m=np.zeros(3), pivot_m=_horizontal(c[0]), moves=moves)
     offset = _horizontal(c[-1] - c[0])
     if open_cycle:
         wrap = 0.5 * (_horizontal(c[-1] - c[-2]) + t.vectors(_horizontal(c[1] - c[0])))
@@ -445,11 +462,12 @@ def loop_continuity(grid, cycle: Optional[CycleTransform] = None, open_cycle: bo
     if not (np.all(np.isfinite(p)) and np.all(np.isfinite(q)) and np.all(qn > 0)):
         return LoopContinuity(unavailable="non-finite or zero-length pose at a loop endpoint")
     q = q / qn[..., None]
-    if cycle is not None:  # the first two samples as the next cycle starts them
+    if cycle is not None:  # the first two samples as the next cycle starts them (travelling bones only)
+        moves = np.ones(p.shape[1], dtype=bool) if cycle.moves is None else np.asarray(cycle.moves, dtype=bool)
         p = p.copy()
         q = q.copy()
-        p[:2] = cycle.positions(p[:2])
-        q[:2] = cycle.rotations(q[:2])
+        p[:2, moves] = cycle.positions(p[:2, moves])
+        q[:2, moves] = cycle.rotations(q[:2, moves])
     pos_delta = np.linalg.norm(p[3] - p[0], axis=-1)
     rot_delta = np.degrees(quat.angle_between_rad(q[0], q[3]))
     step_m = np.maximum(np.linalg.norm(p[1] - p[0], axis=-1), np.linalg.norm(p[3] - p[2], axis=-1))
