@@ -61,7 +61,8 @@ def has_role(ctx, role: str) -> bool:
 
 
 def root_domain_reason(ctx) -> Optional[str]:
-    """None when Root or Hips is resolved, else the roles_unresolved message."""
+    """None when Root or Hips is resolved (a clip's travel bone needs one), else the
+    roles_unresolved message."""
     if has_role(ctx, "root") or has_role(ctx, "hips"):
         return None
     return f"root/hips role not resolved (rig profile '{profile_label(ctx)}')" + _override_note(ctx, ("root", "hips"))
