@@ -221,3 +221,35 @@ def test_heading_noise_floor_scales_with_the_endpoint_coordinates(origin_x):
             assert s.heading_deg == pytest.approx(0.0, abs=1e-9)
         else:
             assert s.heading_deg is None and "in place" in s.heading_deg_unavailable
+
+
+def test_travelling_frame_removes_the_walk_and_keeps_the_step():
+    """Bone 0 a static container, bone 1 (the travel bone) walks +X 0.1 m per sample, bone 2
+    rides 1 m above it. Open cycle: the next cycle starts one more step on (offset 0.3 + 0.1),
+    so the wrap of bones 1 and 2 is an ordinary 0.1 m step at the walking velocity; bone 0
+    does not travel and stays put."""
+    from animsmith.core.trajectory import cycle_transform
+
+    n = 4
+    t = np.linspace(0.0, 0.3, n)  # dt = 0.1 s: 1 m/s
+    p = np.zeros((n, 3, 3))
+    p[:, 1, 0] = 0.1 * np.arange(n)
+    p[:, 2] = p[:, 1] + [0.0, 1.0, 0.0]
+    g = grid_of(p, times=t)
+    parents = [-1, 0, 1]
+    cyc, why = cycle_transform(g, 1, open_cycle=True, parents=parents)
+    assert why is None and cyc.yaw_deg == 0.0
+    assert cyc.offset_m == pytest.approx([0.4, 0.0, 0.0])
+    assert list(cyc.moves) == [False, True, True]
+    lc = loop_continuity(g, cyc, open_cycle=True)
+    assert lc.position_delta_m == pytest.approx([0.0, 0.1, 0.1])
+    assert lc.neighbour_step_m == pytest.approx([0.0, 0.1, 0.1])
+    assert lc.seam_velocity_delta_mps == pytest.approx([0.0, 0.0, 0.0], abs=1e-9)
+    # in model space the same open cycle wraps 0.3 m back: −3 m/s after +1 m/s steps
+    plain = loop_continuity(g, None, open_cycle=True)
+    assert plain.position_delta_m == pytest.approx([0.0, 0.3, 0.3])
+    assert plain.seam_velocity_delta_mps == pytest.approx([0.0, 4.0, 4.0])
+    # closed (the last sample is the next cycle's first): no step is added
+    closed, _ = cycle_transform(g, 1, open_cycle=False, parents=parents)
+    assert closed.offset_m == pytest.approx([0.3, 0.0, 0.0])
+    assert loop_continuity(g, closed).position_delta_m == pytest.approx([0.0, 0.0, 0.0], abs=1e-12)
