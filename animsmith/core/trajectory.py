@@ -80,9 +80,12 @@ def channel_animates(ch) -> bool:
     return bool(np.any(np.abs(v - v[0]) > tol))
 
 
-def animated_bones(clip) -> frozenset:
-    """Bones whose translation or rotation this clip changes (:func:`channel_animates`)."""
-    return frozenset(int(ch.bone) for ch in clip.channels if channel_animates(ch))
+def animated_bones(clip, among=None) -> frozenset:
+    """Bones (of ``among`` when given) whose translation or rotation this clip changes
+    (:func:`channel_animates`)."""
+    return frozenset(
+        int(ch.bone) for ch in clip.channels if (among is None or int(ch.bone) in among) and channel_animates(ch)
+    )
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,11 @@ def travel_bone_of_clip(skeleton, clip, roles) -> TravelBone:
     names = skeleton.names
     hips = roles.get("hips")
     root = roles.get("root")
-    moving = animated_bones(clip) if clip is not None else frozenset()
+    # only the bones that can travel are looked at: the hips' chain, and the root role
+    candidates = set() if hips is None else set(_chain_to(skeleton, int(hips)))
+    if root is not None:
+        candidates.add(int(root))
+    moving = animated_bones(clip, candidates) if clip is not None else frozenset()
     root_text = None if root is None else f"root {str(names[root])!r}"
     if hips is None:
         if root is not None and root in moving:
