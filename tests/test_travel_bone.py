@@ -207,3 +207,23 @@ def test_the_shipped_ring_passes_every_loop_check(tmp_path, capsys):
     ring = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "assets", "run-ring.glb")
     doc = lint_json(tmp_path, capsys, ring, '[clips."*"]\nloop = true\n')
     assert loop_findings(doc) == []
+
+
+def test_a_closing_key_off_by_float_noise_still_closes_the_loop(tmp_path, capsys):
+    """Exporters evaluate t = 0 and t = d separately: the left foot's last translation key
+    misses the first by 5e-5 m per component (√3·5e-5 = 0.087 mm). The pose repeats (within
+    0.1 mm / 0.01°), so the seam is judged as a closed loop; read as an open cycle, its
+    zero-length wrap would be a stop between two swinging steps."""
+    clip = fbx2gltf_walk("Noisy")
+    foot = next(ch for ch in clip.channels if ch.bone == FBX_NAMES.index("mixamorig:LeftFoot"))
+    foot.values[-1] = foot.values[-1] + np.float32(5e-5)
+    path = write_walks(tmp_path, clip)
+    from animsmith.core.analysis import analyze_asset
+    from animsmith.io.read import load_asset
+
+    _, (ca,) = analyze_asset(load_asset(path))
+    lc = ca.loop_continuity_for(True)
+    assert lc.open_cycle is False
+    assert float(lc.position_delta_m.max()) == pytest.approx(5e-5 * 3 ** 0.5, rel=0.02)
+    doc = lint_json(tmp_path, capsys, path, LOOP_ANIMATION)
+    assert loop_findings(doc) == []
