@@ -441,8 +441,8 @@ def loop_continuity(grid, cycle: Optional[CycleTransform] = None, open_cycle: bo
 
     * ``position_delta_m = |p[N−1] − p'[0]|`` and ``rotation_delta_deg`` = angle of
       q'[0]⁻¹·q[N−1], 2·atan2(|xyz|, |w|) (shortest path, sign-invariant): the wrap;
-    * ``neighbour_step_m`` / ``neighbour_step_deg``: the larger of the first and last
-      in-clip steps (position distance, rotation angle);
+    * ``neighbour_step_m`` / ``neighbour_step_deg`` (open cycle only, else None): the
+      larger of the first and last in-clip steps (position distance, rotation angle);
     * closed cycle (``open_cycle`` False: the last frame repeats the first pose):
       ``seam_velocity_delta_mps = |(p'1 − p'0)/dt_first − (p[N−1] − p[N−2])/dt_last|``
       (the last-to-first chord is zero-length and never a velocity);
@@ -477,13 +477,14 @@ def loop_continuity(grid, cycle: Optional[CycleTransform] = None, open_cycle: bo
         q[:2, moves] = cycle.rotations(q[:2, moves])
     pos_delta = np.linalg.norm(p[3] - p[0], axis=-1)
     rot_delta = np.degrees(quat.angle_between_rad(q[0], q[3]))
-    step_m = np.maximum(np.linalg.norm(p[1] - p[0], axis=-1), np.linalg.norm(p[3] - p[2], axis=-1))
-    step_deg = np.degrees(np.maximum(quat.angle_between_rad(q[0], q[1]), quat.angle_between_rad(q[2], q[3])))
     dt = np.array([dt0, dt1])[:, None, None]
     v = (p[[1, 3]] - p[[0, 2]]) / dt  # (out, in) velocities, (2, B, 3)
     # (out, in) model-space steps q_b·q_a⁻¹ as rotation vectors per second, in one pass
     w = _rotation_vector(quat.multiply(q[[1, 3]], quat.conjugate(q[[0, 2]]))) / dt
-    if open_cycle:
+    step_m = step_deg = None
+    if open_cycle:  # the wrap is judged against its neighbouring steps
+        step_m = np.maximum(np.linalg.norm(p[1] - p[0], axis=-1), np.linalg.norm(p[3] - p[2], axis=-1))
+        step_deg = np.degrees(np.maximum(quat.angle_between_rad(q[0], q[1]), quat.angle_between_rad(q[2], q[3])))
         v_wrap = (p[0] - p[3]) / dt1
         w_wrap = _rotation_vector(quat.multiply(q[0], quat.conjugate(q[3]))) / dt1
         vel_delta = np.maximum(np.linalg.norm(v_wrap - v[1], axis=-1), np.linalg.norm(v[0] - v_wrap, axis=-1))
