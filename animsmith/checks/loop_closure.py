@@ -37,7 +37,7 @@ its yaw. The distance walked is root motion, not a seam; anything else (a
 limb, the hips' height, a twist) that does not match across the wrap is still
 reported. On such a clip the travel bone's own translation and rotation keys
 do not decide closed vs open. The travel bone is the one ``measure speed``
-shows.
+shows; without one (no hips or root role) the wrap is judged in model space.
 
 Comparisons are made in float32 (a value authored exactly at the cap passes).
 Time = clip duration (the seam).
