@@ -30,9 +30,11 @@ ISSUE_DEFAULTS = {
     "constant-track": ("note", {"vector_epsilon": 1e-4, "rotation_epsilon_rad": 1e-3}),
     "fps": ("warning", {"max_frame_error": 0.1}),
     "loop-seam": ("error", {"max_ratio": 1.5, "min_stride_step_m": 0.02}),
-    "loop-closure": ("error", {"max_position_delta_m": 0.01, "max_rotation_delta_deg": 1.0}),
-    "loop-seam-vel": ("error", {"max_velocity_delta_mps": 0.1}),
-    "loop-seam-rot": ("error", {"max_angular_velocity_delta_degps": 5.0}),
+    "loop-closure": ("error", {"max_position_delta_m": 0.01, "max_rotation_delta_deg": 1.0, "max_wrap_step_ratio": 1.5}),
+    # the seam caps are relative to the clip unless an absolute cap is set (floor, ratio as loop-seam)
+    "loop-seam-vel": ("error", {"max_velocity_delta_mps": None, "min_velocity_delta_mps": 0.1, "max_ratio": 1.5}),
+    "loop-seam-rot": ("error", {"max_angular_velocity_delta_degps": None, "min_angular_velocity_delta_degps": 5.0,
+                                "max_ratio": 1.5}),
     "duplicate-loop-endpoint": ("warning", {}),
     "in-place": ("error", {"travel_threshold_mps": 0.5}),
     "root-motion-speed": ("error", {"default_tolerance_mps": 0.1, "travel_threshold_mps": 0.5}),
@@ -68,7 +70,8 @@ def test_checks_id_documents_every_key(check_id, capsys):
     for key, default in ISSUE_DEFAULTS[check_id][1].items():
         lines = [ln for ln in out.splitlines() if ln.strip().startswith((f"{key} ", f"{key}="))]
         assert len(lines) == 1, (check_id, key)
-        assert f"default {default:g}" in lines[0] or f"= {default:g} " in lines[0], lines[0]
+        shown = "unset" if default is None else f"{default:g}"
+        assert f"default {shown}" in lines[0] or f"= {shown} " in lines[0], lines[0]
         assert spec.config[key].doc in lines[0]
     for need in spec.needs:
         assert need in out

@@ -97,8 +97,12 @@ def test_closure_rotation_cap_and_shortest_path():
     assert run_check("loop-closure", guard(rot_deg=(0, 0.25, 0.5, 0.75, 1.0)), expect=LOOP)[0] == []
     findings, _ = run_check("loop-closure", guard(rot_deg=(0, 0.3, 0.6, 0.9, 1.1)), expect=LOOP)
     assert len(findings) == 1 and findings[0].measured == pytest.approx(1.1, abs=1e-4)
-    findings, _ = run_check("loop-closure", guard(rot_deg=(0, 90, 180, 270, 350)), expect=LOOP)
-    assert findings[0].measured == pytest.approx(10.0, abs=1e-4)  # 350° end is 10° from the start
+    # an open cycle (the last key is not the first): steps of 0.5° and 1° allow a 1.5° wrap, and
+    # the 350° end is 10° from the start, not 350°
+    findings, _ = run_check("loop-closure", guard(rot_deg=(0, 0.5, 1, 349, 350)), expect=LOOP)
+    assert findings[0].measured == pytest.approx(10.0, abs=1e-4) and findings[0].expected == pytest.approx(1.5)
+    # turning in 90° steps, the 10° wrap is smaller than any step: an ordinary frame of an open cycle
+    assert run_check("loop-closure", guard(rot_deg=(0, 90, 180, 270, 350)), expect=LOOP)[0] == []
     # last key = −identity is the same orientation
     q = yrot_deg([0, 10, 20, 10, 0])
     q[4] = -q[4]
@@ -108,9 +112,13 @@ def test_closure_rotation_cap_and_shortest_path():
 
 
 def test_closure_caps_via_options_and_both_dimensions():
+    # an open cycle stepping 0.25 m and 5° per frame wraps 1.0 m and 20°: the allowance is
+    # max(cap, 1.5 x the larger neighbouring step) = 0.375 m and 7.5°
     asset = guard(x=(0, 0.25, 0.5, 0.75, 1.0), rot_deg=(0, 5, 10, 15, 20))
     findings, _ = run_check("loop-closure", asset, expect=LOOP)
-    assert [f.expected for f in findings] == [0.01, 1.0]
+    assert [f.expected for f in findings] == [pytest.approx(0.375), pytest.approx(7.5, abs=1e-5)]
+    assert [f.measured for f in findings] == [pytest.approx(1.0), pytest.approx(20.0)]
+    assert "jumps 1.0000 m across the wrap" in findings[0].message
     assert run_check("loop-closure", asset, expect=LOOP,
                      options={"max_position_delta_m": 1.1, "max_rotation_delta_deg": 20.5})[0] == []
 
@@ -119,6 +127,8 @@ def test_closure_caps_via_options_and_both_dimensions():
 
 
 def test_seam_velocity_cap_exact():
+    # steps .045/.035/−.035/−.045 m/s: largest inner change .07, 1.5x = .105 → cap .105 (0.09 passes);
+    # .05/.03/−.03/−.05: inner .06 → 1.5x = .09 under the 0.1 floor, so the floor is the cap
     assert run_check("loop-seam-vel", guard(x=(0, 0.01125, 0.02, 0.01125, 0)), expect=LOOP)[0] == []  # 0.09
     assert run_check("loop-seam-vel", guard(x=(0, 0.0125, 0.02, 0.0125, 0)), expect=LOOP)[0] == []  # exactly 0.1
     findings, _ = run_check("loop-seam-vel", guard(x=(0, 0.01375, 0.02, 0.01375, 0)), expect=LOOP)
@@ -130,27 +140,56 @@ def test_seam_velocity_cap_exact():
 
 def test_seam_velocity_values():
     # out +1 m/s, in −1 m/s → 2.0; travelling at constant speed → 0 (closure fails, velocity clean)
-    findings, _ = run_check("loop-seam-vel", guard(x=(0, 0.25, 0.5, 0.25, 0)), expect=LOOP)
+    absolute = {"max_velocity_delta_mps": 0.1}
+    findings, _ = run_check("loop-seam-vel", guard(x=(0, 0.25, 0.5, 0.25, 0)), expect=LOOP, options=absolute)
     assert findings[0].measured == pytest.approx(2.0, abs=1e-6)
-    assert run_check("loop-seam-vel", guard(x=(0, 0.25, 0.5, 0.75, 1.0)), expect=LOOP) == ([], [])
-    findings, _ = run_check("loop-seam-vel", guard(x=(0, 0.025, 0.08, 0.05, 0)), expect=LOOP)
+    # an open cycle (no travel bone: judged in model space) wraps from x = 1 back to 0 in one
+    # 0.25 s frame: −4 m/s between steps of +1 m/s, a change of 5 m/s against none inside
+    findings, _ = run_check("loop-seam-vel", guard(x=(0, 0.25, 0.5, 0.75, 1.0)), expect=LOOP)
+    assert findings[0].measured == pytest.approx(5.0, abs=1e-6) and findings[0].expected == pytest.approx(0.1)
+    findings, _ = run_check("loop-seam-vel", guard(x=(0, 0.025, 0.08, 0.05, 0)), expect=LOOP, options=absolute)
     assert findings[0].measured == pytest.approx(0.3, abs=1e-6)
+    # by default the cap is relative: the triangle wave's seam change (2 m/s) is its ordinary
+    # change at the turn-around (2 m/s inside the clip), so it passes
+    assert run_check("loop-seam-vel", guard(x=(0, 0.25, 0.5, 0.25, 0)), expect=LOOP) == ([], [])
+
+
+def test_seam_velocity_relative_cap_catches_three_times_the_inner_change():
+    # step velocities 1, 1/3, −1/3, −1 m/s (keys .25 s apart, closing at 0): each inner change is
+    # 2/3 m/s, the seam's (−1 → +1) is 2 m/s = 3x: cap max(0.1, 1.5 x 2/3) = 1.0 m/s
+    x = np.cumsum([0.0, 0.25, 0.25 / 3, -0.25 / 3, -0.25])
+    findings, _ = run_check("loop-seam-vel", guard(x=tuple(x)), expect=LOOP)
+    assert len(findings) == 1
+    f = findings[0]
+    assert f.measured == pytest.approx(2.0, abs=1e-6) and f.expected == pytest.approx(1.0, abs=1e-6)
+    assert (f.bone, f.time_s) == ("root", 1.0)
+    assert "3.0x its largest step-to-step change inside the clip, 0.6667 m/s" in f.message
+    # a ratio of 3.5 lets it through
+    assert run_check("loop-seam-vel", guard(x=tuple(x)), expect=LOOP, options={"max_ratio": 3.0})[0] == []
 
 
 # ------------------------------------------------------------ loop-seam-rot
 
 
 def test_seam_rotation_cap_exact():
-    assert run_check("loop-seam-rot", guard(rot_deg=(0, 1.24975, 5, 0, 0)), expect=LOOP)[0] == []
-    assert run_check("loop-seam-rot", guard(rot_deg=(0, 1.25, 5, 0, 0)), expect=LOOP)[0] == []  # exactly 5°/s
-    findings, _ = run_check("loop-seam-rot", guard(rot_deg=(0, 1.25025, 5, 0, 0)), expect=LOOP)
+    absolute = {"max_angular_velocity_delta_degps": 5.0}
+    assert run_check("loop-seam-rot", guard(rot_deg=(0, 1.24975, 5, 0, 0)), expect=LOOP, options=absolute)[0] == []
+    assert run_check("loop-seam-rot", guard(rot_deg=(0, 1.25, 5, 0, 0)), expect=LOOP, options=absolute)[0] == []
+    findings, _ = run_check("loop-seam-rot", guard(rot_deg=(0, 1.25025, 5, 0, 0)), expect=LOOP, options=absolute)
     assert len(findings) == 1
     assert findings[0].measured == pytest.approx(5.001, abs=1e-3) and findings[0].expected == 5.0
 
 
 def test_seam_rotation_values():
-    findings, _ = run_check("loop-seam-rot", guard(rot_deg=(0, 10, 20, 10, 0)), expect=LOOP)
+    findings, _ = run_check("loop-seam-rot", guard(rot_deg=(0, 10, 20, 10, 0)), expect=LOOP,
+                            options={"max_angular_velocity_delta_degps": 5.0})
     assert findings[0].measured == pytest.approx(80.0, abs=1e-3) and findings[0].bone == "root"
+    # relative by default: 80 deg/s at the seam is the 80 deg/s turn-around inside the clip
+    assert run_check("loop-seam-rot", guard(rot_deg=(0, 10, 20, 10, 0)), expect=LOOP)[0] == []
+    # 40, 40/3, −40/3, −40 deg/s per step: the seam change (80) is 3x the inner one (26.67)
+    findings, _ = run_check("loop-seam-rot", guard(rot_deg=(0, 10, 10 + 10 / 3, 10, 0)), expect=LOOP)
+    assert findings[0].measured == pytest.approx(80.0, abs=1e-3)
+    assert findings[0].expected == pytest.approx(40.0, abs=1e-3)
     assert run_check("loop-closure", guard(rot_deg=(0, 10, 20, 10, 0)), expect=LOOP)[0] == []
     # shortest-path steps through 180° agree: no seam change
     assert run_check("loop-seam-rot", guard(rot_deg=(0, 10, 180, 350, 360)), expect=LOOP)[0] == []
@@ -167,7 +206,7 @@ def test_seam_rotation_compares_vectors():
     q = np.array([[0, 0, 0, 1], x10, x20, ym10, [0, 0, 0, 1]])
     sk = Skeleton.build(["root"], [-1])
     asset = Asset(skeleton=sk, clips=[Clip(name="guard", channels=[Channel.make(0, "rotation", times, q)])])
-    findings, _ = run_check("loop-seam-rot", asset, expect=LOOP)
+    findings, _ = run_check("loop-seam-rot", asset, expect=LOOP, options={"max_angular_velocity_delta_degps": 5.0})
     assert findings[0].measured == pytest.approx(20 * math.sqrt(2), abs=1e-3)
     assert findings[0].time_s == 2.0
 
@@ -177,7 +216,7 @@ def test_worst_bone_named_among_two_roots():
     chans = [Channel.make(0, "rotation", T5, yrot_deg([0, 1, 2, 1, 0])),
              Channel.make(1, "rotation", T5, yrot_deg([0, 10, 20, 10, 0]))]
     asset = Asset(skeleton=sk, clips=[Clip(name="guard", channels=chans)])
-    findings, _ = run_check("loop-seam-rot", asset, expect=LOOP)
+    findings, _ = run_check("loop-seam-rot", asset, expect=LOOP, options={"max_angular_velocity_delta_degps": 5.0})
     assert [f.bone for f in findings] == ["second-root"]
 
 
@@ -310,9 +349,11 @@ def test_per_clip_loop_caps_override_check_options():
 
 def test_seam_messages_give_the_in_clip_reference():
     # x = 0, .25, .5, .25, 0 → step velocities +1, +1, −1, −1 m/s: largest in-clip change 2.0, seam 2.0
-    findings, _ = run_check("loop-seam-vel", guard(x=(0, 0.25, 0.5, 0.25, 0)), expect=LOOP)
+    findings, _ = run_check("loop-seam-vel", guard(x=(0, 0.25, 0.5, 0.25, 0)), expect=LOOP,
+                            options={"max_velocity_delta_mps": 0.1})
     assert "inside the clip its largest step-to-step change is 2.0000 m/s" in findings[0].message
-    findings, _ = run_check("loop-seam-rot", guard(rot_deg=(0, 10, 20, 10, 0)), expect=LOOP)
+    findings, _ = run_check("loop-seam-rot", guard(rot_deg=(0, 10, 20, 10, 0)), expect=LOOP,
+                            options={"max_angular_velocity_delta_degps": 5.0})
     assert "inside the clip its largest step-to-step change is 80.000 deg/s" in findings[0].message
 
 

@@ -123,7 +123,8 @@ def test_measure_schema_rejects_what_the_contract_forbids():
         "files": [{"path": "a.glb", "rig": {"profile": "mixamo", "roles": {"hips": "Hips"}},
                    "units": {"setting": "metres", "metres_per_unit": 1.0, "standing_height_m": 0.95, "note": None},
                    "clips": [{"name": "walk", "speed_mps": 1.5, "heading_deg": 90.0, "distance_m": 1.5,
-                              "duration_s": 1.0, "travel_bone": "Hips", "travel_source_role": "hips_fallback"}]}],
+                              "duration_s": 1.0, "travel_bone": "Hips", "travel_source_role": "hips",
+                              "travel_bone_reason": "root 'RootNode' is not animated in this clip; using hips"}]}],
     }
     validate_measure(json.dumps(good))
     for mutate in (

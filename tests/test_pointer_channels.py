@@ -47,4 +47,4 @@ def test_inspect_shows_pointer_channels(tmp_path):
     assert res.exit_code == 0
     assert "pointers" in res.output
     row = [line for line in res.output.splitlines() if line.strip().startswith("Move")][0]
-    assert row.split()[-1] == "3"
+    assert row.split()[-2] == "3" and row.split()[-1] == "-"  # pointers, then the travel bone (none)

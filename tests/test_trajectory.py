@@ -7,8 +7,8 @@ import pytest
 
 from animsmith.core import quat
 from animsmith.core.roles import RoleMap
-from animsmith.core.trajectory import loop_continuity, root_speed, travel_bone, yaw_accumulation_deg
-from animsmith.model import PoseGrid
+from animsmith.core.trajectory import TravelBone, loop_continuity, root_speed, travel_bone_of_clip, yaw_accumulation_deg
+from animsmith.model import Channel, Clip, PoseGrid, Skeleton
 
 
 def grid_of(positions, rotations=None, times=None):
@@ -31,8 +31,9 @@ def grid_of(positions, rotations=None, times=None):
     )
 
 
-ROOT_HIPS = RoleMap(profile="t", bones={"root": 0, "hips": 1}, names={"root": "Root", "hips": "Hips"})
-HIPS_ONLY = RoleMap(profile="t", bones={"hips": 1}, names={"hips": "Hips"})
+ROOT_HIPS = TravelBone(0, "Root", "root", "root 'Root' is the highest node above the hips this clip animates")
+HIPS_ONLY = TravelBone(1, "Hips", "hips", "no node above the hips is animated in this clip; using hips")
+NO_TRAVEL = TravelBone(None, None, None, "neither root nor hips role resolved")
 
 
 def straight_line(velocity, n=31, duration=1.5):
@@ -43,11 +44,38 @@ def straight_line(velocity, n=31, duration=1.5):
     return grid_of(p, times=t)
 
 
-def test_travel_bone_prefers_root_then_hips():
-    assert travel_bone(ROOT_HIPS) == (0, "root")
-    assert travel_bone(HIPS_ONLY) == (1, "hips_fallback")
-    bone, why = travel_bone(RoleMap())
-    assert bone is None and "root" in why
+CHAIN = Skeleton.build(["RootNode", "Armature", "Hips", "Foot"], [-1, 0, 1, 2], [[0, 0, 0], [0, 0, 0], [0, 1, 0], [0, -1, 0]])
+CHAIN_ROLES = RoleMap(profile="t", bones={"root": 0, "hips": 2}, names={"root": "RootNode", "hips": "Hips"})
+
+
+def _clip_animating(*bones, path="translation", static=()):
+    t = np.array([0.0, 0.5, 1.0])
+    chans = []
+    for b in bones:
+        v = np.array([[0, 0, 0], [0, 0, 1], [0, 0, 2]], float) if path == "translation" else quat.from_axis_angle(
+            np.tile([0.0, 1.0, 0.0], (3, 1)), np.radians([0.0, 10.0, 20.0]))
+        chans.append(Channel.make(b, path, t, v))
+    for b in static:  # a channel that holds one value (float noise of 1e-7 included)
+        chans.append(Channel.make(b, "translation", t, np.array([[0, 0, 0], [1e-7, 0, 0], [0, 0, 0]], float)))
+    return Clip(name="c", channels=chans)
+
+
+def test_travel_bone_is_the_highest_animated_node_above_the_hips():
+    # nothing above the hips animated: the hips, and a static root role never travels
+    tb = travel_bone_of_clip(CHAIN, _clip_animating(2, static=(0, 1)), CHAIN_ROLES)
+    assert (tb.bone, tb.name, tb.role) == (2, "Hips", "hips")
+    assert tb.reason == "root 'RootNode' is not animated in this clip; using hips"
+    # an animated container between them wins over the hips (rotation counts too)
+    tb = travel_bone_of_clip(CHAIN, _clip_animating(1, path="rotation"), CHAIN_ROLES)
+    assert (tb.bone, tb.role) == (1, "ancestor") and "root 'RootNode' is not animated" in tb.reason
+    # the animated root itself
+    tb = travel_bone_of_clip(CHAIN, _clip_animating(0, 2), CHAIN_ROLES)
+    assert (tb.bone, tb.name, tb.role) == (0, "RootNode", "root")
+    # per clip: another clip of the same rig that animates nothing above the hips uses the hips
+    assert travel_bone_of_clip(CHAIN, _clip_animating(2), CHAIN_ROLES).bone == 2
+    # no roles at all
+    tb = travel_bone_of_clip(CHAIN, _clip_animating(0), RoleMap())
+    assert tb.bone is None and "root" in tb.reason
 
 
 def test_root_moving_plus_x_at_2mps_heads_90():
@@ -71,12 +99,12 @@ def test_heading_convention(vel, heading):
 
 def test_vertical_motion_is_not_speed_and_in_place_has_no_heading():
     s = root_speed(straight_line([0, 3.0, 0]), HIPS_ONLY)
-    assert s.speed_mps == 0.0 and s.source_role == "hips_fallback"
+    assert s.speed_mps == 0.0 and s.source_role == "hips"
     assert s.heading_deg is None and "in place" in s.heading_deg_unavailable
 
 
 def test_no_travel_bone_reason():
-    s = root_speed(straight_line([1, 0, 0]), RoleMap())
+    s = root_speed(straight_line([1, 0, 0]), NO_TRAVEL)
     assert s.speed_mps is None and "root" in s.speed_mps_unavailable
 
 
@@ -193,3 +221,35 @@ def test_heading_noise_floor_scales_with_the_endpoint_coordinates(origin_x):
             assert s.heading_deg == pytest.approx(0.0, abs=1e-9)
         else:
             assert s.heading_deg is None and "in place" in s.heading_deg_unavailable
+
+
+def test_travelling_frame_removes_the_walk_and_keeps_the_step():
+    """Bone 0 a static container, bone 1 (the travel bone) walks +X 0.1 m per sample, bone 2
+    rides 1 m above it. Open cycle: the next cycle starts one more step on (offset 0.3 + 0.1),
+    so the wrap of bones 1 and 2 is an ordinary 0.1 m step at the walking velocity; bone 0
+    does not travel and stays put."""
+    from animsmith.core.trajectory import cycle_transform
+
+    n = 4
+    t = np.linspace(0.0, 0.3, n)  # dt = 0.1 s: 1 m/s
+    p = np.zeros((n, 3, 3))
+    p[:, 1, 0] = 0.1 * np.arange(n)
+    p[:, 2] = p[:, 1] + [0.0, 1.0, 0.0]
+    g = grid_of(p, times=t)
+    parents = [-1, 0, 1]
+    cyc, why = cycle_transform(g, 1, open_cycle=True, parents=parents)
+    assert why is None and cyc.yaw_deg == 0.0
+    assert cyc.offset_m == pytest.approx([0.4, 0.0, 0.0])
+    assert list(cyc.moves) == [False, True, True]
+    lc = loop_continuity(g, cyc, open_cycle=True)
+    assert lc.position_delta_m == pytest.approx([0.0, 0.1, 0.1])
+    assert lc.neighbour_step_m == pytest.approx([0.0, 0.1, 0.1])
+    assert lc.seam_velocity_delta_mps == pytest.approx([0.0, 0.0, 0.0], abs=1e-9)
+    # in model space the same open cycle wraps 0.3 m back: −3 m/s after +1 m/s steps
+    plain = loop_continuity(g, None, open_cycle=True)
+    assert plain.position_delta_m == pytest.approx([0.0, 0.3, 0.3])
+    assert plain.seam_velocity_delta_mps == pytest.approx([0.0, 4.0, 4.0])
+    # closed (the last sample is the next cycle's first): no step is added
+    closed, _ = cycle_transform(g, 1, open_cycle=False, parents=parents)
+    assert closed.offset_m == pytest.approx([0.3, 0.0, 0.0])
+    assert loop_continuity(g, closed).position_delta_m == pytest.approx([0.0, 0.0, 0.0], abs=1e-12)

@@ -166,6 +166,22 @@ def test_trajectory_proofs_apply_to_every_member(capsys, tmp_path):
     assert not (tmp_path / "o.glb").exists()
 
 
+def test_a_member_whose_hips_walk_below_a_static_root_refuses(capsys, tmp_path):
+    """The root node has no channel (a scene container); the member's hips carry 1.2 m of
+    root motion: the hips are its travel bone, so the trajectory proof refuses it."""
+    walking = stepping_clip("run_left", 0.25)
+    t = walking.channels[0].times
+    hips = np.array([0.0, 1.0, 0.0]) + np.outer(np.linspace(0, 1, FRAMES), [0.0, 0.0, 1.2])
+    walking.channels.append(Channel.make(1, "translation", t, hips))
+    path, cfg = write_ring(tmp_path, [stepping_clip("run_forward", 0.0), stepping_clip("run_backward", 0.1),
+                                      walking, stepping_clip("run_right", 0.05)])
+    rc, stdout, err = run_cli(capsys, "--config", cfg, "collection", "transform-foot-cycle", "--group", "run-ring",
+                              "--reference", "run_forward", "-o", str(tmp_path / "o.glb"), path)
+    assert rc == 1 and stdout == "" and "refused [horizontal_drift]" in err
+    assert "cannot retime clip 'run_left', bone 'Hips'" in err and "1.2000 m" in err
+    assert not (tmp_path / "o.glb").exists()
+
+
 def test_events_in_another_cyclic_order_refuse_contact_order():
     ref = fc.FootEvents({"left_plant": 0.0, "left_lift": 0.3, "right_plant": 0.5, "right_lift": 0.8}, 30)
     other = fc.FootEvents({"left_plant": 0.0, "left_lift": 0.6, "right_plant": 0.5, "right_lift": 0.8}, 30)

@@ -283,7 +283,7 @@ def test_no_trajectory_bone_refuses(capsys, tmp_path):
     cfg = tmp_path / "animsmith.toml"
     cfg.write_text('[rig]\nprofile = "none"\n[rig.roles]\nleft_foot = "LeftFoot"\nright_foot = "RightFoot"\n')
     err = refuse_cli(capsys, tmp_path, path, "no_trajectory_bone", "--config", str(cfg))
-    assert "Root" in err and "Hips" in err
+    assert "no travel bone (neither root nor hips role resolved)" in err
 
 
 def test_hips_fallback_is_used_without_root():
@@ -292,7 +292,7 @@ def test_hips_fallback_is_used_without_root():
     asset = asset_of(biped_clip())
     roles = resolve_roles(asset.skeleton, profile="none", overrides={"hips": "Hips", "left_foot": "LeftFoot", "right_foot": "RightFoot"})
     plan = ga.prove_gait_anchor(asset, asset.clips[0], roles, 30.0)
-    assert plan.trajectory_role == "Hips fallback" and plan.trajectory_bone == "Hips"
+    assert plan.trajectory_role == "Hips" and plan.trajectory_bone == "Hips"
 
 
 def test_standing_clip_refuses_no_stride_anchor(capsys, tmp_path):
@@ -755,7 +755,7 @@ def _open_walk_reference_anchor():
 def test_open_walk_anchor_matches_the_reference_derivation():
     asset, clip, roles, _ = _open_walk()
     plan = ga.prove_gait_anchor(asset, clip, roles, 32.0)
-    assert plan.trajectory_role == "Hips fallback"
+    assert plan.trajectory_role == "Hips"
     assert plan.phase_before == pytest.approx(_open_walk_reference_anchor(), abs=1e-9)
     assert abs(plan.frame_offset) <= 1 and plan.shift_frames == (24 + plan.frame_offset) % 32
     from animsmith.core.gait import circular_distance_cycles
@@ -1102,15 +1102,16 @@ def test_a_slope_bake_refuses_vertical_drift(capsys, tmp_path):
 
 def test_channels_that_disagree_on_the_endpoint_refuse_mixed_endpoint(capsys, tmp_path):
     """The feet repeat their first pose at the last key while moving through the wrap (a duplicated
-    endpoint); a hips rotation ends 0.5° from its first key. Neither cycle is safe: over E keys the
-    feet would hold a pose for two frames mid-clip, over E − 1 the hips would lose 0.5°."""
+    endpoint); a foot rotation ends 0.5° from its first key. Neither cycle is safe: over E keys the
+    feet would hold a pose for two frames mid-clip, over E − 1 the foot would lose 0.5°. (On the
+    hips, the trajectory bone of this clip, a 0.5° closing difference is within the in-place caps.)"""
     k = np.arange(31)
     angle = np.radians(15.0) * np.sin(2 * np.pi * k / 30)
     angle[-1] += np.radians(0.5)
-    path = write(tmp_path, biped_clip(hips_rotation=x_quat_series(angle)))
+    path = write(tmp_path, biped_clip(extra=[Channel.make(2, "rotation", frame_times(31, 30.0), x_quat_series(angle))]))
     err = refuse_cli(capsys, tmp_path, path, "mixed_endpoint")
     assert "2 rotated channels moving at the wrap end on their first key" in err
-    assert "rotation of 'Hips'" in err and "ends 0.5 deg from its first key" in err
+    assert "rotation of 'LeftFoot'" in err and "ends 0.5 deg from its first key" in err
 
 
 def test_a_channel_still_at_the_wrap_is_no_evidence_of_a_duplicated_endpoint(capsys, tmp_path):

@@ -170,6 +170,8 @@ def get_check(check_id: str) -> CheckSpec:
 
 
 def _fmt_default(value: Any) -> str:
+    if value is None:
+        return "unset"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):

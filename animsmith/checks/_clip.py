@@ -13,7 +13,6 @@ from typing import Any, Iterator, Optional, Tuple
 
 import numpy as np
 
-from animsmith.core.pose import model_positions_m, model_rotations
 
 #: hard-coded travel threshold shared by in-place, root-motion-speed and
 #: foot-slide: a clip whose root moves at least this fast is root motion.
@@ -62,7 +61,8 @@ def has_role(ctx, role: str) -> bool:
 
 
 def root_domain_reason(ctx) -> Optional[str]:
-    """None when Root or Hips is resolved, else the roles_unresolved message."""
+    """None when Root or Hips is resolved (a clip's travel bone needs one), else the
+    roles_unresolved message."""
     if has_role(ctx, "root") or has_role(ctx, "hips"):
         return None
     return f"root/hips role not resolved (rig profile '{profile_label(ctx)}')" + _override_note(ctx, ("root", "hips"))
@@ -107,8 +107,8 @@ def usable_grid(ctx):
 def root_speed_mps(ctx) -> Tuple[Optional[float], Optional[str]]:
     """(measured root speed, None) or (None, reason) from the clip's cached analysis.
 
-    Speed = horizontal (X/Z) endpoint displacement of the travel bone (Root,
-    else Hips) over the duration — computed once by the core.
+    Speed = horizontal (X/Z) endpoint displacement of the clip's travel bone
+    (core.trajectory.travel_bone_of_clip) over the duration — computed once by the core.
     """
     bad = malformed_key_times(ctx.clip)
     if bad:
@@ -494,45 +494,6 @@ def flat_channels(clip, path: Optional[str] = None) -> FlatChannels:
 # --------------------------------------------------------------------------
 # In-clip reference for the seam continuity checks
 # --------------------------------------------------------------------------
-
-
-def interior_velocity_change_mps(grid, bone: int) -> Optional[float]:
-    """Largest |v[i+1] − v[i]| of one bone inside the clip, v[i] = (p[i+1] − p[i]) / dt[i] (model space).
-
-    The seam check compares the wrap's change against a cap; this is the same
-    quantity between consecutive in-clip steps, so a reader can tell a popped
-    seam from ordinary acceleration at the clip's sample rate. None when the
-    grid has fewer than 4 samples or non-finite values.
-    """
-    t = np.asarray(grid.times_s, dtype=np.float64)
-    if t.shape[0] < 4:
-        return None
-    p = np.asarray(model_positions_m(grid, [bone])[:, 0, :], dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        v = np.diff(p, axis=0) / np.diff(t)[:, None]
-        change = np.linalg.norm(np.diff(v, axis=0), axis=-1)
-    return float(change.max()) if np.all(np.isfinite(change)) else None
-
-
-def interior_angular_velocity_change_degps(grid, bone: int) -> Optional[float]:
-    """Largest |ω[i+1] − ω[i]| (deg/s) of one bone inside the clip.
-
-    ω[i] = rotation vector of the model-space step q[i+1]·q[i]⁻¹ (w ≥ 0
-    hemisphere) over dt[i] — the quantity ``loop-seam-rot`` compares across
-    the wrap. None when the grid has fewer than 4 samples or non-finite values.
-    """
-    from animsmith.core import quat
-    from animsmith.core.trajectory import _rotation_vector
-
-    t = np.asarray(grid.times_s, dtype=np.float64)
-    if t.shape[0] < 4:
-        return None
-    q = np.asarray(model_rotations(grid, [bone])[:, 0, :], dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-        w = _rotation_vector(quat.multiply(q[1:], quat.conjugate(q[:-1]))) / np.diff(t)[:, None]
-        change = np.degrees(np.linalg.norm(np.diff(w, axis=0), axis=-1))
-    return float(change.max()) if np.all(np.isfinite(change)) else None
 
 
 def malformed_key_times(clip) -> Optional[str]:

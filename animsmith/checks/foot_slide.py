@@ -21,7 +21,8 @@ A sample pair counts when the foot is in stance at both ends.
 The velocity a planted foot should have (model space, horizontal X/Z):
 
 * **root-motion clip** (``movement_owner_xz = "animation"``, or no owner and a
-  measured root speed ≥ ``travel_threshold_mps``, default 0.5 m/s, as
+  measured root speed — the clip's travel bone's, as ``measure speed`` shows
+  it — ≥ ``travel_threshold_mps``, default 0.5 m/s, as
   ``in-place`` and ``root-motion-speed`` decide it): 0 — the root carries the
   body over a foot that stays put;
 * **in-place clip** (``movement_owner_xz = "gameplay"``, or no owner and a root

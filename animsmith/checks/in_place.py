@@ -14,8 +14,10 @@ Armed by ``[clips.*] movement_owner_xz`` (a clip without it is not judged):
   ``"gameplay"`` is not caught under the threshold either: set it below the
   project's slowest gait.
 
-Speed = horizontal endpoint displacement of the travel bone (Root, else Hips)
-over the clip duration, from the clip's shared analysis.
+Speed = horizontal endpoint displacement of the clip's travel bone over the
+clip duration, from the clip's shared analysis. The travel bone is the highest
+node above the hips that this clip animates, else the hips (a static scene
+node such as ``RootNode`` never is); ``measure speed`` shows which and why.
 
 Coverage gaps (scope ``travel_mode``): ``roles_unresolved`` when neither Root
 nor Hips resolves; ``measurement_unavailable`` when the speed cannot be
@@ -68,7 +70,7 @@ def check(ctx):
         return
     threshold = float(ctx.options["travel_threshold_mps"])
     travels = speed >= threshold
-    label = f"root '{bone}'" if bone else "the root"
+    label = f"travel bone '{bone}'" if bone else "the root"
     if owner == "gameplay" and travels:
         yield ctx.finding(
             f"declared in-place (movement_owner_xz = \"gameplay\") but {label} travels at {speed:.2f} m/s "

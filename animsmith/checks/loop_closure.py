@@ -1,22 +1,46 @@
-"""A declared loop whose last pose is not its first pose.
+"""A declared loop whose last pose does not lead into its first pose.
 
 Armed by ``[clips.*] loop = true`` (otherwise not judged: no finding, no gap).
-Needs no roles. On the clip's pose grid, per bone:
+Needs no roles. On the clip's pose grid, per bone, the wrap from the last
+sample into the first:
 
-* ``position_delta_m = |p[N−1] − p[0]|`` (model space);
-* ``rotation_delta_deg`` = shortest-path angle between the first and last
-  model rotations (sign-invariant: a 350° turn reads 10°).
+* ``position_delta_m`` = model-space distance between the last position and
+  the first;
+* ``rotation_delta_deg`` = shortest-path angle between the last and the first
+  model rotation (sign-invariant: a 350° turn reads 10°).
 
-The single worst bone of each dimension is judged (first bone on ties), so a
-clip gets at most two errors: one when its worst position delta exceeds
-``max_position_delta_m`` and one when its worst rotation delta exceeds
-``max_rotation_delta_deg`` (a clip's own ``max_loop_position_delta_m`` /
-``max_loop_rotation_delta_deg`` in ``[clips.*]`` override these). Comparisons are made in float32 (a value authored
-exactly at the cap passes). Time = clip duration (the seam).
+How the wrap is judged depends on how the clip ends:
 
-Root-motion locomotion travels, so its root (and every child) never returns
-to its first position: disable the check (``[checks.loop-closure] enabled =
-false``) or raise the position cap for such projects.
+* **closed cycle** (the authored last key repeats the first on every channel,
+  ``loop_endpoint_mode = "duplicated_endpoint"``, or every bone's last pose is
+  within 0.1 mm and 0.01° of its first, whatever float noise the keys carry):
+  the last pose must *be* the first pose. The single worst bone of each dimension is judged (first bone on
+  ties): an error when its position delta exceeds ``max_position_delta_m``,
+  another when its rotation delta exceeds ``max_rotation_delta_deg`` (a clip's
+  own ``max_loop_position_delta_m`` / ``max_loop_rotation_delta_deg`` in
+  ``[clips.*]`` override these).
+* **open cycle** (any other clip, ``unique_cycle`` / ``non_closing``: the last
+  key is one frame before the first pose, as most exporters write loops): the
+  wrap is one more frame, so it is judged against the bone's own neighbouring
+  steps (the larger of the first and the last in-clip step): an error when a
+  bone's wrap exceeds ``max(cap, max_wrap_step_ratio × that step)``, in
+  position and in rotation (the bone whose wrap is the largest multiple of its
+  allowance is named). A clean open export passes; a pop fails.
+
+**Travelling loops.** On a clip that travels (``movement_owner_xz =
+"animation"``, or no owner and a root speed of at least 0.5 m/s, as
+``in-place`` decides it; never on a ``"gameplay"`` clip), the first pose is
+first carried to where the next cycle starts: moved by the travel bone's
+horizontal displacement from the first to the last frame (plus one ordinary
+step for an open cycle) and, when the clip turns by more than 5°, turned by
+its yaw. The distance walked is root motion, not a seam; anything else (a
+limb, the hips' height, a twist) that does not match across the wrap is still
+reported. On such a clip the travel bone's own translation and rotation keys
+do not decide closed vs open. The travel bone is the one ``measure speed``
+shows; without one (no hips or root role) the wrap is judged in model space.
+
+Comparisons are made in float32 (a value authored exactly at the cap passes).
+Time = clip duration (the seam).
 
 Coverage gap (scope ``loop_closure``): ``measurement_unavailable`` when the
 clip has fewer than 3 grid samples, a non-positive first/last grid step, a
@@ -26,7 +50,9 @@ non-finite / zero-length pose at a loop endpoint, or malformed key times
 
 from __future__ import annotations
 
-from animsmith.checks._clip import bone_name, expect_value, f32_exceeds, malformed_key_times
+import numpy as np
+
+from animsmith.checks._clip import TRAVEL_THRESHOLD_MPS, bone_name, expect_value, f32_exceeds, malformed_key_times
 from animsmith.checks.base import Option
 
 ID = "loop-closure"
@@ -40,11 +66,33 @@ CONFIG = {
     "max_rotation_delta_deg": Option(
         1.0, "number", "Largest angle (degrees) between a bone's first and last model rotation.", minimum=0.0
     ),
+    "max_wrap_step_ratio": Option(
+        1.5,
+        "number",
+        "Open cycle: largest wrap step as a multiple of the bone's larger neighbouring step (the caps above are the floor).",
+        minimum=0.0,
+    ),
 }
 
 
+def loop_travels(ctx) -> bool:
+    """Whether the loop checks judge this clip in its travelling frame: declared root
+    motion (``movement_owner_xz = "animation"``), or no owner declared and the travel
+    bone moving at least 0.5 m/s (``in-place``'s threshold). Never a ``"gameplay"`` clip:
+    an in-place loop that drifts has a real seam."""
+    owner = expect_value(ctx, "movement_owner_xz")
+    if owner is not None:
+        return owner == "animation"
+    try:
+        speed = ctx.analysis.speed.speed_mps
+    except Exception:  # a clip the core cannot sample: judged in model space
+        return False
+    return speed is not None and np.isfinite(speed) and speed >= TRAVEL_THRESHOLD_MPS
+
+
 def continuity_or_gap(ctx, scope: str):
-    """(LoopContinuity, None) or (None, gap) for the loop continuity checks."""
+    """(LoopContinuity, None) or (None, gap) for the loop continuity checks: the wrap as
+    :func:`loop_travels` and the clip's endpoint decide (core ``loop_continuity_for``)."""
     clip = ctx.clip.name
     bad = malformed_key_times(ctx.clip)
     if bad:
@@ -53,7 +101,7 @@ def continuity_or_gap(ctx, scope: str):
             scope=scope, subjects=[clip],
         )
     try:
-        lc = ctx.analysis.continuity
+        lc = ctx.analysis.loop_continuity_for(loop_travels(ctx))
         why = lc.unavailable
     except Exception as exc:  # the clip cannot be sampled at all
         lc, why = None, str(exc) or type(exc).__name__
@@ -67,6 +115,53 @@ def continuity_or_gap(ctx, scope: str):
     return lc, None
 
 
+def frame_note(ctx, lc) -> str:
+    """``" (travelling with 'Hips')"`` when the wrap was judged in the travelling frame."""
+    if lc.cycle is None:
+        return ""
+    turn = f", turning {lc.cycle.yaw_deg:.1f}°" if lc.cycle.yaw_deg else ""
+    return f" (in the frame travelling with '{bone_name(ctx, lc.cycle.bone)}'{turn})"
+
+
+def _worst_over_allowance(delta: np.ndarray, allowed: np.ndarray):
+    """(bone, delta, allowed) of the bone whose delta is the largest multiple of its
+    allowance among those exceeding it (float32 compare), or None."""
+    with np.errstate(over="ignore"):  # the f32 cap rule (checks._clip.f32_exceeds), per bone
+        over = np.asarray(delta).astype(np.float32) > np.asarray(allowed).astype(np.float32)
+    if not over.any():
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(allowed > 0, delta / np.where(allowed > 0, allowed, 1.0), np.inf)
+    ratio = np.where(over, ratio, -np.inf)
+    b = int(np.argmax(ratio))
+    return b, float(delta[b]), float(allowed[b])
+
+
+def seam_over_relative_cap(ctx, lc, field_name: str, floor: float, ratio: float, velocity: bool):
+    """The seam checks' default rule: (bone, seam change, inner change or None, cap) of the
+    bone whose seam change most exceeds ``max(floor, ratio × its largest step-to-step
+    change inside the clip)``, or None when every bone passes. Only bones above the floor
+    are sampled over the whole clip."""
+    from animsmith.core.trajectory import interior_seam_changes
+
+    delta = np.asarray(getattr(lc, field_name), dtype=np.float64)
+    with np.errstate(over="ignore"):
+        suspects = np.flatnonzero(delta.astype(np.float32) > np.float32(floor))
+    if suspects.size == 0:
+        return None
+    vel, ang = interior_seam_changes(ctx.analysis.grid, suspects)
+    inner = vel if velocity else ang
+    if inner is None:
+        inner = np.full(suspects.size, np.nan)
+    allowed = np.maximum(floor, np.where(np.isfinite(inner), ratio * inner, 0.0))
+    worst = _worst_over_allowance(delta[suspects], allowed)
+    if worst is None:
+        return None
+    i, d, cap = worst
+    value = float(inner[i])
+    return int(suspects[i]), d, (value if np.isfinite(value) else None), cap
+
+
 def check(ctx):
     if not expect_value(ctx, "loop", False):
         return
@@ -76,30 +171,60 @@ def check(ctx):
         return
     clip = ctx.clip.name
     duration = float(ctx.analysis.grid.times_s[-1])
-
+    pos_cap = float(expect_value(ctx, "max_loop_position_delta_m", ctx.options["max_position_delta_m"]))
+    rot_cap = float(expect_value(ctx, "max_loop_rotation_delta_deg", ctx.options["max_rotation_delta_deg"]))
+    note = frame_note(ctx, lc)
+    if lc.open_cycle:
+        yield from _open_cycle(ctx, lc, pos_cap, rot_cap, note, duration)
+        return
+    where = "first-frame position" + note if note else "first-frame model-space position"
     bone, delta = lc.worst("position_delta_m")
-    cap = float(expect_value(ctx, "max_loop_position_delta_m", ctx.options["max_position_delta_m"]))
-    if bone is not None and f32_exceeds(delta, cap):
+    if bone is not None and f32_exceeds(delta, pos_cap):
         name = bone_name(ctx, bone)
         yield ctx.finding(
-            f"loop does not close in position: bone '{name}' is {delta:.4f} m from its first-frame "
-            f"model-space position (cap {cap:.4f} m)",
+            f"loop does not close in position: bone '{name}' is {delta:.4f} m from its {where} "
+            f"(cap {pos_cap:.4f} m)",
             clip=clip,
             bone=name,
             time_s=duration,
             measured=delta,
-            expected=cap,
+            expected=pos_cap,
         )
+    where = "first-frame rotation" + note if note else "first-frame model-space rotation"
     bone, delta = lc.worst("rotation_delta_deg")
-    cap = float(expect_value(ctx, "max_loop_rotation_delta_deg", ctx.options["max_rotation_delta_deg"]))
-    if bone is not None and f32_exceeds(delta, cap):
+    if bone is not None and f32_exceeds(delta, rot_cap):
         name = bone_name(ctx, bone)
         yield ctx.finding(
-            f"loop does not close in rotation: bone '{name}' is {delta:.3f} degrees from its first-frame "
-            f"model-space rotation (cap {cap:.3f} degrees)",
+            f"loop does not close in rotation: bone '{name}' is {delta:.3f} degrees from its {where} "
+            f"(cap {rot_cap:.3f} degrees)",
             clip=clip,
             bone=name,
             time_s=duration,
             measured=delta,
-            expected=cap,
+            expected=rot_cap,
+        )
+
+
+def _open_cycle(ctx, lc, pos_cap: float, rot_cap: float, note: str, duration: float):
+    """An open cycle: each bone's wrap against max(cap, ratio × its larger neighbouring step)."""
+    ratio = float(ctx.options["max_wrap_step_ratio"])
+    for kind, delta, step, cap, unit, digits in (
+        ("position", lc.position_delta_m, lc.neighbour_step_m, pos_cap, "m", 4),
+        ("rotation", lc.rotation_delta_deg, lc.neighbour_step_deg, rot_cap, "degrees", 3),
+    ):
+        worst = _worst_over_allowance(delta, np.maximum(cap, ratio * step))
+        if worst is None:
+            continue
+        bone, d, allowed = worst
+        name = bone_name(ctx, bone)
+        yield ctx.finding(
+            f"loop does not close in {kind}: bone '{name}' jumps {d:.{digits}f} {unit} across the wrap{note}, "
+            f"more than an ordinary frame step (its larger neighbouring step is {float(step[bone]):.{digits}f} {unit}; "
+            f"cap max({cap:.{digits}f}, {ratio:g}x that step) = {allowed:.{digits}f} {unit}) — "
+            "an open cycle's wrap must be one more frame of the motion",
+            clip=ctx.clip.name,
+            bone=name,
+            time_s=duration,
+            measured=d,
+            expected=allowed,
         )

@@ -9,7 +9,10 @@ position of foot/toe bone ``f`` minus the hips at sample ``i`` and
 
 the wrap step over the larger neighbouring in-clip step. ≈ 0 for an inclusive
 cycle (last pose = first), ≈ 1 for an open cycle, well above 1 for a seam that
-pops. Error when ``ratio > max_ratio``; the finding names the foot with the
+pops. Feet relative to the hips do not see the distance a travelling clip
+walks; on a clip that travels and turns (``loop-closure``'s travelling frame)
+the first sample's offsets are also turned by the clip's yaw per cycle before
+the wrap step is taken. Error when ``ratio > max_ratio``; the finding names the foot with the
 largest wrap step, time = clip duration (the seam).
 
 Coverage gaps (scope ``loop_seam``): ``roles_unresolved`` without hips and a
@@ -65,6 +68,17 @@ def worst_seam_foot(grid, roles) -> int:
     return int(feet[int(np.argmax(jump))])
 
 
+def _turn_deg(ctx) -> float:
+    """The yaw the next cycle starts turned by on a travelling, turning clip (loop-closure's
+    travelling frame), else 0."""
+    from animsmith.checks.loop_closure import loop_travels
+
+    if not loop_travels(ctx):
+        return 0.0
+    lc = ctx.analysis.loop_continuity_for(True)
+    return float(lc.cycle.yaw_deg) if lc.cycle is not None else 0.0
+
+
 def check(ctx):
     if not expect_value(ctx, "loop", False):
         return
@@ -78,7 +92,7 @@ def check(ctx):
         why = malformed_key_times(ctx.clip) or "clip is too short to sample a loop cycle"
         yield ctx.gap("measurement_unavailable", why, scope="loop_seam", subjects=[clip])
         return
-    ratio, why = ctx.analysis.seam_ratio_with(float(ctx.options["min_stride_step_m"]))
+    ratio, why = ctx.analysis.seam_ratio_with(float(ctx.options["min_stride_step_m"]), _turn_deg(ctx))
     if ratio is None:
         yield ctx.gap(
             "measurement_unavailable",

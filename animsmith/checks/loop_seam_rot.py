@@ -1,18 +1,30 @@
-"""A declared loop whose bones change angular velocity across the wrap.
+"""A declared loop whose bones change angular velocity across the wrap more than anywhere inside it.
 
 Armed by ``[clips.*] loop = true`` (otherwise not judged). Needs no roles. Per
 bone: outgoing angular velocity = rotation vector of the model-space step
 ``q[1]·q[0]⁻¹`` over ``dt_first``, incoming = that of ``q[N−1]·q[N−2]⁻¹`` over
 ``dt_last`` (w ≥ 0 hemisphere, so shortest steps); ``|ω_out − ω_in|`` in deg/s
-compares vectors (20°/s about X vs 20°/s about Y differ by 28.28°/s). One
-error when the worst bone (first on ties) exceeds
-``max_angular_velocity_delta_degps`` (a clip's own ``[clips.*]
-max_loop_angular_velocity_delta_degps`` overrides it; float32 compare, equal
-passes). Time =
-clip duration.
+compares vectors (20°/s about X vs 20°/s about Y differ by 28.28°/s). For an
+open cycle the wrap is one more frame with its own angular velocity, and the
+seam change is the larger of its changes from the incoming and to the
+outgoing step (as ``loop-seam-vel``).
 
-The message also gives the bone's largest step-to-step change inside the
-clip, to tell a hitch from ordinary angular acceleration at the sample rate.
+**Default cap, relative to the clip.** A bone fails when its seam change
+exceeds ``max(min_angular_velocity_delta_degps, max_ratio × its largest
+step-to-step angular velocity change inside the clip)`` (defaults 5 deg/s and
+1.5): a seam no larger than what the bone does between two frames anywhere
+else is ordinary angular acceleration; well above it is a hitch. The finding
+names the bone whose seam change is the largest multiple of its cap.
+
+**Absolute cap.** ``max_angular_velocity_delta_degps`` set in
+``[checks.loop-seam-rot]`` (or a clip's own ``[clips.*]
+max_loop_angular_velocity_delta_degps``) replaces the relative cap: the worst
+bone (first on ties) fails above it, and the message gives its largest change
+inside the clip for context.
+
+On a clip that travels the wrap is compared in the travelling frame, as
+``loop-closure`` describes. Float32 compare (equal passes). Time = clip
+duration.
 
 Coverage gap (scope ``loop_seam_rotation``): ``measurement_unavailable`` as for
 ``loop-closure``.
@@ -20,9 +32,10 @@ Coverage gap (scope ``loop_seam_rotation``): ``measurement_unavailable`` as for
 
 from __future__ import annotations
 
-from animsmith.checks._clip import bone_name, expect_value, f32_exceeds, interior_angular_velocity_change_degps
+from animsmith.checks._clip import bone_name, expect_value, f32_exceeds
 from animsmith.checks.base import Option
-from animsmith.checks.loop_closure import continuity_or_gap
+from animsmith.checks.loop_closure import continuity_or_gap, frame_note, seam_over_relative_cap
+from animsmith.core.trajectory import interior_seam_changes
 
 ID = "loop-seam-rot"
 SEVERITY = "error"
@@ -30,9 +43,21 @@ SCOPE = "clip"
 NEEDS = ("config: [clips.*] loop = true",)
 CONFIG = {
     "max_angular_velocity_delta_degps": Option(
+        None,
+        "number",
+        "Absolute cap (deg/s) on a bone's angular velocity change across the wrap; unset: the relative cap below.",
+        minimum=0.0,
+    ),
+    "min_angular_velocity_delta_degps": Option(
         5.0,
         "number",
-        "Largest change (deg/s) of a bone's model-space angular velocity between the last and the first grid step.",
+        "Relative cap's floor (deg/s): a seam change at or below it always passes.",
+        minimum=0.0,
+    ),
+    "max_ratio": Option(
+        1.5,
+        "number",
+        "Relative cap: largest seam change as a multiple of the bone's largest step-to-step change inside the clip.",
         minimum=0.0,
     ),
 }
@@ -45,20 +70,39 @@ def check(ctx):
     if gap is not None:
         yield gap
         return
-    bone, delta = lc.worst("seam_angular_velocity_delta_degps")
-    cap = float(
-        expect_value(ctx, "max_loop_angular_velocity_delta_degps", ctx.options["max_angular_velocity_delta_degps"])
+    where = "between the incoming and outgoing model-space angular velocities" + frame_note(ctx, lc)
+    fixed = expect_value(
+        ctx, "max_loop_angular_velocity_delta_degps", ctx.options.get("max_angular_velocity_delta_degps")
     )
-    if bone is not None and f32_exceeds(delta, cap):
-        name = bone_name(ctx, bone)
-        inside = interior_angular_velocity_change_degps(ctx.analysis.grid, bone)
+    if fixed is not None:
+        bone, delta = lc.worst("seam_angular_velocity_delta_degps")
+        cap = float(fixed)
+        if bone is None or not f32_exceeds(delta, cap):
+            return
+        _, ang = interior_seam_changes(ctx.analysis.grid, [bone])
+        inside = None if ang is None else float(ang[0])
         context = "" if inside is None else f"; inside the clip its largest step-to-step change is {inside:.3f} deg/s"
-        yield ctx.finding(
-            f"loop angular velocity changes at the seam: bone '{name}' differs by {delta:.3f} deg/s between "
-            f"the incoming and outgoing model-space angular velocities (cap {cap:.3f} deg/s{context})",
-            clip=ctx.clip.name,
-            bone=name,
-            time_s=float(ctx.analysis.grid.times_s[-1]),
-            measured=delta,
-            expected=cap,
-        )
+        text = f"cap {cap:.3f} deg/s{context}"
+    else:
+        floor = float(ctx.options["min_angular_velocity_delta_degps"])
+        ratio = float(ctx.options["max_ratio"])
+        worst = seam_over_relative_cap(ctx, lc, "seam_angular_velocity_delta_degps", floor, ratio, velocity=False)
+        if worst is None:
+            return
+        bone, delta, inside, cap = worst
+        if inside is None:
+            text = f"cap {cap:.3f} deg/s"
+        else:
+            text = (
+                f"{delta / inside:.1f}x its largest step-to-step change inside the clip, {inside:.3f} deg/s; "
+                f"cap {cap:.3f} deg/s = max({floor:g}, {ratio:g}x that change)"
+            ) if inside > 0 else f"it does not turn faster or slower inside the clip; cap {cap:.3f} deg/s"
+    name = bone_name(ctx, bone)
+    yield ctx.finding(
+        f"loop angular velocity changes at the seam: bone '{name}' differs by {delta:.3f} deg/s {where} ({text})",
+        clip=ctx.clip.name,
+        bone=name,
+        time_s=float(ctx.analysis.grid.times_s[-1]),
+        measured=delta,
+        expected=cap,
+    )

@@ -3,8 +3,9 @@
 Armed by ``[clips.*] speed_mps`` on a clip whose ``movement_owner_xz`` is not
 ``"gameplay"`` (an absent owner counts as root motion); any other clip is not
 judged (no finding, no gap). Speed = horizontal
-endpoint displacement of the travel bone (Root, else Hips) over the duration
-(an out-and-back path measures ~0). Tolerance = the clip's
+endpoint displacement of the clip's travel bone (the highest node above the
+hips that this clip animates, else the hips; ``measure speed`` shows it) over
+the duration (an out-and-back path measures ~0). Tolerance = the clip's
 ``speed_tolerance_mps``, else this check's ``default_tolerance_mps``.
 
 * **stray pin**: measured < ``travel_threshold_mps`` but the pin is at or above

@@ -37,7 +37,12 @@ def bones_json(skeleton) -> List[Dict[str, Any]]:
     ]
 
 
-def clip_json(clip) -> Dict[str, Any]:
+def travel_json(travel) -> Dict[str, Any]:
+    """The clip's travel bone (core.trajectory.travel_bone_of_clip): bone, role, why."""
+    return {"bone": travel.name, "role": travel.role, "reason": travel.reason}
+
+
+def clip_json(clip, travel=None) -> Dict[str, Any]:
     interp = Counter(ch.interpolation for ch in clip.channels)
     paths = Counter(ch.path for ch in clip.channels)
     return {
@@ -53,6 +58,7 @@ def clip_json(clip) -> Dict[str, Any]:
         "interpolations": dict(sorted(interp.items())),
         "weight_channel_count": int(clip.weight_channel_count),
         "pointer_channel_count": int(getattr(clip, "pointer_channel_count", 0)),
+        **({} if travel is None else {"travel_bone": travel_json(travel)}),
     }
 
 
@@ -84,6 +90,7 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
     """
     from animsmith.commands.measure import _console, load_rig_contract, print_table
     from animsmith.core.roles import resolve_roles
+    from animsmith.core.trajectory import travel_bone_of_clip
     from animsmith.errors import AnimsmithError, ConfigError
     from animsmith.io.read import load_asset
 
@@ -104,7 +111,7 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
         "path": file,
         "rig": rig_json(roles),
         "bones": bones_json(sk),
-        "clips": [clip_json(c) for c in asset.clips],
+        "clips": [clip_json(c, travel_bone_of_clip(sk, c, roles)) for c in asset.clips],
     }
     if fmt_name == "json":
         import json
@@ -145,6 +152,7 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
         ("interpolations", "left"),
         ("weights", "right"),
         ("pointers", "right"),
+        ("travel bone", "left"),
     )
     rows = []
     for c in doc["clips"]:
@@ -158,7 +166,15 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
             ", ".join(f"{k} {v}" for k, v in c["interpolations"].items()) or "-",
             str(c["weight_channel_count"]),
             str(c["pointer_channel_count"]),
+            Text(escape(c["travel_bone"]["bone"] or "-")),
         ])
     console.print(f"clips ({len(doc['clips'])}):", markup=False)
     print_table(console, [c[0] for c in cols], [c[1] for c in cols], rows)
+    # why each clip's travel bone was chosen: once when every clip agrees
+    reasons = [(c["name"], c["travel_bone"]["reason"]) for c in doc["clips"]]
+    if len(reasons) > 1 and len({r for _, r in reasons}) == 1:
+        console.print(f"  travel bone (every clip): {escape(reasons[0][1])}", markup=False, soft_wrap=True)
+    else:
+        for name, why in reasons:
+            console.print(f"  {escape(name)}: travel bone: {escape(why)}", markup=False, soft_wrap=True)
     return 0

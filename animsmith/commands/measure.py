@@ -190,6 +190,7 @@ def speed_measurements(ca) -> Dict[str, Any]:
     m["duration_s"] = float(ca.clip.duration_s)
     m["travel_bone"] = s.travel_bone
     m["travel_source_role"] = s.source_role
+    m["travel_bone_reason"] = s.travel_bone_reason
     return m
 
 
@@ -245,7 +246,14 @@ def render_text(files: List[Dict[str, Any]], speed: bool) -> None:
                     notes.append(f"{escape(m['name'])}: {key} unavailable: {escape(why)}")
             if m.get("cycles_note"):
                 notes.append(f"{escape(m['name'])}: {escape(m['cycles_note'])}")
+
         print_table(console, [c[0] for c in columns], ["left" if c[1] in left else "right" for c in columns], rows)
+        if speed:  # which bone travels and why: once when every clip agrees, else per clip
+            reasons = [(m["name"], m.get("travel_bone_reason")) for m in f["clips"] if m.get("travel_bone")]
+            if reasons and len({r for _, r in reasons}) == 1 and len(f["clips"]) > 1:
+                notes.insert(0, f"travel bone (every clip): {escape(reasons[0][1])}")
+            else:
+                notes[:0] = [f"{escape(n)}: travel bone: {escape(r)}" for n, r in reasons if r]
         # one line per distinct reason keeps the notes short
         seen = set()
         for n in notes:

@@ -42,14 +42,22 @@ from animsmith.core.roles import RoleMap, resolve_roles
 from animsmith.core.trajectory import (
     LoopContinuity,
     RootSpeed,
+    TravelBone,
+    cycle_transform,
     loop_continuity,
     root_speed,
-    travel_bone,
+    travel_bone_of_clip,
     yaw_accumulation_deg,
 )
 
 LOOP_POSITION_CAP_M = 0.01
 LOOP_ROTATION_CAP_DEG = 1.0
+#: a last pose this close to the first (every bone, in the travelling frame on a
+#: travelling clip) repeats it, whatever the keys' last bits say: a tenth of a millimetre
+#: and a hundredth of a degree are far below any visible step and far above float32
+#: storage noise of poses within a few metres of the origin
+POSE_REPEAT_M = 1e-4
+POSE_REPEAT_DEG = 0.01
 
 
 def _finite_or_none(value, reason: str = "non-finite value") -> Tuple[Optional[float], Optional[str]]:
@@ -61,28 +69,35 @@ def _finite_or_none(value, reason: str = "non-finite value") -> Tuple[Optional[f
     return v, None
 
 
-def duplicated_endpoint(clip, skeleton=None) -> Tuple[bool, Optional[str]]:
+def duplicated_endpoint(clip, skeleton=None, skip_bones=()) -> Tuple[bool, Optional[str]]:
     """(True, None) when the last key repeats the first pose on every channel (module docstring;
     "repeats" and "moves" are ``core.endpoint``'s tolerance, judged in model space through
     ``skeleton``'s scales and units — without one, one file unit is one metre).
 
     (False, why-not) otherwise. First/last keys of all channels are compared
     in one vectorised step; the "something moves" scan stops at the first
-    moving channel.
+    moving channel. The translation and rotation channels of ``skip_bones`` take no
+    part in the comparison (a travelling loop's travel bone ends where the next cycle
+    starts, not where this one did).
     """
-    if not clip.channels:
-        return False, "clip has no channels"
-    values = list({id(ch.values): ch.values for ch in clip.channels}.values())
+    channels = clip.channels
+    if skip_bones:
+        skip = {int(b) for b in skip_bones}
+        channels = [ch for ch in channels if not (int(ch.bone) in skip and ch.path in ("translation", "rotation"))]
+    if not channels:
+        return False, "clip has no channels" + (" besides its travel bone's" if clip.channels else "")
+    values = list({id(ch.values): ch.values for ch in channels}.values())
     if not np.isfinite(np.concatenate([v.reshape(-1) for v in values])).all():  # any key, not only the ends
         return False, "non-finite key values"
     # a one-key channel holds one pose for all time: it neither ends nor repeats anything
-    chans = [ch for ch in clip.channels if ch.times.shape[0] != 1]
+    chans = [ch for ch in channels if ch.times.shape[0] != 1]
     if not chans:
         return False, "no channel has 2 or more keys"
     duration = np.float32(clip.duration_s)
     # cheap structural checks first; channels sharing a key-time array share the
     # outcome, so each array is looked at once, in channel order
-    for times in clip.distinct_times():
+    distinct = clip.distinct_times() if channels is clip.channels else list({id(ch.times): ch.times for ch in channels}.values())
+    for times in distinct:
         if times.shape[0] == 1:
             continue
         if times.shape[0] == 0:
@@ -127,7 +142,8 @@ class ClipAnalysis:
         self.asset = asset
         self.clip = clip
         self.roles = roles
-        self._seam_cache: Dict[float, Tuple[Optional[float], Optional[str]]] = {}
+        self._seam_cache: Dict[Tuple[float, float], Tuple[Optional[float], Optional[str]]] = {}
+        self._loop_cache: Dict[bool, LoopContinuity] = {}
         self._mode_cache: Dict[Tuple[float, float], Tuple[Optional[str], Optional[str]]] = {}
 
     @property
@@ -149,14 +165,22 @@ class ClipAnalysis:
         return gait_metrics(self.grid, self.roles)
 
     @cached_property
-    def speed(self) -> RootSpeed:
-        return root_speed(self.grid, self.roles)
+    def travel(self) -> TravelBone:
+        """The clip's travel bone and why (core.trajectory.travel_bone_of_clip)."""
+        return travel_bone_of_clip(self.asset.skeleton, self.clip, self.roles)
 
-    def seam_ratio_with(self, min_stride_step_m: float = MIN_STRIDE_STEP_M) -> Tuple[Optional[float], Optional[str]]:
-        """(loop seam ratio, reason) with a given stride floor (cached per floor)."""
-        key = float(min_stride_step_m)
+    @cached_property
+    def speed(self) -> RootSpeed:
+        return root_speed(self.grid, self.travel)
+
+    def seam_ratio_with(
+        self, min_stride_step_m: float = MIN_STRIDE_STEP_M, yaw_deg: float = 0.0
+    ) -> Tuple[Optional[float], Optional[str]]:
+        """(loop seam ratio, reason) with a given stride floor and the yaw the next cycle
+        starts turned by (cached per pair)."""
+        key = (float(min_stride_step_m), float(yaw_deg))
         if key not in self._seam_cache:
-            self._seam_cache[key] = loop_seam_ratio(self.grid, self.roles, key)
+            self._seam_cache[key] = loop_seam_ratio(self.grid, self.roles, key[0], yaw_deg=key[1])
         return self._seam_cache[key]
 
     @property
@@ -166,15 +190,57 @@ class ClipAnalysis:
 
     @cached_property
     def continuity(self) -> LoopContinuity:
+        """Last pose against first pose in model space (``measure``'s loop_continuity)."""
         return loop_continuity(self.grid)
+
+    def closes_by_keys(self, travelling: bool) -> bool:
+        """The authored keys close the loop (a duplicated endpoint); on a travelling clip
+        the travel bone's own translation and rotation keys are left out (they end
+        where the next cycle starts)."""
+        if not travelling or self.travel.bone is None:
+            return bool(self.duplicated_endpoint[0])
+        return bool(duplicated_endpoint(self.clip, self.asset.skeleton, skip_bones=(self.travel.bone,))[0])
+
+    def loop_continuity_for(self, travelling: bool) -> LoopContinuity:
+        """The wrap as the loop checks judge it (cached per flag).
+
+        Closed cycle when the keys repeat the first pose (:meth:`closes_by_keys`) or the
+        last pose is within ``POSE_REPEAT_M`` / ``POSE_REPEAT_DEG`` of the first on every
+        bone (keys that differ only by float noise), else open; on a ``travelling`` clip the
+        first pose is carried into the next cycle by the travel bone's trajectory
+        (core.trajectory.cycle_transform: its horizontal travel and, when it turns,
+        its yaw) before it is compared with the last, so root motion is no seam.
+        """
+        key = bool(travelling)
+        if key not in self._loop_cache:
+            self._loop_cache[key] = self._loop_continuity(key)
+        return self._loop_cache[key]
+
+    def _loop_continuity(self, travelling: bool) -> LoopContinuity:
+        bone = self.travel.bone if travelling else None
+
+        def judged(open_cycle: bool) -> LoopContinuity:
+            if bone is None:
+                return loop_continuity(self.grid, None, open_cycle)
+            cycle, why = cycle_transform(self.grid, bone, open_cycle, self.skeleton.parents)
+            if cycle is None:
+                return LoopContinuity(unavailable=f"travel bone trajectory unusable ({why})")
+            return loop_continuity(self.grid, cycle, open_cycle)
+
+        closed = judged(False)
+        if self.closes_by_keys(travelling) or closed.unavailable:
+            return closed
+        # keys that miss their first value by float noise still repeat the first pose
+        if bool(np.all(closed.position_delta_m <= POSE_REPEAT_M) and np.all(closed.rotation_delta_deg <= POSE_REPEAT_DEG)):
+            return closed
+        return judged(True)
 
     @cached_property
     def yaw_deg(self) -> Tuple[Optional[float], Optional[str]]:
         """(net yaw of the travel bone in degrees, reason)."""
-        bone, why = travel_bone(self.roles)
-        if bone is None:
-            return None, why
-        return yaw_accumulation_deg(self.grid, bone)
+        if self.travel.bone is None:
+            return None, self.travel.reason
+        return yaw_accumulation_deg(self.grid, self.travel.bone)
 
     @cached_property
     def duplicated_endpoint(self) -> Tuple[bool, Optional[str]]:
@@ -262,6 +328,7 @@ class ClipAnalysis:
         put("distance_m", s.distance_m, s.distance_m_unavailable)
         m["travel_bone"] = s.travel_bone
         m["travel_source_role"] = s.source_role
+        m["travel_bone_reason"] = s.travel_bone_reason
         ratio, why = self.seam_ratio_with(min_stride_step_m)
         put("loop_seam_ratio", ratio, why)
         yaw, why = self.yaw_deg

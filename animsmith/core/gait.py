@@ -307,13 +307,19 @@ def _feet_rel_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
     return rel, None
 
 
-def loop_seam_ratio(grid, roles, min_stride_step_m: float = MIN_STRIDE_STEP_M) -> Tuple[Optional[float], Optional[str]]:
+def loop_seam_ratio(
+    grid, roles, min_stride_step_m: float = MIN_STRIDE_STEP_M, yaw_deg: float = 0.0
+) -> Tuple[Optional[float], Optional[str]]:
     """Wrap step over the larger neighbouring step of feet relative to hips.
 
     D(i, j) = max over resolved feet/toes of |rel_i − rel_j| (rel = bone −
     hips, model space); ratio = D(N−1, 0) / max(D(1, 0), D(N−1, N−2)).
     ≈ 0 for an inclusive cycle (last = first), ≈ 1 for an open cycle, ≫ 1 for
     a popped seam. None with a reason when the neighbour step < the floor.
+    Relative to the hips, a clip's travel drops out; ``yaw_deg`` (a turning
+    clip's yaw from one cycle to the next, core.trajectory.cycle_transform)
+    turns the first sample's offsets about the vertical before the wrap step
+    D(N−1, 0) is taken, so a turn is not a seam either.
     """
     n = grid.frame_count
     if n < 3:
@@ -325,7 +331,13 @@ def loop_seam_ratio(grid, roles, min_stride_step_m: float = MIN_STRIDE_STEP_M) -
     def d(i: int, j: int) -> float:
         return float(np.max(np.linalg.norm(rel[i] - rel[j], axis=-1)))
 
-    seam = d(n - 1, 0)
+    if yaw_deg:
+        a = math.radians(float(yaw_deg))
+        c, s_ = math.cos(a), math.sin(a)
+        first = np.asarray(rel[0], dtype=np.float64) @ np.array([[c, 0.0, s_], [0.0, 1.0, 0.0], [-s_, 0.0, c]]).T
+        seam = float(np.max(np.linalg.norm(rel[n - 1] - first, axis=-1)))
+    else:
+        seam = d(n - 1, 0)
     neighbour = max(d(1, 0), d(n - 1, n - 2))
     if not (neighbour > 0.0) or neighbour < min_stride_step_m:
         return None, (

@@ -1,7 +1,14 @@
 """Root trajectory: travel bone, speed, heading, distance, yaw, loop continuity.
 
-* **Travel bone**: the ``root`` role when resolved, else ``hips``
-  (``source_role = "hips_fallback"``).
+* **Travel bone** (:func:`travel_bone_of_clip`, one rule for every metric, check
+  and proof): the highest node on the chain from the scene root down to the
+  hips that *this clip* animates (a translation or rotation channel whose keys
+  change); when none is animated, the hips. A node the clip does not animate
+  (a scene container such as ``RootNode``, ``Armature`` or ``Character``) is
+  never the travel bone, whatever its name: exporters put root motion on the
+  hips below such a static node, and a dead node would read every walk as
+  standing still. Without a hips role the ``root`` role's bone is used when the
+  clip animates it.
 * **Speed** ``speed_mps = hypot(Δx, Δz) / (t_last − t_first)``: horizontal (X/Z)
   endpoint displacement of the travel bone in model space between the first
   and last grid samples, over the time between them (= the clip duration on
@@ -10,8 +17,9 @@
 * **Heading** ``heading_deg = atan2(Δx, Δz)`` in degrees: +Z = 0°, +X = 90°,
   −X = −90°, −Z = 180°. No heading when there is no horizontal travel
   (distance ≤ 1e-6 × max(1, largest endpoint coordinate): float32 noise).
-* **Yaw accumulation** (issue 5 rule): see :func:`yaw_accumulation_deg`.
-* **Loop continuity** per bone: see :func:`loop_continuity`.
+* **Yaw accumulation**: see :func:`yaw_accumulation_deg`.
+* **Loop continuity** per bone: see :func:`loop_continuity`; on a clip that
+  travels, in the travelling frame (:class:`CycleTransform`).
 """
 
 from __future__ import annotations
@@ -34,13 +42,117 @@ MIN_PROJECTION = float(np.finfo(np.float32).eps)
 AMBIGUOUS_STEP_DEG = 1e-4
 
 
-def travel_bone(roles) -> Tuple[Optional[int], str]:
-    """(bone, "root" | "hips_fallback"), or (None, reason) when neither role resolved."""
-    if roles.has("root"):
-        return roles.get("root"), "root"
-    if roles.has("hips"):
-        return roles.get("hips"), "hips_fallback"
-    return None, "neither root nor hips role resolved"
+#: a translation key this far (local units, relative to max(1, |value|)) from the first
+#: key moves the node; below it the channel holds one value stored with float noise
+ANIMATED_VECTOR_TOL = 1e-5
+#: a rotation key this far (radians) from the first key turns the node
+ANIMATED_ROTATION_TOL_RAD = 1e-4
+
+
+def channel_animates(ch) -> bool:
+    """True when a translation or rotation channel changes its node over the clip.
+
+    Translation: some key differs from the first by more than
+    ``ANIMATED_VECTOR_TOL × max(1, |largest value|)`` in a component; rotation:
+    some key is more than ``ANIMATED_ROTATION_TOL_RAD`` from the first
+    (sign-invariant); a CUBICSPLINE channel with a non-zero tangent moves too.
+    Scale, weight and one-key channels do not move a node across the ground.
+    """
+    if ch.path not in ("translation", "rotation"):
+        return False
+    v = np.asarray(ch.values, dtype=np.float64)
+    if v.shape[0] == 0:
+        return False
+    if not np.all(np.isfinite(v)):
+        return True  # a broken track is not a static one (nan reports it)
+    for tangents in (ch.in_tangents, ch.out_tangents):
+        if tangents is not None and np.any(np.asarray(tangents) != 0):
+            return True
+    if v.shape[0] < 2:
+        return False
+    if ch.path == "rotation":
+        n = np.linalg.norm(v, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            u = v / np.where(n > 0, n, 1.0)[:, None]
+        dots = np.clip(np.abs(u @ u[0]), 0.0, 1.0)
+        return bool(np.any(2.0 * np.arccos(dots) > ANIMATED_ROTATION_TOL_RAD))
+    tol = ANIMATED_VECTOR_TOL * max(1.0, float(np.max(np.abs(v))))
+    return bool(np.any(np.abs(v - v[0]) > tol))
+
+
+def animated_bones(clip, among=None) -> frozenset:
+    """Bones (of ``among`` when given) whose translation or rotation this clip changes
+    (:func:`channel_animates`)."""
+    return frozenset(
+        int(ch.bone) for ch in clip.channels if (among is None or int(ch.bone) in among) and channel_animates(ch)
+    )
+
+
+@dataclass(frozen=True)
+class TravelBone:
+    """The bone whose trajectory is the clip's travel, and why it was chosen.
+
+    ``role``: ``"root"`` or ``"hips"`` when the bone holds that role, else
+    ``"ancestor"`` (another node above the hips); None when there is no travel
+    bone (``bone`` is None and ``reason`` says why).
+    """
+
+    bone: Optional[int]
+    name: Optional[str]
+    role: Optional[str]
+    reason: str
+
+
+def _chain_to(skeleton, bone: int) -> list:
+    """Bones from the top of ``bone``'s tree down to ``bone`` itself."""
+    chain = []
+    b = int(bone)
+    while b >= 0:
+        chain.append(b)
+        b = int(skeleton.parents[b])
+    return chain[::-1]
+
+
+def travel_bone_of_clip(skeleton, clip, roles) -> TravelBone:
+    """The clip's travel bone (module docstring): the highest node on the chain from the
+    scene root down to the hips that this clip animates, else the hips."""
+    names = skeleton.names
+    hips = roles.get("hips")
+    root = roles.get("root")
+    # only the bones that can travel are looked at: the hips' chain, and the root role
+    candidates = set() if hips is None else set(_chain_to(skeleton, int(hips)))
+    if root is not None:
+        candidates.add(int(root))
+    moving = animated_bones(clip, candidates) if clip is not None else frozenset()
+    root_text = None if root is None else f"root {str(names[root])!r}"
+    if hips is None:
+        if root is not None and root in moving:
+            return TravelBone(int(root), str(names[root]), "root", f"{root_text} is animated in this clip (no hips role)")
+        if root is not None:
+            return TravelBone(None, None, None, f"no hips role, and {root_text} is not animated in this clip")
+        return TravelBone(None, None, None, "neither root nor hips role resolved")
+    hips = int(hips)
+    chain = _chain_to(skeleton, hips)
+    highest = next((b for b in chain if b in moving), None)
+    if highest is not None and highest != hips:
+        name = str(names[highest])
+        if root is not None and int(root) == highest:
+            return TravelBone(highest, name, "root", f"{root_text} is the highest node above the hips this clip animates")
+        why = f"{name!r} is the highest node above the hips this clip animates"
+        if root is not None and int(root) in chain[: chain.index(highest)]:
+            why += f" ({root_text} is not animated in this clip)"
+        return TravelBone(highest, name, "ancestor", why)
+    hips_name = str(names[hips])
+    if root is not None and int(root) != hips:
+        if int(root) not in chain:
+            why = f"{root_text} is not above the hips; using hips"
+        else:
+            why = f"{root_text} is not animated in this clip; using hips"
+    elif highest == hips:
+        why = "no node above the hips is animated in this clip; using hips"
+    else:
+        why = "nothing from the scene root down to the hips is animated in this clip; using hips"
+    return TravelBone(hips, hips_name, "hips", why)
 
 
 @dataclass
@@ -58,6 +170,7 @@ class RootSpeed:
     travel_bone: Optional[str] = None
     travel_bone_index: Optional[int] = None
     source_role: Optional[str] = None
+    travel_bone_reason: Optional[str] = None
 
 
 def heading_deg_of(dx: float, dz: float) -> float:
@@ -66,16 +179,16 @@ def heading_deg_of(dx: float, dz: float) -> float:
     return math.degrees(math.atan2(dx + 0.0, dz))
 
 
-def root_speed(grid, roles) -> RootSpeed:
-    """Speed, heading and distance of the travel bone (module docstring)."""
-    bone, src = travel_bone(roles)
-    out = RootSpeed()
+def root_speed(grid, travel: TravelBone) -> RootSpeed:
+    """Speed, heading and distance of the clip's travel bone (module docstring)."""
+    bone = travel.bone
+    out = RootSpeed(travel_bone_reason=travel.reason)
     if bone is None:
-        out.speed_mps_unavailable = out.heading_deg_unavailable = out.distance_m_unavailable = src
+        out.speed_mps_unavailable = out.heading_deg_unavailable = out.distance_m_unavailable = travel.reason
         return out
-    out.travel_bone = roles.names.get("root" if src == "root" else "hips")
+    out.travel_bone = travel.name
     out.travel_bone_index = int(bone)
-    out.source_role = src
+    out.source_role = travel.role
     n = grid.frame_count
     t = np.asarray(grid.times_s, dtype=np.float64)
     dur = float(t[-1] - t[0]) if n >= 2 else 0.0
@@ -176,14 +289,123 @@ def yaw_accumulation_deg(grid, bone: Optional[int]) -> Tuple[Optional[float], Op
 # --------------------------------------------------------------------------
 
 
+#: a travelling clip "turns" when the next cycle starts more than this many degrees
+#: (yaw of the travel bone) from where this one started; below it the wrap is judged
+#: without removing yaw, so a real twist of the travel bone at the seam stays visible
+TURN_THRESHOLD_DEG = 5.0
+
+
+@dataclass
+class CycleTransform:
+    """Where the next cycle of a travelling loop starts, relative to this one.
+
+    ``M(p) = R_y(yaw_deg)·(p − pivot_m) + pivot_m + offset_m``: a yaw about the
+    vertical through the travel bone's first-frame position (``pivot_m``,
+    height 0), then a horizontal ``offset_m``. Applying M to the first pose
+    gives the pose the loop wraps into; comparing it with the last pose removes
+    the travel (root motion) and keeps everything else (a seam pop). Only the
+    travel bone and the bones below it travel (``moves``, (B,) bool); a static
+    container above it stays where it is.
+    """
+
+    bone: int
+    yaw_deg: float
+    offset_m: np.ndarray
+    pivot_m: np.ndarray
+    moves: Optional[np.ndarray] = None
+
+    def _rot(self) -> np.ndarray:
+        a = math.radians(self.yaw_deg)
+        c, s = math.cos(a), math.sin(a)
+        return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+
+    def vectors(self, v: np.ndarray) -> np.ndarray:
+        return np.asarray(v, dtype=np.float64) @ self._rot().T
+
+    def positions(self, p: np.ndarray) -> np.ndarray:
+        return self.vectors(np.asarray(p, dtype=np.float64) - self.pivot_m) + self.pivot_m + self.offset_m
+
+    def rotations(self, q: np.ndarray) -> np.ndarray:
+        a = math.radians(self.yaw_deg) / 2.0
+        qy = np.array([0.0, math.sin(a), 0.0, math.cos(a)])
+        q = np.asarray(q, dtype=np.float64)
+        return quat.multiply(np.broadcast_to(qy, q.shape), q)
+
+
+def _horizontal(v: np.ndarray) -> np.ndarray:
+    out = np.array(v, dtype=np.float64)
+    out[..., 1] = 0.0
+    return out
+
+
+def subtree_mask(parents, bone: int) -> np.ndarray:
+    """(B,) bool: ``bone`` and every bone below it (parents-first order)."""
+    parents = np.asarray(parents)
+    mask = np.zeros(parents.shape[0], dtype=bool)
+    mask[int(bone)] = True
+    for b in range(int(bone) + 1, parents.shape[0]):
+        p = int(parents[b])
+        if p >= 0 and mask[p]:
+            mask[b] = True
+    return mask
+
+
+def cycle_transform(grid, bone: int, open_cycle: bool, parents=None) -> Tuple[Optional[CycleTransform], Optional[str]]:
+    """The :class:`CycleTransform` of a travelling loop from its travel ``bone``.
+
+    * closed cycle (the last frame is the first pose of the next cycle):
+      offset = the travel bone's horizontal displacement first → last frame,
+      yaw = its net yaw (:func:`yaw_accumulation_deg`);
+    * open cycle (the wrap is one more frame): the same plus one wrap step,
+      estimated as the mean of the first and last steps (horizontal travel and
+      heading), so a clean open export wraps at its ordinary pace.
+
+    The yaw is removed only when it exceeds ``TURN_THRESHOLD_DEG`` (the clip
+    turns); a straight clip keeps yaw 0. ``parents`` (the skeleton's) limits the
+    transform to the travel bone's subtree. (None, reason) when the travel bone's
+    positions are not finite or the grid has fewer than 3 samples.
+    """
+    n = grid.frame_count
+    if n < 3:
+        return None, f"clip has {n} grid sample(s)"
+    c = np.asarray(model_positions_m(grid, [bone])[:, 0, :], dtype=np.float64)
+    if not np.all(np.isfinite(c[[0, 1, -2, -1]])):
+        return None, "non-finite travel bone position"
+    yaw = 0.0
+    h, _, _ = heading_series_deg(grid, int(bone))
+    if h is not None and np.all(np.isfinite(h)):
+        steps = (np.diff(h) + 180.0) % 360.0 - 180.0
+        yaw = float(steps.sum())
+        if open_cycle:
+            yaw += 0.5 * float(steps[0] + steps[-1])
+    if not (abs(yaw) > TURN_THRESHOLD_DEG):
+        yaw = 0.0
+    moves = None if parents is None else subtree_mask(parents, bone)
+    t = CycleTransform(bone=int(bone), yaw_deg=yaw, offset_m=np.zeros(3), pivot_m=_horizontal(c[0]), moves=moves)
+    offset = _horizontal(c[-1] - c[0])
+    if open_cycle:
+        wrap = 0.5 * (_horizontal(c[-1] - c[-2]) + t.vectors(_horizontal(c[1] - c[0])))
+        offset = offset + wrap
+    t.offset_m = offset
+    return t, None
+
+
 @dataclass
 class LoopContinuity:
-    """Per-bone wrap continuity, arrays of shape (B,) (None + reason when unavailable)."""
+    """Per-bone wrap continuity, arrays of shape (B,) (None + reason when unavailable).
+
+    ``open_cycle``: the wrap was judged as one more frame (see :func:`loop_continuity`);
+    ``cycle``: the travelling frame used (None: model space).
+    """
 
     position_delta_m: Optional[np.ndarray] = None
     rotation_delta_deg: Optional[np.ndarray] = None
     seam_velocity_delta_mps: Optional[np.ndarray] = None
     seam_angular_velocity_delta_degps: Optional[np.ndarray] = None
+    neighbour_step_m: Optional[np.ndarray] = None
+    neighbour_step_deg: Optional[np.ndarray] = None
+    open_cycle: bool = False
+    cycle: Optional[CycleTransform] = None
     unavailable: Optional[str] = None
 
     def worst(self, field_name: str) -> Tuple[Optional[int], Optional[float]]:
@@ -212,18 +434,24 @@ def _rotation_vector(q: np.ndarray) -> np.ndarray:
     return xyz * scale[..., None]
 
 
-def loop_continuity(grid) -> LoopContinuity:
-    """Per bone (vectorised), with p/q the model position/rotation at samples 0, 1, N−2, N−1:
+def loop_continuity(grid, cycle: Optional[CycleTransform] = None, open_cycle: bool = False) -> LoopContinuity:
+    """Per bone (vectorised), with p/q the model position/rotation at samples 0, 1, N−2, N−1
+    and p'/q' the first two samples carried into the next cycle by ``cycle`` (identity
+    when None: model space):
 
-    * ``position_delta_m = |p[N−1] − p[0]|``;
-    * ``rotation_delta_deg`` = angle of q[0]⁻¹·q[N−1], 2·atan2(|xyz|, |w|)
-      (shortest path, sign-invariant);
-    * ``seam_velocity_delta_mps = |(p1 − p0)/dt_first − (p[N−1] − p[N−2])/dt_last|``;
-    * ``seam_angular_velocity_delta_degps = |ω_out − ω_in|`` with ω the
-      rotation vector of the model-space step q_b·q_a⁻¹ (w ≥ 0 hemisphere)
-      over the step's dt, in deg/s.
-
-    The last-to-first chord is deliberately not used as a velocity.
+    * ``position_delta_m = |p[N−1] − p'[0]|`` and ``rotation_delta_deg`` = angle of
+      q'[0]⁻¹·q[N−1], 2·atan2(|xyz|, |w|) (shortest path, sign-invariant): the wrap;
+    * ``neighbour_step_m`` / ``neighbour_step_deg`` (open cycle only, else None): the
+      larger of the first and last in-clip steps (position distance, rotation angle);
+    * closed cycle (``open_cycle`` False: the last frame repeats the first pose):
+      ``seam_velocity_delta_mps = |(p'1 − p'0)/dt_first − (p[N−1] − p[N−2])/dt_last|``
+      (the last-to-first chord is zero-length and never a velocity);
+      ``seam_angular_velocity_delta_degps = |ω_out − ω_in|`` with ω the rotation vector
+      of the model-space step q_b·q_a⁻¹ (w ≥ 0 hemisphere) over the step's dt, in deg/s;
+    * open cycle (the wrap N−1 → 0 is one more frame, lasting dt_last): the wrap's own
+      velocity v_wrap = (p'0 − p[N−1])/dt_last, and the seam change is the larger of
+      |v_wrap − v_in| and |v_out − v_wrap| (likewise for angular velocity): two ordinary
+      step-to-step changes, not one change spread over two steps.
     """
     n = grid.frame_count
     if n < 3:
@@ -241,17 +469,60 @@ def loop_continuity(grid) -> LoopContinuity:
     if not (np.all(np.isfinite(p)) and np.all(np.isfinite(q)) and np.all(qn > 0)):
         return LoopContinuity(unavailable="non-finite or zero-length pose at a loop endpoint")
     q = q / qn[..., None]
+    if cycle is not None:  # the first two samples as the next cycle starts them (travelling bones only)
+        moves = np.ones(p.shape[1], dtype=bool) if cycle.moves is None else np.asarray(cycle.moves, dtype=bool)
+        p = p.copy()
+        q = q.copy()
+        p[:2, moves] = cycle.positions(p[:2, moves])
+        q[:2, moves] = cycle.rotations(q[:2, moves])
     pos_delta = np.linalg.norm(p[3] - p[0], axis=-1)
     rot_delta = np.degrees(quat.angle_between_rad(q[0], q[3]))
     dt = np.array([dt0, dt1])[:, None, None]
     v = (p[[1, 3]] - p[[0, 2]]) / dt  # (out, in) velocities, (2, B, 3)
-    vel_delta = np.linalg.norm(v[0] - v[1], axis=-1)
     # (out, in) model-space steps q_b·q_a⁻¹ as rotation vectors per second, in one pass
     w = _rotation_vector(quat.multiply(q[[1, 3]], quat.conjugate(q[[0, 2]]))) / dt
-    ang_delta = np.degrees(np.linalg.norm(w[0] - w[1], axis=-1))
+    step_m = step_deg = None
+    if open_cycle:  # the wrap is judged against its neighbouring steps
+        step_m = np.maximum(np.linalg.norm(p[1] - p[0], axis=-1), np.linalg.norm(p[3] - p[2], axis=-1))
+        step_deg = np.degrees(np.maximum(quat.angle_between_rad(q[0], q[1]), quat.angle_between_rad(q[2], q[3])))
+        v_wrap = (p[0] - p[3]) / dt1
+        w_wrap = _rotation_vector(quat.multiply(q[0], quat.conjugate(q[3]))) / dt1
+        vel_delta = np.maximum(np.linalg.norm(v_wrap - v[1], axis=-1), np.linalg.norm(v[0] - v_wrap, axis=-1))
+        ang_delta = np.degrees(
+            np.maximum(np.linalg.norm(w_wrap - w[1], axis=-1), np.linalg.norm(w[0] - w_wrap, axis=-1))
+        )
+    else:
+        vel_delta = np.linalg.norm(v[0] - v[1], axis=-1)
+        ang_delta = np.degrees(np.linalg.norm(w[0] - w[1], axis=-1))
     return LoopContinuity(
         position_delta_m=pos_delta,
         rotation_delta_deg=rot_delta,
         seam_velocity_delta_mps=vel_delta,
         seam_angular_velocity_delta_degps=ang_delta,
+        neighbour_step_m=step_m,
+        neighbour_step_deg=step_deg,
+        open_cycle=bool(open_cycle),
+        cycle=cycle,
     )
+
+
+def interior_seam_changes(grid, bones) -> Tuple[Optional[np.ndarray], Optional[np.ndarray]]:
+    """(velocity changes m/s, angular velocity changes deg/s), each (len(bones),): every
+    bone's largest change between consecutive in-clip steps, the quantities the seam
+    checks compare across the wrap. v[i] = (p[i+1] − p[i]) / dt[i]; ω[i] = rotation
+    vector of q[i+1]·q[i]⁻¹ (w ≥ 0 hemisphere) over dt[i]. (None, None) when the grid
+    has fewer than 4 samples; a bone with non-finite values gets NaN."""
+    t = np.asarray(grid.times_s, dtype=np.float64)
+    if t.shape[0] < 4:
+        return None, None
+    bones = [int(b) for b in bones]
+    dt = np.diff(t)[:, None, None]
+    p = np.asarray(model_positions_m(grid, bones), dtype=np.float64)
+    q = np.asarray(model_rotations(grid, bones), dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v = np.diff(p, axis=0) / dt
+        vel = np.linalg.norm(np.diff(v, axis=0), axis=-1).max(axis=0)
+        q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+        w = _rotation_vector(quat.multiply(q[1:], quat.conjugate(q[:-1]))) / dt
+        ang = np.degrees(np.linalg.norm(np.diff(w, axis=0), axis=-1)).max(axis=0)
+    return vel, ang

@@ -106,7 +106,6 @@ def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dic
     not the clip's length.
     """
     from animsmith.core.pose import model_positions_m, pose_at
-    from animsmith.core.trajectory import travel_bone
 
     grid = analysis.grid
     n = grid.frame_count
@@ -145,7 +144,8 @@ def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dic
         }
     view["feet"] = feet
     view["contact_height_m"] = float(contact_height_m)
-    bone, why = travel_bone(roles)
+    travel = analysis.travel  # the clip's travel bone, as measure and lint use it
+    bone, why = travel.bone, travel.reason
     if bone is not None and n >= 2:
         xz = pos[:, bone][:, [0, 2]]
         view["speed"] = {"bone": str(analysis.skeleton.names[bone]), "mps": rounded(horizontal_speed_mps(xz, times))}

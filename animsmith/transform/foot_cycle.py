@@ -11,8 +11,8 @@ period: C = E − 1 when the last key repeats the first (a duplicated endpoint, 
 real frame):
 
 * **Proofs first**: the member passes every gait-anchor proof
-  (``gait_anchor.prove_gait_anchor``: finite keys, unique channels, Root/Hips
-  trajectory ≤ 1 cm and ≤ 1°, whole-frame grid, one key per frame on every
+  (``gait_anchor.prove_gait_anchor``: finite keys, unique channels, the
+  clip's travel bone (and the hips below an animated root) ≤ 1 cm and ≤ 1°, whole-frame grid, one key per frame on every
   nonconstant channel, no nonconstant CUBICSPLINE, work bounds, a stride
   anchor with amplitude ≥ 0.03 m).
 * **Stance** comes from the core (``core.contacts.stance_mask`` on the

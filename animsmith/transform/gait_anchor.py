@@ -11,7 +11,10 @@ Proofs, in evaluation order (first failure refuses):
 2. ``duplicate_channel``: at most one channel per (node, property), constant
    or not; ``unsupported_channel``: no morph-weight or node-less (pointer)
    channels, which the rewrite could not rotate with the bones.
-3. ``no_trajectory_bone``: the ``root`` role, else ``hips`` ("Hips fallback").
+3. ``no_trajectory_bone``: the clip's travel bone, the one every metric uses
+   (``core.trajectory.travel_bone_of_clip``: the highest node on the chain from
+   the scene root down to the hips that this clip animates, else the hips; a
+   static scene node such as ``RootNode`` never is).
 4. ``off_grid_key`` (grid): every channel's key times strictly increasing
    (exempt constant channels too); d = clip duration (s), I = d·fps must be a whole
    number n >= 1 within 4·eps32·max(|I|, 1); E = n + 1 declared frames at
@@ -33,7 +36,11 @@ Proofs, in evaluation order (first failure refuses):
    open loop's wrap is a real frame step; a clip that climbs or descends ends
    higher or lower than any one step explains). Each cap is inclusive and
    allows exactly four float32 successors of f32(cap) (authored
-   quantisation), nothing else.
+   quantisation), nothing else. When the hips are not the trajectory bone
+   (an animated ``Root`` above them), the hips are proven too
+   (:func:`prove_hips_in_place`): a trajectory bone that stays put above hips
+   that walk away or turn is root motion, refused with ``horizontal_drift`` /
+   ``yaw_drift`` naming the hips and how far they travel.
    Yaw: at sample 0 the local +Z, +Y or +X axis with the largest horizontal
    projection of the bone's model rotation (ties keep that order) is kept for
    every sample; heading_f = atan2(x, z) in float64; a step > 180° counts −1
@@ -332,15 +339,22 @@ def prove_supported_channels(asset, clip) -> None:
         )
 
 
-def trajectory_bone(skeleton, clip_name: str, roles) -> Tuple[int, str]:
-    """(bone, "Root" | "Hips fallback") or ``no_trajectory_bone``."""
-    if roles.has("root"):
-        return int(roles.get("root")), "Root"
-    if roles.has("hips"):
-        return int(roles.get("hips")), "Hips fallback"
+#: message label of the trajectory bone by its role (core.trajectory.TravelBone.role)
+TRAJECTORY_LABELS = {"root": "Root", "hips": "Hips", "ancestor": "travel"}
+
+
+def trajectory_bone(skeleton, clip, roles) -> Tuple[int, str]:
+    """(bone, "Root" | "Hips" | "travel"): the clip's travel bone, the one every metric
+    uses (``core.trajectory.travel_bone_of_clip``: the highest node above the hips that
+    this clip animates, else the hips), or ``no_trajectory_bone``."""
+    from animsmith.core.trajectory import travel_bone_of_clip
+
+    travel = travel_bone_of_clip(skeleton, clip, roles)
+    if travel.bone is not None:
+        return int(travel.bone), TRAJECTORY_LABELS.get(travel.role, "travel")
     raise _refuse(
-        "no_trajectory_bone", clip_name, None, None, "root or hips role",
-        "neither the Root role nor the Hips fallback resolves on this skeleton, so the trajectory cannot be proven in place",
+        "no_trajectory_bone", clip.name, None, None, "root or hips role",
+        f"the clip has no travel bone ({travel.reason}), so the trajectory cannot be proven in place",
         "map root/hips in [rig.roles], or " + TRAJECTORY_ADVICE,
     )
 
@@ -490,15 +504,9 @@ def heading_witness(q0: np.ndarray) -> Tuple[str, np.ndarray, float]:
     return best
 
 
-def yaw_accumulation_proof_deg(rotations: np.ndarray) -> Tuple[Optional[float], str, Optional[int]]:
-    """(yaw_deg, axis label, None) or (None, axis label, sample) when the projection is lost.
-
-    Issue-5 rule (proof-specific; ``core.trajectory.yaw_accumulation_deg``
-    additionally refuses near-180° steps, which the proof must not):
-    headings h_f = atan2(x, z) (degrees, float64) of the witness axis chosen at
-    sample 0; turns: step > 180 → −1, step < −180 → +1 (exactly ±180 is no
-    crossing); yaw = |h_last − h_0 + 360·turns|.
-    """
+def _proof_headings(rotations: np.ndarray) -> Tuple[Optional[np.ndarray], str, Optional[int]]:
+    """(headings deg (N,), axis label, None) or (None, axis label, sample where the
+    witness axis loses its horizontal projection); see :func:`yaw_accumulation_proof_deg`."""
     from animsmith.core import quat
 
     q = np.asarray(rotations, dtype=np.float64)
@@ -511,10 +519,69 @@ def yaw_accumulation_proof_deg(rotations: np.ndarray) -> Tuple[Optional[float], 
     lost = ~np.isfinite(proj) | (proj <= F32_EPS)
     if bool(lost.any()):
         return None, label, int(np.argmax(lost))
-    h = np.degrees(np.arctan2(v[:, 0], v[:, 2]))
+    return np.degrees(np.arctan2(v[:, 0], v[:, 2])), label, None
+
+
+def yaw_accumulation_proof_deg(rotations: np.ndarray) -> Tuple[Optional[float], str, Optional[int]]:
+    """(yaw_deg, axis label, None) or (None, axis label, sample) when the projection is lost.
+
+    Proof-specific (``core.trajectory.yaw_accumulation_deg``
+    additionally refuses near-180° steps, which the proof must not):
+    headings h_f = atan2(x, z) (degrees, float64) of the witness axis chosen at
+    sample 0; turns: step > 180 → −1, step < −180 → +1 (exactly ±180 is no
+    crossing); yaw = |h_last − h_0 + 360·turns|.
+    """
+    h, label, lost = _proof_headings(rotations)
+    if h is None:
+        return None, label, lost
     step = np.diff(h)
     turns = int(np.count_nonzero(step < -180.0)) - int(np.count_nonzero(step > 180.0))
     return abs(float(h[-1] - h[0]) + 360.0 * turns), label, None
+
+
+def prove_hips_in_place(skeleton, clip, grid, roles, trajectory: int) -> None:
+    """``horizontal_drift`` / ``yaw_drift`` on the hips when they are not the trajectory bone.
+
+    A trajectory bone that stays put above hips that travel or turn is still root
+    motion: the hips' own horizontal model-space displacement first → last frame
+    (float32) must be within max(1 cm, 1.5 × their largest horizontal step between
+    neighbouring frames), and their yaw accumulation (the witness-axis rule above)
+    within max(1°, 1.5 × their largest heading step): an open loop's wrap is a real
+    frame, while a clip that walks or turns ends several steps away.
+    """
+    if not roles.has("hips") or int(roles.get("hips")) == int(trajectory):
+        return
+    hips = int(roles.get("hips"))
+    name = _bone_name(skeleton, hips)
+    pos = np.asarray(grid.model_position_m[:, hips]).astype(np.float32)
+    drift = horizontal_drift_m(pos)
+    step = float(np.hypot(np.diff(pos[:, 0]), np.diff(pos[:, 2])).max()) if pos.shape[0] > 1 else 0.0
+    allowed = max(TOLERATED_DRIFT_M, VERTICAL_STEP_RATIO * step)
+    moving = _bone_name(skeleton, trajectory)
+    if not (drift <= allowed):
+        raise _refuse(
+            "horizontal_drift", clip.name, name, drift, max(CAP_HORIZONTAL_DRIFT_M, VERTICAL_STEP_RATIO * step),
+            f"the hips {name!r} travel {_shown(drift, CAP_HORIZONTAL_DRIFT_M, 4)} m horizontally between the first and "
+            f"last frame (cap {CAP_HORIZONTAL_DRIFT_M:.4f} m, or {VERTICAL_STEP_RATIO:g}x their largest step between "
+            f"neighbouring frames: {VERTICAL_STEP_RATIO * step:.4f} m) while the trajectory bone {moving!r} above them "
+            "stays put, so the clip carries root motion on the hips and is not in place",
+            TRAJECTORY_ADVICE,
+        )
+    h, _, _ = _proof_headings(grid.model_rotation[:, hips])
+    if h is None:
+        return  # the hips' heading axis is vertical somewhere: no yaw to prove beyond the trajectory bone's
+    yaw, _, _ = yaw_accumulation_proof_deg(grid.model_rotation[:, hips])
+    steps = np.abs((np.diff(h) + 180.0) % 360.0 - 180.0)
+    turn = max(TOLERATED_YAW_DEG, VERTICAL_STEP_RATIO * float(steps.max()) if steps.size else 0.0)
+    if yaw is not None and not (yaw <= turn):
+        raise _refuse(
+            "yaw_drift", clip.name, name, yaw, max(CAP_YAW_DEG, VERTICAL_STEP_RATIO * float(steps.max())),
+            f"the hips {name!r} turn {_shown(yaw, CAP_YAW_DEG, 3)} deg between the first and last frame (cap "
+            f"{CAP_YAW_DEG:.3f} deg, or {VERTICAL_STEP_RATIO:g}x their largest heading step: "
+            f"{VERTICAL_STEP_RATIO * float(steps.max()):.3f} deg) while the trajectory bone {moving!r} above them "
+            "does not, so the clip turns",
+            TRAJECTORY_ADVICE,
+        )
 
 
 def horizontal_drift_m(positions: np.ndarray) -> float:
@@ -727,7 +794,7 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
     prove_finite(sk, clip)
     prove_unique_channels(sk, clip)
     prove_supported_channels(asset, clip)
-    bone, label = trajectory_bone(sk, clip.name, roles)
+    bone, label = trajectory_bone(sk, clip, roles)
     bone_name = _bone_name(sk, bone)
     prove_increasing_times(sk, clip)
     frames, duration = declared_frames(clip, fps, bone_name)
@@ -742,6 +809,7 @@ def prove_gait_anchor(asset, clip, roles, fps: float) -> AnchorPlan:
     times = frame_times_f32(frames, fps).astype(np.float64)
     grid = sample_pose(sk, clip, times)
     drift, yaw, axis, rise = prove_trajectory(sk, clip, grid, bone, label)
+    prove_hips_in_place(sk, clip, grid, roles, bone)
     gm = prove_stride_anchor(sk, clip, grid, roles)
     cycles = int(gm.cycles or 1)
     anchor_fraction = float(gm.gait_phase) / cycles
