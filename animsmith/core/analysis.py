@@ -170,7 +170,7 @@ def put_measurement(m: Dict[str, Any], name: str, value, reason: Optional[str]) 
     = the reason ("non-finite value" for an infinite or NaN float), as ``measure`` prints it."""
     if isinstance(value, float) and not math.isfinite(value):
         value, reason = None, reason or "non-finite value"
-    m[name] = value
+    m[name] = value + 0.0 if isinstance(value, float) else value  # never -0.0 in JSON
     if value is None:
         m[name + "_unavailable"] = reason or "not measured"
 

@@ -23,6 +23,7 @@ import unicodedata
 from typing import Any, Dict, List, Tuple
 
 from animsmith.results import SEVERITY_RANK
+from animsmith.numtext import fixed
 
 MAX_LISTED = 5
 SEVERITY_STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
@@ -122,14 +123,14 @@ def phase_text(phase_cycles: float, digits: int = 3) -> str:
     0.000 (the same phase) rather than 1.000 (:func:`animsmith.core.gait.wrapped_phase`)."""
     from animsmith.core.gait import wrapped_phase
 
-    return f"{wrapped_phase(phase_cycles, digits):.{digits}f}"
+    return fixed(wrapped_phase(phase_cycles, digits), digits)
 
 
 def fmt_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        return f"{float(value):.4f}"
+        return fixed(value, 4)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(fmt_value(v) for v in value) + "]"
     return escape(value)
