@@ -1,4 +1,4 @@
-"""Throughput, scaling and memory of `animsmith lint` over a Mixamo-class pack (issue 8, "Speed").
+"""Throughput, scaling and memory of `animsmith lint` over a Mixamo-class pack (targets: docs/performance.md).
 
     python benchmarks/bench_lint.py [--clips 1000] [--pack DIR] [--quick]
 

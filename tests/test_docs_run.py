@@ -233,3 +233,53 @@ def test_shell_blocks_run_as_written(page, tmp_path):
                 + f"\n--- stdout (tail)\n{_tail(proc.stdout)}\n--- stderr (tail)\n{_tail(proc.stderr)}"
             )
     assert not failures, "\n\n".join(failures)
+
+
+# ---------------------------------------------------------------------------
+# Product text speaks to users
+# ---------------------------------------------------------------------------
+
+#: words that refer to how the tool was developed, not to what it does
+PROCESS_WORDS = re.compile(
+    r"\bissues? ?#?[0-9]+|\baudit(s|ed|ing)?\b|\breview(s|ed|er|ers)?\b|\bsessions?\b|\bround [0-9]+\b",
+    re.IGNORECASE,
+)
+PRODUCT_TEXT = ("*.py", "*.js", "*.css", "*.html", "*.toml", "*.md")
+
+
+def _product_files() -> List[str]:
+    files = ["README.md", "CHANGELOG.md"] + [os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "*.md"))]
+    for folder in ("animsmith", "configs", "examples", "benchmarks"):
+        for dirpath, dirs, names in os.walk(os.path.join(ROOT, folder)):
+            dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
+            files += [os.path.relpath(os.path.join(dirpath, n), ROOT) for n in names if any(glob.fnmatch.fnmatch(n, pat) for pat in PRODUCT_TEXT)]
+    return sorted(f for f in files if os.path.exists(os.path.join(ROOT, f)))
+
+
+def test_product_text_has_no_process_references():
+    """README, CHANGELOG, docs, code, comments, docstrings and messages state the rule and its
+    reason; a tracker number, an audit, a review or a work session means nothing to a user."""
+    bad = []
+    for rel in _product_files():
+        with open(os.path.join(ROOT, rel), encoding="utf-8", errors="replace") as fh:
+            for n, line in enumerate(fh, 1):
+                m = PROCESS_WORDS.search(line)
+                if m:
+                    bad.append(f"{rel}:{n}: {m.group(0)!r}: {line.strip()[:120]}")
+    assert not bad, "state the rule and its reason instead of the process:\n  " + "\n  ".join(bad)
+
+
+def test_version_is_one_number_everywhere():
+    """pyproject.toml, the package and `animsmith --version` name one version, and the
+    CHANGELOG's newest release is that version."""
+    import animsmith
+
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as fh:
+        declared = re.search(r'^version = "([^"]+)"', fh.read(), re.MULTILINE).group(1)
+    proc = subprocess.run([sys.executable, "-m", "animsmith", "--version"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stdout == f"animsmith, version {declared}\n"
+    assert animsmith.__version__ == declared
+    with open(os.path.join(ROOT, "CHANGELOG.md"), encoding="utf-8") as fh:
+        releases = re.findall(r"^## \[([^\]]+)\] - (\d{4}-\d{2}-\d{2})$", fh.read(), re.MULTILINE)
+    assert releases and releases[0][0] == declared, f"CHANGELOG.md's newest release is {releases[:1]}, the package {declared}"
+    assert [v for v, _ in releases] == sorted((v for v, _ in releases), key=lambda v: [int(x) for x in v.split(".")], reverse=True)

@@ -1,4 +1,4 @@
-"""Text output of ``lint`` (the user guide's shape; colour only on a TTY).
+"""Text output of ``lint`` (the transcript shape of docs/lint.md; colour only on a TTY).
 
 Per file (argument order): ``<path>: clean`` when it has no findings and no
 gaps, else ``<path>:`` followed by
