@@ -227,3 +227,46 @@ def test_merge_results_prints_text_on_a_terminal_and_json_otherwise(tmp_path, ca
     merged = tmp_path / "merged.json"
     code, out, _ = run_cli(["merge-results", "-o", str(merged), *shards], capsys)
     assert code == 1 and out == whole_text and json.loads(merged.read_text())["summary"]["errors"] == 1
+
+
+# ---------------------------------------------------------------------------
+# the README's [clips."run_*"] example says what it prints
+# ---------------------------------------------------------------------------
+
+
+def test_readme_run_clips_example_is_the_shipped_contract_and_prints_what_it_says(capsys):
+    import tomli
+
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
+        readme = fh.read()
+    snippet = re.search(r'```toml\n(\[clips\."run_\*"\]\n.*?)```', readme, re.DOTALL).group(1)
+    example = os.path.join(ROOT, "configs", "example.animsmith.toml")
+    with open(example, "rb") as fh:
+        shipped = tomli.load(fh)
+    # every key the README shows is in the shipped contract with the same value
+    assert tomli.loads(snippet)["clips"]["run_*"] == shipped["clips"]["run_*"]
+    said = re.search(r"On the\s+shipped ring it prints `(\d+) error\(s\), (\d+) warning\(s\)`", readme)
+    assert said, "README.md must say what configs/example.animsmith.toml prints on the shipped ring"
+    code, out, _ = run_cli(["--config", example, "lint", RING], capsys)
+    summary = out.rstrip("\n").split("\n")[-1]
+    assert code == 1 and summary.startswith(f"{said.group(1)} error(s), {said.group(2)} warning(s),"), summary
+    # and the kinds of finding it names
+    kinds = {m.group(1) for m in re.finditer(r"^  (?:error|warning)\[([a-z-]+)\]", out, re.MULTILINE)}
+    assert kinds == {"gait-group", "duplicate-loop-endpoint", "foot-slide"}
+
+
+def test_report_page_numbers_have_no_negative_zero():
+    """The report page formats its numbers with one function (`fmt` in report.js); run it
+    in node on values that round to zero from below."""
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    with open(os.path.join(ROOT, "animsmith", "report", "assets", "report.js"), encoding="utf-8") as fh:
+        line = next(l for l in fh if l.strip().startswith("function fmt(v, d)"))
+    script = line + 'console.log(JSON.stringify([fmt(-0.0001, 2), fmt(-0, 3), fmt(-0.004, 2), fmt(-0.006, 2), fmt(1.5, 1), fmt(null), fmt(-0.0000001)]));'
+    out = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == ["0.00", "0.000", "0.00", "-0.01", "1.5", "—", "0.000"]

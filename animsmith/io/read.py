@@ -1016,7 +1016,7 @@ def _times_problem(times: np.ndarray) -> Optional[str]:
         return f"non-finite key time {float(times[k])} at key {k}"
     steps_ok = times[1:] > times[:-1]
     k = int(np.argmin(steps_ok)) + 1
-    return f"key times not strictly increasing (key {k}: {float(times[k]):g} after {float(times[k - 1]):g})"
+    return f"key times not strictly increasing (key {k}: {float(times[k]) + 0.0:g} after {float(times[k - 1]) + 0.0:g})"
 
 
 def fill_node_names(names: list) -> list:
