@@ -270,3 +270,20 @@ def test_report_page_numbers_have_no_negative_zero():
     out = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == ["0.00", "0.000", "0.00", "-0.01", "1.5", "—", "0.000"]
+
+
+def test_a_negative_key_time_near_zero_keeps_its_sign(tmp_path, capsys):
+    """`fixed` drops the sign of what rounds to zero; a key 20 µs before the start is still
+    reported as negative, with the digits that show it."""
+    clip = gait_clip("walk")
+    for ch in clip.channels:
+        ch.times[0] = np.float32(-2e-5)
+    path = write_clips(tmp_path / "early.glb", [clip])
+    code, out, _ = run_cli(["lint", path, "--select", "time-monotonic", "--config", _zero_tolerance(tmp_path)], capsys)
+    assert code == 1 and "(key 0 at -2e-05s)" in out, out
+
+
+def _zero_tolerance(tmp_path):
+    p = tmp_path / "zero.toml"
+    p.write_text("[checks.time-monotonic]\nnegative_tolerance_s = 0.0\n")
+    return str(p)

@@ -84,8 +84,10 @@ def check(ctx):
         k = first_negative_key(ch.times, tol)
         if k is not None:
             t = float(ch.times[k])
+            # below 0 by more than the tolerance, so never zero: enough digits to show the sign's reason
+            shown = fixed(t, 4) if t <= -5e-5 else f"{t:.6g}"
             yield ctx.finding(
-                f"negative key time in {ch.path} track (key {k} at {fixed(t, 4)}s)",
+                f"negative key time in {ch.path} track (key {k} at {shown}s)",
                 clip=clip,
                 bone=bone,
                 time_s=t,

@@ -143,7 +143,7 @@ def location(f) -> str:
     if f.bone is not None:
         loc += f" bone '{escape(f.bone)}'"
     if f.time_s is not None:
-        loc += f" @{f.time_s:.3f}s"
+        loc += f" @{fixed(f.time_s, 3)}s"
     return loc
 
 
