@@ -5,7 +5,8 @@ The convention the pages follow:
 * a block fenced ```` ```sh ```` is run, one command at a time (a line, with ``\\``
   continuations joined; blank and comment-only lines skipped) from the repository
   root, in order, each command exiting 0 unless its line ends with the comment
-  ``# exits N``. A page's blocks share one fresh copy of the repository, so a
+  ``# exits N``. Each command runs in its own ``bash -c`` (a ``cd`` or a variable
+  does not carry over to the next line; files do). A page's blocks share one fresh copy of the repository, so a
   command may use a file an earlier command of the same page wrote, and nothing
   lands in the real tree.
 * a block fenced ```` ```sh template ```` holds placeholders (``<your-pack>/``,
