@@ -287,3 +287,21 @@ def _zero_tolerance(tmp_path):
     p = tmp_path / "zero.toml"
     p.write_text("[checks.time-monotonic]\nnegative_tolerance_s = 0.0\n")
     return str(p)
+
+
+def test_measure_rig_line_wraps_within_100_columns():
+    """A full-body rig resolves ten roles: the rig line continues on indented lines,
+    never splitting a role=bone pair, and says the same as one long line would."""
+    from animsmith.commands.measure import _rig_lines
+
+    pairs = [f"{r}=mixamorig:{b}" for r, b in (
+        ("root", "Root"), ("hips", "Hips"), ("spine", "Spine"), ("head", "Head"),
+        ("left_foot", "LeftFoot"), ("right_foot", "RightFoot"), ("left_toe", "LeftToeBase"),
+        ("right_toe", "RightToeBase"), ("left_hand", "LeftHand"), ("right_hand", "RightHand"),
+    )]
+    lines = _rig_lines("mixamo", pairs)
+    assert len(lines) > 1 and max(len(line) for line in lines) <= 100
+    assert all(line.startswith("    ") for line in lines[1:])
+    assert " ".join(line.strip() for line in lines) == "rig: mixamo (" + ", ".join(pairs) + ")"
+    assert _rig_lines("auto", ["hips=Hips"]) == ["  rig: auto (hips=Hips)"]
+    assert _rig_lines("unknown", []) == ["  rig: unknown (none)"]

@@ -223,6 +223,21 @@ SPEED_COLUMNS = (
 )
 
 
+def _rig_lines(profile: str, roles: List[str], width: int = 100) -> List[str]:
+    """``  rig: <profile> (role=bone, ...)``, continued on lines indented by four spaces so
+    each fits ``width`` columns (a role=bone pair is never split)."""
+    if not roles:
+        return [f"  rig: {profile} (none)"]
+    lines = [f"  rig: {profile} ("]
+    for i, item in enumerate(roles):
+        item += ")" if i == len(roles) - 1 else ","
+        if len(lines[-1]) + 1 + len(item) > width and not lines[-1].endswith("("):
+            lines.append("    " + item)
+        else:
+            lines[-1] += ("" if lines[-1].endswith("(") else " ") + item
+    return lines
+
+
 def render_text(files: List[Dict[str, Any]], speed: bool, wide: bool = False) -> None:
     from rich import box
     from rich.table import Table
@@ -236,9 +251,9 @@ def render_text(files: List[Dict[str, Any]], speed: bool, wide: bool = False) ->
         if i:
             console.print()
         rig = f["rig"]
-        roles = ", ".join(f"{r}={escape(b)}" for r, b in rig["roles"].items()) or "none"
         console.print(Text(escape(f["path"]), style="bold"), soft_wrap=True)
-        console.print(Text(f"  rig: {rig['profile']} ({roles})"), soft_wrap=True)
+        for line in _rig_lines(rig["profile"], [f"{r}={escape(b)}" for r, b in rig["roles"].items()]):
+            console.print(Text(line), soft_wrap=True)
         left = ("name", "travel_bone", "travel_source_role", "loop_endpoint_mode")
         rows = []
         notes: List[str] = []
