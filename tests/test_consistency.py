@@ -167,8 +167,13 @@ def test_negative_zero_key_time_is_shown_unsigned(tmp_path, capsys):
     for ch in clip.channels:  # the first key at -0.0 s: a float the file may carry
         ch.times[0] = np.float32(-0.0)
     path = write_clips(tmp_path / "negzero.glb", [clip])
-    code, text, _ = run_cli(["inspect", path], capsys)
-    assert code == 0 and np.signbit(clip.channels[0].times[0]) and not NEGATIVE_ZERO.search(text), text
+    assert np.signbit(clip.channels[0].times[0])
+    for argv in (["inspect", path], ["inspect", path, "--format", "json"], ["measure", path, "--format", "json"],
+                 ["measure", "speed", path, "--format", "json"], ["lint", path, "--format", "json"]):
+        code, text, _ = run_cli(argv, capsys)
+        assert code == 0 and not NEGATIVE_ZERO.search(text), (argv, text)
+    code, text, _ = run_cli(["inspect", path, "--format", "json"], capsys)
+    assert json.loads(text)["clips"][0]["start_s"] == 0.0
 
 
 # ---------------------------------------------------------------------------

@@ -43,8 +43,8 @@ def clip_json(clip) -> Dict[str, Any]:
     return {
         "name": clip.name,
         "index": int(clip.index),
-        "duration_s": float(clip.duration_s),
-        "start_s": float(clip.start_s),
+        "duration_s": float(clip.duration_s) + 0.0,  # + 0.0: never -0.0
+        "start_s": float(clip.start_s) + 0.0,
         "channel_count": len(clip.channels),
         "key_count_max": int(clip.max_key_count),
         "key_count_total": int(sum(ch.key_count for ch in clip.channels)),

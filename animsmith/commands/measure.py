@@ -188,7 +188,7 @@ def speed_measurements(ca) -> Dict[str, Any]:
     m: Dict[str, Any] = {"name": ca.clip.name}
     for k in ("speed_mps", "heading_deg", "distance_m"):  # non-finite -> null with a reason, as `measure`
         put_measurement(m, k, getattr(s, k), getattr(s, k + "_unavailable"))
-    m["duration_s"] = float(ca.clip.duration_s)
+    m["duration_s"] = float(ca.clip.duration_s) + 0.0  # never -0.0
     m["travel_bone"] = s.travel_bone
     m["travel_source_role"] = s.source_role
     return m

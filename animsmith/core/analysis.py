@@ -294,8 +294,8 @@ class ClipAnalysis:
         m: Dict[str, Any] = {
             "name": clip.name,
             "index": int(clip.index),
-            "duration_s": float(self.grid.duration_s or clip.duration_s),
-            "start_s": float(clip.start_s),
+            "duration_s": float(self.grid.duration_s or clip.duration_s) + 0.0,  # + 0.0: never -0.0
+            "start_s": float(clip.start_s) + 0.0,
             "frame_count": int(self.grid.frame_count),
             "key_count_max": int(clip.max_key_count),
             "channel_count": len(clip.channels),
