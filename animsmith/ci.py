@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from animsmith.errors import AnimsmithError
+from animsmith.errors import AnimsmithError, unreadable_reason
 
 
 #: most shards of one run (more than one per file of any real pack)
@@ -536,7 +536,7 @@ def read_lint_doc(path: str) -> Dict[str, Any]:
         with open(path, "rb") as fh:
             data = fh.read(st.st_size + 1)  # bounded even if the file grows meanwhile
     except OSError as exc:
-        raise AnimsmithError(f"cannot read: {exc.strerror or exc}", path=path) from None
+        raise AnimsmithError(unreadable_reason(exc), path=path) from None
     if len(data) > MAX_RESULT_BYTES:
         raise AnimsmithError(_too_large(len(data)), path=path)
     from animsmith.io.text import exceeds_depth, strip_utf8_bom

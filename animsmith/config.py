@@ -53,7 +53,7 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from animsmith.errors import ConfigError
+from animsmith.errors import ConfigError, unreadable_reason
 
 DEFAULT_CONFIG_NAME = "animsmith.toml"
 SEVERITY_ALIASES = {"error": "error", "warning": "warning", "warn": "warning", "note": "note"}
@@ -312,7 +312,7 @@ def load_contract(path: Optional[str] = None) -> Contract:
         with open(chosen, "rb") as fh:
             raw = fh.read(st.st_size + 1)
     except OSError as exc:
-        raise ConfigError(f"bad config {chosen}: cannot read: {exc.strerror or exc}") from None
+        raise ConfigError(f"bad config {chosen}: {unreadable_reason(exc)}") from None
     if len(raw) != st.st_size:  # rewritten under us (an editor, a checkout): neither version is certain
         raise ConfigError(f"bad config {chosen}: file changed while being read ({st.st_size} bytes, then {len(raw)})")
     return parse_contract(raw, chosen)

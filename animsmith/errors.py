@@ -50,6 +50,18 @@ class AnimsmithError(Exception):
         return self
 
 
+#: how every command words a path that names nothing (a file, a folder, a config)
+NO_SUCH_FILE = "no such file or directory"
+
+
+def unreadable_reason(exc: OSError) -> str:
+    """Why a file could not be opened, worded the same on every command: ``no such file or
+    directory`` for a path that names nothing, else ``cannot read file: <system reason>``."""
+    if isinstance(exc, FileNotFoundError):
+        return NO_SUCH_FILE
+    return f"cannot read file: {exc.strerror or exc}"
+
+
 class LoadError(AnimsmithError):
     """A glTF/GLB file could not be read safely (corrupt, truncated, hostile)."""
 

@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from animsmith.errors import AnimsmithError, LoadError
+from animsmith.errors import NO_SUCH_FILE, AnimsmithError, LoadError
 from animsmith.results import SEVERITY_RANK, CoverageGap, Finding
 
 ASSET_SUFFIXES = (".glb", ".gltf")
@@ -185,7 +185,7 @@ def expand_paths(paths: Sequence[str]) -> List[str]:
         for p in found:
             add(p)
     problems = [
-        AnimsmithError("no such file or directory", arg).message if arg else "an empty path argument ('')" for arg in missing
+        AnimsmithError(NO_SUCH_FILE, arg).message if arg else "an empty path argument ('')" for arg in missing
     ]
     if empty or (not out and not missing):
         problems.append("no .glb/.gltf files found in " + ", ".join(empty or paths))

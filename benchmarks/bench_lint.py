@@ -1,4 +1,4 @@
-"""Throughput, scaling and memory of `animsmith lint` over a Mixamo-class pack (issue 8, "Speed").
+"""Throughput, scaling and memory of `animsmith lint` over a Mixamo-class pack (targets: docs/performance.md).
 
     python benchmarks/bench_lint.py [--clips 1000] [--pack DIR] [--quick]
 
@@ -211,7 +211,7 @@ def main() -> None:
 
     tmp = tempfile.mkdtemp(prefix="animsmith-bench-")
     try:
-        pack = args.pack or os.path.join(tmp, "pack")
+        pack = os.path.abspath(args.pack) if args.pack else os.path.join(tmp, "pack")  # the CLI runs in tmp
         paths = sorted(glob.glob(os.path.join(pack, "*.glb")))
         if len(paths) < args.clips or not os.path.exists(os.path.join(pack, "animsmith.toml")):
             paths = write_pack(pack, args.clips)

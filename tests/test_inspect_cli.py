@@ -128,7 +128,7 @@ def test_long_names_never_cut_the_numbers(tmp_path):
         assert f"  {name}\n" in res.output
     out = CliRunner().invoke(cli, ["inspect", path]).output
     assert "    dur s: 1.000\n" in out and "    max keys: 31\n" in out
-    out = CliRunner().invoke(cli, ["measure", path]).output
+    out = CliRunner().invoke(cli, ["measure", "--wide", path]).output
     assert "    frames: 31\n" in out
     # a short name keeps the table
     short = str(tmp_path / "short.glb")

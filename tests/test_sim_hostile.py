@@ -135,7 +135,7 @@ def test_a_path_with_control_characters_is_shown_escaped(tmp_path, capsys):
     code, _, err = run_cli(["sim", "validate", p], capsys)
     assert code == 2
     shown = str(p).replace("\x1b", "\\u001b").replace("\n", "\\u000a")
-    one_line_error(err, shown, "cannot read creature file: No such file or directory")
+    one_line_error(err, shown, "no such file or directory")
 
 
 # --------------------------------------------------------------------------

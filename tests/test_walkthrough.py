@@ -65,8 +65,9 @@ def test_measure_text_shows_the_json_phase_wrapped(fox, capsys):
     from animsmith.render.text import phase_text
 
     _, text, _ = run_cli(["--config", cfg, "measure", glb], capsys)
+    header = next(line for line in text.splitlines() if line.startswith("clip "))
     row = next(line for line in text.splitlines() if line.startswith("walk "))
-    assert row.split()[3] == phase_text(phase)
+    assert header.split()[3] == "phase" and row.split()[2] == phase_text(phase)  # clip, dur s, phase
 
 
 def test_an_off_grid_refusal_gives_the_rate_of_the_clips_keys(fox, capsys):

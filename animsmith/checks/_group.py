@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+from animsmith.numtext import fixed
+
 #: a spread within this of its cap (cycles, seconds, fps) counts as "at the cap" and passes:
 #: float32 key data cannot place an anchor closer than ~1e-8 cycle to where it was authored
 CAP_EPSILON = 1e-6
@@ -70,4 +72,4 @@ def phase_reason(summary) -> str:
 
 def fmt_list(pairs, digits: int = 2) -> str:
     """``[a=0.75, b=0.50]``."""
-    return "[" + ", ".join(f"{k}={v:.{digits}f}" if isinstance(v, float) else f"{k}={v}" for k, v in pairs) + "]"
+    return "[" + ", ".join(f"{k}={fixed(v, digits)}" if isinstance(v, float) else f"{k}={v}" for k, v in pairs) + "]"

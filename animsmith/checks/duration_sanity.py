@@ -129,7 +129,7 @@ def check(ctx):
 
     if not (math.isfinite(duration) and duration > 0.0):
         yield ctx.finding(
-            f"degenerate clip duration ({duration:g}s) — no key time of any channel is after 0",
+            f"degenerate clip duration ({duration + 0.0:g}s) — no key time of any channel is after 0",
             clip=name,
             measured=duration,
             expected=float(pin) if pin is not None else "> 0",

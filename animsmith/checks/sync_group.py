@@ -37,6 +37,7 @@ decided (that comparison is then skipped).
 from __future__ import annotations
 
 from animsmith.checks._group import ambiguity_notes, exceeds, finite, missing_message
+from animsmith.numtext import fixed
 
 ID = "sync-group"
 SEVERITY = "error"
@@ -67,7 +68,7 @@ def endpoint_convention(mode: str) -> str:
 
 
 def _listing(rows, digits):
-    return "[" + ", ".join(f"{k}={v:.{digits}f}" if isinstance(v, float) else f"{k}={v}" for k, v in rows) + "]"
+    return "[" + ", ".join(f"{k}={fixed(v, digits)}" if isinstance(v, float) else f"{k}={v}" for k, v in rows) + "]"
 
 
 def check(ctx):

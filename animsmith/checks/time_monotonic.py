@@ -19,6 +19,7 @@ import numpy as np
 from animsmith.checks import _clip
 from animsmith.checks._clip import bone_name, clip_facts, flat_channels
 from animsmith.checks.base import Option
+from animsmith.numtext import fixed
 
 ID = "time-monotonic"
 SEVERITY = "error"
@@ -83,8 +84,10 @@ def check(ctx):
         k = first_negative_key(ch.times, tol)
         if k is not None:
             t = float(ch.times[k])
+            # below 0 by more than the tolerance, so never zero: enough digits to show the sign's reason
+            shown = fixed(t, 4) if t <= -5e-5 else f"{t:.6g}"
             yield ctx.finding(
-                f"negative key time in {ch.path} track (key {k} at {t:.4f}s)",
+                f"negative key time in {ch.path} track (key {k} at {shown}s)",
                 clip=clip,
                 bone=bone,
                 time_s=t,
@@ -96,7 +99,7 @@ def check(ctx):
             t0, t1 = float(ch.times[k - 1]), float(ch.times[k])
             yield ctx.finding(
                 f"key times not strictly increasing in {ch.path} track "
-                f"(keys {k - 1} and {k}: {t0:.4f}s then {t1:.4f}s)",
+                f"(keys {k - 1} and {k}: {fixed(t0, 4)}s then {fixed(t1, 4)}s)",
                 clip=clip,
                 bone=bone,
                 time_s=t1,

@@ -1,4 +1,4 @@
-"""``animsmith inspect FILE [--format text|json]``: rig profile, roles, bone tree, clips."""
+"""``animsmith inspect PATHS... [--format text|json]``: rig profile, roles, bone tree, clips."""
 
 from __future__ import annotations
 
@@ -48,8 +48,8 @@ def clip_json(clip, travel=None) -> Dict[str, Any]:
     return {
         "name": clip.name,
         "index": int(clip.index),
-        "duration_s": float(clip.duration_s),
-        "start_s": float(clip.start_s),
+        "duration_s": float(clip.duration_s) + 0.0,  # + 0.0: never -0.0
+        "start_s": float(clip.start_s) + 0.0,
         "channel_count": len(clip.channels),
         "key_count_max": int(clip.max_key_count),
         "key_count_total": int(sum(ch.key_count for ch in clip.channels)),
@@ -77,25 +77,53 @@ def _tree_lines(skeleton, roles) -> List[str]:
 
 
 @click.command("inspect", context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("file", type=str)
+@click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
 @click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--profile", default=None, metavar="PROFILE", help="Rig profile (auto, mixamo, ue-mannequin, humanoid, rigify, biped, generic, none = only [rig.roles]); overrides [rig] profile.")
 @config_option
 @click.pass_context
-def inspect_cmd(ctx, file, fmt_name, profile, config_path):
+def inspect_cmd(ctx, paths, fmt_name, profile, config_path):
     """Show the rig profile and resolved roles (bone + naming convention, or
     why unresolved), the bone tree, and each clip's duration, start time,
     channel and key counts, interpolations, morph-weight channel count and
     the count of skipped node-less (KHR_animation_pointer) channels.
+
+    PATHS are files, folders (searched for .glb/.gltf files) and globs, as
+    for `lint`; several files are shown one after another (JSON: a `files`
+    list).
     """
-    from animsmith.commands.measure import _console, load_rig_contract, print_table
+    from animsmith.commands.measure import _console, load_rig_contract
+    from animsmith.lint import expand_paths
+
+    prof, overrides, cfg, contract = load_rig_contract(ctx, config_path, profile)
+    metres = contract.rig.metres_per_unit
+    inspected = [_inspect_file(file, prof, overrides, cfg, metres) for file in expand_paths(paths)]
+    docs = [doc for doc, _, _ in inspected]
+    if fmt_name == "json":
+        import json
+
+        from animsmith.render.text import runner_safe
+
+        head = {"schema_version": 1, "command": "inspect"}
+        doc = {**head, **docs[0]} if len(docs) == 1 else {**head, "files": docs}
+        click.echo(runner_safe(json.dumps(doc, indent=2, allow_nan=False, ensure_ascii=False), "json"))
+        return 0
+    console = _console()
+    for i, (doc, roles, sk) in enumerate(inspected):
+        if i:
+            console.print()
+        _print_file(console, doc, roles, sk)
+    return 0
+
+
+def _inspect_file(file: str, prof: str, overrides, cfg, metres: float = 1.0):
+    """(document: path, rig, bones, clips; its RoleMap; its Skeleton) of one file, positions
+    in metres at ``metres`` per file unit."""
     from animsmith.core.roles import resolve_roles
     from animsmith.core.trajectory import travel_bone_of_clip
     from animsmith.errors import AnimsmithError, ConfigError
     from animsmith.io.read import load_asset
 
-    prof, overrides, cfg, contract = load_rig_contract(ctx, config_path, profile)
-    metres = contract.rig.metres_per_unit
     try:
         asset = load_asset(file).in_units(metres)
     except AnimsmithError as exc:
@@ -104,30 +132,22 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
         roles = resolve_roles(asset.skeleton, profile=prof, overrides=overrides)
     except ValueError as exc:
         raise ConfigError(str(exc), cfg or file) from None
-    sk = asset.skeleton
-    doc = {
-        "schema_version": 1,
-        "command": "inspect",
+    return {
         "path": file,
         "rig": rig_json(roles),
-        "bones": bones_json(sk),
-        "clips": [clip_json(c, travel_bone_of_clip(sk, c, roles)) for c in asset.clips],
-    }
-    if fmt_name == "json":
-        import json
+        "bones": bones_json(asset.skeleton),
+        "clips": [clip_json(c, travel_bone_of_clip(asset.skeleton, c, roles)) for c in asset.clips],
+    }, roles, asset.skeleton
 
-        from animsmith.render.text import runner_safe
 
-        click.echo(runner_safe(json.dumps(doc, indent=2, allow_nan=False, ensure_ascii=False), "json"))
-        return 0
-
-    from rich import box
-    from rich.table import Table
+def _print_file(console, doc: Dict[str, Any], roles, sk) -> None:
     from rich.text import Text
 
+    from animsmith.commands.measure import print_table
+    from animsmith.numtext import fixed
     from animsmith.render.text import escape
 
-    console = _console()
+    file = doc["path"]
     console.print(Text(escape(file), style="bold"), soft_wrap=True)
     console.print(f"rig profile: {roles.profile}", markup=False)
     role_rows = []
@@ -158,8 +178,8 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
     for c in doc["clips"]:
         rows.append([
             Text(escape(c["name"])),
-            f"{c['duration_s']:.3f}",
-            f"{c['start_s']:.4f}",
+            fixed(c["duration_s"], 3),
+            fixed(c["start_s"], 4),
             str(c["channel_count"]),
             str(c["key_count_max"]),
             str(c["key_count_total"]),
@@ -177,4 +197,3 @@ def inspect_cmd(ctx, file, fmt_name, profile, config_path):
     else:
         for name, why in reasons:
             console.print(f"  {escape(name)}: travel bone: {escape(why)}", markup=False, soft_wrap=True)
-    return 0

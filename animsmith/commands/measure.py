@@ -1,4 +1,4 @@
-"""``animsmith measure FILE... [--clip NAME] [--format text|json]`` and ``measure speed FILE...``.
+"""``animsmith measure PATHS... [--clip NAME] [--format text|json]`` and ``measure speed PATHS...``.
 
 Numbers without judgement: every per-clip metric of ``ClipAnalysis.measurements()``
 (docs/measure.md). ``measure speed`` prints only speed_mps, heading_deg,
@@ -46,12 +46,6 @@ def load_rig_contract(ctx: click.Context, config_path: Optional[str], profile_fl
             )
         profile = profile_flag
     return profile, dict(contract.rig.roles), path, contract
-
-
-def rig_settings(ctx: click.Context, config_path: Optional[str], profile_flag: Optional[str]) -> Tuple[str, Dict[str, str], Optional[str]]:
-    """(profile, role overrides, config path used); see :func:`load_rig_contract`."""
-    profile, roles, path, _ = load_rig_contract(ctx, config_path, profile_flag)
-    return profile, roles, path
 
 
 def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_path: Optional[str], metres_per_unit: float = 1.0):
@@ -161,7 +155,9 @@ def fmt(value: Any, digits: int = 3) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.{digits}f}"
+        from animsmith.numtext import fixed
+
+        return fixed(value, digits)
     from animsmith.render.text import escape
 
     return escape(value)  # names from the file: control and bidi characters shown as \uXXXX
@@ -187,28 +183,32 @@ def speed_measurements(ca) -> Dict[str, Any]:
     m: Dict[str, Any] = {"name": ca.clip.name}
     for k in ("speed_mps", "heading_deg", "distance_m"):  # non-finite -> null with a reason, as `measure`
         put_measurement(m, k, getattr(s, k), getattr(s, k + "_unavailable"))
-    m["duration_s"] = float(ca.clip.duration_s)
+    m["duration_s"] = float(ca.clip.duration_s) + 0.0  # never -0.0
     m["travel_bone"] = s.travel_bone
     m["travel_source_role"] = s.source_role
     m["travel_bone_reason"] = s.travel_bone_reason
     return m
 
 
-TEXT_COLUMNS = (
-    ("clip", "name", None),
-    ("dur s", "duration_s", 3),
-    ("frames", "frame_count", None),
-    ("phase", "gait_phase", 3),
-    ("L-R amp m", "lr_amplitude_m", 3),
-    ("cycles", "cycles", None),
-    ("speed m/s", "speed_mps", 3),
-    ("heading deg", "heading_deg", 1),
-    ("dist m", "distance_m", 3),
-    ("seam", "loop_seam_ratio", 2),
-    ("yaw deg", "yaw_deg", 1),
-    ("endpoint", "loop_endpoint_mode", None),
-    ("skate", "foot_skate_ratio", 2),
+#: every column of the text table, in order; (title, key, decimals, shown without --wide)
+ALL_TEXT_COLUMNS = (
+    ("clip", "name", None, True),
+    ("dur s", "duration_s", 3, True),
+    ("frames", "frame_count", None, False),
+    ("phase", "gait_phase", 3, True),
+    ("L-R amp m", "lr_amplitude_m", 3, True),
+    ("cycles", "cycles", None, True),
+    ("speed m/s", "speed_mps", 3, True),
+    ("heading deg", "heading_deg", 1, True),
+    ("dist m", "distance_m", 3, False),
+    ("seam", "loop_seam_ratio", 2, True),
+    ("yaw deg", "yaw_deg", 1, False),
+    ("endpoint", "loop_endpoint_mode", None, False),
+    ("skate", "foot_skate_ratio", 2, False),
 )
+#: the default table: fits 100 columns with clip names up to 30 characters (``--wide``: all)
+TEXT_COLUMNS = tuple(c[:3] for c in ALL_TEXT_COLUMNS if c[3])
+WIDE_TEXT_COLUMNS = tuple(c[:3] for c in ALL_TEXT_COLUMNS)
 SPEED_COLUMNS = (
     ("clip", "name", None),
     ("speed m/s", "speed_mps", 3),
@@ -220,7 +220,22 @@ SPEED_COLUMNS = (
 )
 
 
-def render_text(files: List[Dict[str, Any]], speed: bool) -> None:
+def _rig_lines(profile: str, roles: List[str], width: int = 100) -> List[str]:
+    """``  rig: <profile> (role=bone, ...)``, continued on lines indented by four spaces so
+    each fits ``width`` columns (a role=bone pair is never split)."""
+    if not roles:
+        return [f"  rig: {profile} (none)"]
+    lines = [f"  rig: {profile} ("]
+    for i, item in enumerate(roles):
+        item += ")" if i == len(roles) - 1 else ","
+        if len(lines[-1]) + 1 + len(item) > width and not lines[-1].endswith("("):
+            lines.append("    " + item)
+        else:
+            lines[-1] += ("" if lines[-1].endswith("(") else " ") + item
+    return lines
+
+
+def render_text(files: List[Dict[str, Any]], speed: bool, wide: bool = False) -> None:
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -228,13 +243,14 @@ def render_text(files: List[Dict[str, Any]], speed: bool) -> None:
     from animsmith.render.text import escape
 
     console = _console()
-    columns = SPEED_COLUMNS if speed else TEXT_COLUMNS
+    columns = SPEED_COLUMNS if speed else WIDE_TEXT_COLUMNS if wide else TEXT_COLUMNS
     for i, f in enumerate(files):
         if i:
             console.print()
         rig = f["rig"]
-        roles = ", ".join(f"{r}={escape(b)}" for r, b in rig["roles"].items()) or "none"
-        console.print(Text(escape(f["path"]), style="bold") + Text(f"  rig: {rig['profile']} ({roles})"), soft_wrap=True)
+        console.print(Text(escape(f["path"]), style="bold"), soft_wrap=True)
+        for line in _rig_lines(rig["profile"], [f"{r}={escape(b)}" for r, b in rig["roles"].items()]):
+            console.print(Text(line), soft_wrap=True)
         left = ("name", "travel_bone", "travel_source_role", "loop_endpoint_mode")
         rows = []
         notes: List[str] = []
@@ -303,19 +319,23 @@ def render_json(files: List[Dict[str, Any]], speed: bool) -> None:
     context_settings={"help_option_names": ["-h", "--help"]},
     short_help="Numbers without judgement: speed, stride anchor, amplitude.",
 )
-@click.argument("args", nargs=-1, required=True, metavar="[speed] FILE...")
-@click.option("--clip", "clip_names", multiple=True, metavar="NAME", help="Only this clip (repeatable; every FILE must have it).")
+@click.argument("args", nargs=-1, required=True, metavar="[speed] PATHS...")
+@click.option("--clip", "clip_names", multiple=True, metavar="NAME", help="Only this clip (repeatable; every file must have it).")
 @click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--profile", default=None, metavar="PROFILE", help="Rig profile (auto, mixamo, ue-mannequin, humanoid, rigify, biped, generic, none = only [rig.roles]); overrides [rig] profile.")
+@click.option("--wide", is_flag=True, help="Text: every column (adds frames, dist m, yaw deg, endpoint; about 125 columns wide).")
 @config_option
 @click.pass_context
-def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
-    """Measure every clip of each FILE (.glb/.gltf files; not folders or
-    globs): stride anchor (gait_phase), L-R
+def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path, wide):
+    """Measure every clip of each file: stride anchor (gait_phase), L-R
     amplitude, cycles, root speed/heading/distance, loop seam ratio, yaw and
-    loop endpoint mode.
+    loop endpoint mode. PATHS are files, folders (searched for .glb/.gltf
+    files) and globs, as for `lint`.
 
-    `animsmith measure speed FILE...` prints only speed_mps, heading_deg,
+    The text table shows the columns that fit 100 characters; `--wide` adds
+    frames, dist m, yaw deg and endpoint (JSON always has every field).
+
+    `animsmith measure speed PATHS...` prints only speed_mps, heading_deg,
     distance_m, duration_s and the travel bone. A metric that cannot be
     measured is shown as "-" (text) or null with "<name>_unavailable" (JSON).
     """
@@ -327,14 +347,16 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
         speed = True
         args = args[1:]
     if not args:
-        raise click.UsageError("no FILE given")
+        raise click.UsageError("no PATHS given")
     prof, overrides, cfg, contract = load_rig_contract(ctx, config_path, profile)
     from animsmith.checks.loop_seam import stride_floor_m
     from animsmith.core.units import units_report
 
+    from animsmith.lint import expand_paths
+
     floor_m = stride_floor_m(contract)
     files: List[Dict[str, Any]] = []
-    for path in args:
+    for path in expand_paths(args):  # files, folders and globs, found as `lint` finds them
         asset, roles, analyses = load_and_analyze(path, prof, overrides, cfg, contract.rig.metres_per_unit)
         chosen = select_clips(analyses, tuple(clip_names), path)
         units = units_report(asset, roles, contract.rig.units, analyses[0].grid if analyses else None)
@@ -348,5 +370,5 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
     if fmt_name == "json":
         render_json(files, speed)
     else:
-        render_text(files, speed)
+        render_text(files, speed, wide)
     return 0

@@ -9,6 +9,7 @@ an unreadable, malformed or overlapping input, or an incomplete set of shards.
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
@@ -29,11 +30,19 @@ def _read_doc(path: str):
     short_help="Combine sharded JSON lint results into one.",
 )
 @click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False), metavar="RESULT.json...")
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="json", show_default=True, help="Output format of the merged result.")
+@click.option(
+    "--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
+    help="Output format of the merged result. Default: text on a terminal (the lint report and summary), "
+    "json when stdout is a pipe or file, or with --output.",
+)
 @click.option("--output", "-o", "output", type=click.Path(dir_okay=False), default=None, help="Write the merged result to FILE (the text report goes to the terminal).")
 @click.option("--deny-warnings", is_flag=True, help="Exit 1 on warnings too.")
 def merge_cmd(results, fmt, output, deny_warnings):
     """Merge `animsmith lint --format json` RESULT files into one result.
+
+    On a terminal it prints the text report and summary line of `lint`;
+    piped, redirected or with --output it writes the merged JSON document
+    (`--format` chooses any lint format).
 
     The summary and exit code are those of linting every file together; a
     file present in two results is an error (shards must not overlap), and
@@ -45,6 +54,8 @@ def merge_cmd(results, fmt, output, deny_warnings):
 
     check_output_path(output, list(results), stdout_without=True)
     doc = merge_lint_docs([(p, _read_doc(p)) for p in results])
+    if fmt is None:  # a person reads the summary; a pipe, a file or --output gets the document
+        fmt = "json" if output is not None or not _stdout_is_terminal() else "text"
     if output is not None:
         _write_output(output, _render(doc, fmt, deny_warnings))
         fmt = "text"
@@ -54,6 +65,13 @@ def merge_cmd(results, fmt, output, deny_warnings):
 
     click.echo(for_stdout(_render(doc, fmt, deny_warnings, color=color), fmt), nl=False, color=color)
     return status
+
+
+def _stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _render(doc, fmt: str, deny_warnings: bool, color: bool = False) -> str:

@@ -6,7 +6,7 @@
   [--cycles N] [--fps N] [--in-place|--root-motion]``.
 * ``sim validate [CREATURE...] [--format json]`` — exit 1 when any stance foot
   slides more than 1 mm (or a planted foot is off the ground by more than 1 mm).
-* ``sim ring -o PATH`` — the seed's four-clip run ring.
+* ``sim ring -o PATH`` — the shipped four-clip run ring (examples/assets/run-ring.glb).
 """
 
 from __future__ import annotations

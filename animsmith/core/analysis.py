@@ -130,7 +130,7 @@ def put_measurement(m: Dict[str, Any], name: str, value, reason: Optional[str]) 
     = the reason ("non-finite value" for an infinite or NaN float), as ``measure`` prints it."""
     if isinstance(value, float) and not math.isfinite(value):
         value, reason = None, reason or "non-finite value"
-    m[name] = value
+    m[name] = value + 0.0 if isinstance(value, float) else value  # never -0.0 in JSON
     if value is None:
         m[name + "_unavailable"] = reason or "not measured"
 
@@ -305,8 +305,8 @@ class ClipAnalysis:
         m: Dict[str, Any] = {
             "name": clip.name,
             "index": int(clip.index),
-            "duration_s": float(self.grid.duration_s or clip.duration_s),
-            "start_s": float(clip.start_s),
+            "duration_s": float(self.grid.duration_s or clip.duration_s) + 0.0,  # + 0.0: never -0.0
+            "start_s": float(clip.start_s) + 0.0,
             "frame_count": int(self.grid.frame_count),
             "key_count_max": int(clip.max_key_count),
             "channel_count": len(clip.channels),

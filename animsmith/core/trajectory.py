@@ -17,7 +17,8 @@
 * **Heading** ``heading_deg = atan2(Δx, Δz)`` in degrees: +Z = 0°, +X = 90°,
   −X = −90°, −Z = 180°. No heading when there is no horizontal travel
   (distance ≤ 1e-6 × max(1, largest endpoint coordinate): float32 noise).
-* **Yaw accumulation**: see :func:`yaw_accumulation_deg`.
+* **Yaw accumulation** (the in-place test of gait anchoring: at most 1° between the first
+  and last frame): see :func:`yaw_accumulation_deg`.
 * **Loop continuity** per bone: see :func:`loop_continuity`; on a clip that
   travels, in the travelling frame (:class:`CycleTransform`).
 """

@@ -45,7 +45,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from animsmith.errors import LoadError
+from animsmith.errors import LoadError, unreadable_reason
 from animsmith.io.glb import is_glb, split_glb
 from animsmith.io.text import nesting_depth, strip_utf8_bom
 from animsmith.memo import memo
@@ -181,7 +181,7 @@ def read_file_bytes(path: Any, *, limit: Optional[int] = None, sniff: bool = Fal
     try:
         st = os.stat(p)
     except OSError as exc:
-        raise LoadError(f"cannot read file: {exc.strerror or exc}", p) from None
+        raise LoadError(unreadable_reason(exc), p) from None
     except ValueError:  # a NUL in the path (a contract's member string): no file has that name
         raise LoadError("cannot read file: the path holds a NUL character", p) from None
     if stat.S_ISDIR(st.st_mode):
@@ -198,7 +198,7 @@ def read_file_bytes(path: Any, *, limit: Optional[int] = None, sniff: bool = Fal
             # read(n) allocates n bytes up front: ask for the size stat saw (+1)
             data = fh.read(st.st_size + 1)
     except OSError as exc:
-        raise LoadError(f"cannot read file: {exc.strerror or exc}", p) from None
+        raise LoadError(unreadable_reason(exc), p) from None
     if len(data) != st.st_size:  # grew or shrank between stat and read
         raise LoadError(f"file changed while being read ({st.st_size} bytes at open, read {len(data)})", p)
     return data
@@ -434,8 +434,8 @@ def _read_external(uri: str, base_dir: str, what: str, budget: _Budget) -> bytes
         raise LoadError(f"{what}: more than {EXTERNAL_MAX_FILES} external resources")
     try:
         st = os.stat(full)
-    except OSError:
-        raise LoadError(f"{what}: external resource {_show(uri)} is unavailable") from None
+    except OSError as exc:
+        raise LoadError(f"{what}: external resource {_show(uri)}: {unreadable_reason(exc)}") from None
     if not stat.S_ISREG(st.st_mode):
         raise LoadError(f"{what}: external resource {_show(uri)} is not a regular file")
     if st.st_size > EXTERNAL_MAX_BYTES:
@@ -444,7 +444,7 @@ def _read_external(uri: str, base_dir: str, what: str, budget: _Budget) -> bytes
         with open(full, "rb") as fh:
             data = fh.read(min(st.st_size, EXTERNAL_MAX_BYTES) + 1)  # read(n) allocates n bytes
     except OSError as exc:
-        raise LoadError(f"{what}: cannot read external resource {_show(uri)}: {exc.strerror or exc}") from None
+        raise LoadError(f"{what}: external resource {_show(uri)}: {unreadable_reason(exc)}") from None
     if len(data) != st.st_size:
         raise LoadError(f"{what}: external resource {_show(uri)} changed while being read")
     if len(data) > EXTERNAL_MAX_BYTES:
@@ -1016,7 +1016,7 @@ def _times_problem(times: np.ndarray) -> Optional[str]:
         return f"non-finite key time {float(times[k])} at key {k}"
     steps_ok = times[1:] > times[:-1]
     k = int(np.argmin(steps_ok)) + 1
-    return f"key times not strictly increasing (key {k}: {float(times[k]):g} after {float(times[k - 1]):g})"
+    return f"key times not strictly increasing (key {k}: {float(times[k]) + 0.0:g} after {float(times[k - 1]) + 0.0:g})"
 
 
 def fill_node_names(names: list) -> list:

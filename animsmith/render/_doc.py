@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from animsmith.numtext import fixed
+
 
 def as_doc(result: Any) -> Dict[str, Any]:
     """The lint JSON document of ``result`` (a LintResult, or already a dict)."""
@@ -39,7 +41,7 @@ def location_text(f: Dict[str, Any]) -> str:
     if f.get("bone") is not None:
         parts.append(f"bone '{escape(f['bone'])}'")
     if f.get("time_s") is not None:
-        parts.append(f"@{float(f['time_s']):.3f}s")
+        parts.append(f"@{fixed(f['time_s'], 3)}s")
     return " ".join(parts)
 
 

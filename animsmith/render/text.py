@@ -1,4 +1,4 @@
-"""Text output of ``lint`` (the user guide's shape; colour only on a TTY).
+"""Text output of ``lint`` (the transcript shape of docs/lint.md; colour only on a TTY).
 
 Per file (argument order): ``<path>: clean`` when it has no findings, no gaps
 and no ``[engine]`` profile, else ``<path>:`` followed by
@@ -29,6 +29,7 @@ import unicodedata
 from typing import Any, Dict, List, Tuple
 
 from animsmith.results import SEVERITY_RANK
+from animsmith.numtext import fixed
 
 MAX_LISTED = 5
 SEVERITY_STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
@@ -128,14 +129,14 @@ def phase_text(phase_cycles: float, digits: int = 3) -> str:
     0.000 (the same phase) rather than 1.000 (:func:`animsmith.core.gait.wrapped_phase`)."""
     from animsmith.core.gait import wrapped_phase
 
-    return f"{wrapped_phase(phase_cycles, digits):.{digits}f}"
+    return fixed(wrapped_phase(phase_cycles, digits), digits)
 
 
 def fmt_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        return f"{float(value):.4f}"
+        return fixed(value, 4)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(fmt_value(v) for v in value) + "]"
     return escape(value)
@@ -148,7 +149,7 @@ def location(f) -> str:
     if f.bone is not None:
         loc += f" bone '{escape(f.bone)}'"
     if f.time_s is not None:
-        loc += f" @{f.time_s:.3f}s"
+        loc += f" @{fixed(f.time_s, 3)}s"
     return loc
 
 

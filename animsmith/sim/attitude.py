@@ -1,6 +1,6 @@
 """Body attitude on terrain: height offset, tilt, smoothing, springs, root composition.
 
-Pure functions (the Roblox Gait seed's behaviour, in metres and degrees):
+Pure functions (the behaviour of the Roblox procedural-walk controller this simulator follows, in metres and degrees):
 
 * :func:`height_offset` — mean of the planted legs' vertical plant deltas,
   0 for none, clamped to ±max_offset.
@@ -25,7 +25,7 @@ import numpy as np
 
 UP = np.array([0.0, 1.0, 0.0])
 
-#: defaults from the seed (rates in 1/s, seconds, degrees)
+#: defaults from that controller (rates in 1/s, seconds, degrees)
 LOOK_AHEAD_S = 0.15
 PLANT_SMOOTHING_S = 0.1
 HEIGHT_RATE = 6.0
@@ -198,7 +198,7 @@ def rotation_xz(pitch_rad, roll_rad) -> np.ndarray:
 
 
 def offset_matrix(height_m: float, pitch_deg: float, bank_deg: float) -> np.ndarray:
-    """4×4 ``T(0, height, 0) · Rx(pitch) · Rz(bank)`` (the seed's CFrame.new · Angles order)."""
+    """4×4 ``T(0, height, 0) · Rx(pitch) · Rz(bank)`` (the controller's CFrame.new · Angles order)."""
     m = np.eye(4)
     m[:3, :3] = rotation_xz(math.radians(pitch_deg), math.radians(bank_deg))
     m[1, 3] = height_m

@@ -45,7 +45,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from animsmith.errors import AnimsmithError
+from animsmith.errors import AnimsmithError, unreadable_reason
 
 CATALOG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "catalog")
 CATALOG_ORDER = ("biped", "fox", "trotter", "beetle", "spider")
@@ -426,7 +426,7 @@ def load_creature(path: str) -> Creature:
                 raise _err("not a regular file", path)
             raw = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise _err(f"cannot read creature file: {exc.strerror or exc}", path) from None
+        raise _err(unreadable_reason(exc), path) from None
     if len(raw) > MAX_FILE_BYTES:
         raise _err(f"over {MAX_FILE_BYTES} bytes; the limit for a creature file", path)
     return parse_creature(raw, path)

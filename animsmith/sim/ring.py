@@ -1,4 +1,4 @@
-"""The seed's example ring: four run clips from one analytic biped gait.
+"""The shipped example ring: four run clips from one analytic biped gait.
 
 ``run_forward``, ``run_backward``, ``run_left``, ``run_right`` all play the
 same run cycle (duty 0.4, so there is a flight phase) travelling along +Z,

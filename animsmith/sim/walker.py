@@ -411,13 +411,13 @@ def simulate(
     if flat_ground:
         offset = np.zeros(n)
     else:
-        # the seed's plant deltas are relative to where the root already is: here the ground
+        # the reference controller's plant deltas are relative to where the root already is: here the ground
         # level under the body; their mean (0 with no hit) is clamped to ±max_off around it
         counts = hit.sum(axis=1)
         deltas = np.where(hit, ground - level[:, None], 0.0)
         mean = np.where(counts > 0, deltas.sum(axis=1) / np.maximum(counts, 1), 0.0)
-        # the level is the root's, as the seed's character controller keeps it (no lag on a
-        # ramp, up or down); only the seed's height offset is smoothed
+        # the level is the root's, as a character controller keeps it (no lag on a
+        # ramp, up or down); only the reference controller's height offset is smoothed
         delta = np.clip(mean, -max_off, max_off)  # height_offset() of each frame's planted deltas
         offset = level + (delta if tier == 1 else _exp_filter(delta, opts.height_rate, dt))
     body_y = c.body_height + offset + body_bob_m(c, distance)
@@ -442,7 +442,7 @@ def simulate(
         tilt[1:] = att.tilt_for_batch(vel[1:], vel[:-1], (0.0, 0.0, 1.0), np.diff(t), opts.bank_per, opts.pitch_per, opts.tilt_max_deg)
     if np.max(np.abs(tilt)) > 1e-9:  # float noise of a constant velocity is not a tilt
         tilt = _exp_filter(tilt, opts.tilt_rate, dt)
-        # +Z forward: Rx(+a) dips the nose, so the seed's pitch (negative when
+        # +Z forward: Rx(+a) dips the nose, so the reference controller's pitch (negative when
         # speeding up, "lean into it") enters with its sign flipped; Rz(+bank)
         # leans the top toward −X = right, into a rightward acceleration.
         pitch = pitch - np.radians(tilt[:, 1])

@@ -86,6 +86,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from animsmith.errors import Refusal
+from animsmith.numtext import fixed
 
 CAP_HORIZONTAL_DRIFT_M = 0.01
 CAP_YAW_DEG = 1.0
@@ -602,7 +603,7 @@ def vertical_drift_m(positions: np.ndarray) -> Tuple[float, float]:
 
 def _shown(value: float, cap: float, digits: int) -> str:
     """``value`` to ``digits`` decimals, or to 9 significant digits when that would print as the cap."""
-    text = f"{value:.{digits}f}"
+    text = fixed(value, digits)
     if value > cap and float(text) <= cap:
         return f"{value:.9g}"
     return text

@@ -98,7 +98,8 @@
     if (parent) parent.appendChild(e);
     return e;
   }
-  function fmt(v, d) { return (v === null || v === undefined || !isFinite(v)) ? "—" : Number(v).toFixed(d === undefined ? 3 : d); }
+  // a value that rounds to zero shows without a sign (never "-0.0")
+  function fmt(v, d) { if (v === null || v === undefined || !isFinite(v)) return "—"; var t = Number(v).toFixed(d === undefined ? 3 : d); return /^-[0.]*$/.test(t) ? t.slice(1) : t; }
   function flash(el) {
     el.classList.add("flash");
     setTimeout(function () { el.classList.remove("flash"); }, 1600);
