@@ -415,7 +415,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
     copy of this loop.
     """
     from animsmith.core.analysis import ClipAnalysis
-    from animsmith.core.roles import resolve_roles
+    from animsmith.core.legs import resolve_rig
     from animsmith.io.read import load_asset
 
     result = FileResult(path=path)
@@ -425,7 +425,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
         result.error = exc.with_path(path).message
         return FileOutcome(result, {})
     contract = plan.contract
-    roles = resolve_roles(asset.skeleton, contract.rig.profile, contract.rig.roles or None)
+    roles = resolve_rig(asset, contract.rig.profile, contract.rig.roles or None, contract.rig.legs or None)
     result.rig = roles.to_json()
     if on_asset is not None:
         on_asset(asset, roles)
@@ -691,6 +691,7 @@ def _import_lint_modules() -> None:
     from animsmith.core.analysis import ClipAnalysis  # noqa: F401
     from animsmith.core.contacts import foot_slide  # noqa: F401 - the foot-slide check's
     from animsmith.core.roles import resolve_roles  # noqa: F401
+    from animsmith.core.legs import resolve_rig  # noqa: F401
     from animsmith.io.read import load_asset  # noqa: F401
 
 
@@ -825,7 +826,7 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
 def _load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional[str], List[str], Dict[str, Dict[str, Any]]]:
     """(load error, clip names, summaries) for a member file that was not linted."""
     from animsmith.core.analysis import ClipAnalysis
-    from animsmith.core.roles import resolve_roles
+    from animsmith.core.legs import resolve_rig
     from animsmith.io.read import load_asset
 
     try:
@@ -833,7 +834,7 @@ def _load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional
     except LoadError as exc:
         return exc.reason, [], {}
     contract = plan.contract
-    roles = resolve_roles(asset.skeleton, contract.rig.profile, contract.rig.roles or None)
+    roles = resolve_rig(asset, contract.rig.profile, contract.rig.roles or None, contract.rig.legs or None)
     names = [c.name for c in asset.clips]
     out: Dict[str, Dict[str, Any]] = {}
     for clip in asset.clips:

@@ -54,8 +54,8 @@ def rig_settings(ctx: click.Context, config_path: Optional[str], profile_flag: O
     return profile, roles, path
 
 
-def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_path: Optional[str]):
-    """(asset, RoleMap, [ClipAnalysis]); errors name the file (exit 2)."""
+def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_path: Optional[str], legs=None):
+    """(asset, RoleMap with its legs, [ClipAnalysis]); errors name the file (exit 2)."""
     from animsmith.core.analysis import analyze_asset
     from animsmith.errors import AnimsmithError, ConfigError
     from animsmith.io.read import load_asset
@@ -65,7 +65,7 @@ def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_
     except AnimsmithError as exc:
         raise exc.with_path(path)
     try:
-        roles, analyses = analyze_asset(asset, profile=profile, overrides=overrides)
+        roles, analyses = analyze_asset(asset, profile=profile, overrides=overrides, legs=legs)
     except ConfigError as exc:
         raise exc.with_path(config_path or path)
     return asset, roles, analyses
@@ -308,7 +308,7 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
     floor_m = stride_floor_m(contract)
     files: List[Dict[str, Any]] = []
     for path in args:
-        _, roles, analyses = load_and_analyze(path, prof, overrides, cfg)
+        _, roles, analyses = load_and_analyze(path, prof, overrides, cfg, contract.rig.legs or None)
         chosen = select_clips(analyses, tuple(clip_names), path)
         del analyses
         clips = []

@@ -35,7 +35,7 @@ import numpy as np
 
 from animsmith.core.gait import MIN_STRIDE_STEP_M, GaitMetrics, gait_metrics, loop_seam_ratio
 from animsmith.core.pose import pose_grid
-from animsmith.core.roles import RoleMap, resolve_roles
+from animsmith.core.roles import RoleMap
 from animsmith.core.trajectory import (
     LoopContinuity,
     RootSpeed,
@@ -203,6 +203,89 @@ class ClipAnalysis:
             return GaitMetrics(gait_phase_unavailable=why, lr_amplitude_m_unavailable=why, cycles_unavailable=why)
         return gait_metrics(self.grid, self.roles)
 
+    @property
+    def legs(self):
+        """The rig's legs (``core.legs.LegMap``), or None when they were not resolved."""
+        return getattr(self.roles, "legs", None)
+
+    def pair_gait(self, pair: int) -> GaitMetrics:
+        """Stride anchor of one pair of legs; pair 0 is the clip's :attr:`gait` when the
+        roles' feet are pair 0's (a biped's result is the clip's, number for number)."""
+        return self.leg_gait["pairs"][pair]
+
+    @cached_property
+    def leg_gait(self) -> Dict[str, Any]:
+        """{"pairs": {pair: GaitMetrics}, "legs": [(phase, why, offset, duty, why)],
+        "pattern": (name, why)} for the resolved legs (``core.gait``; docs/measure.md)."""
+        from animsmith.core.contacts import feet_stance
+        from animsmith.core.gait import duty_factors, gait_pattern, leg_offsets, leg_phases, pair_gait
+        from animsmith.core.pose import model_positions_m
+
+        legs = self.legs
+        out: Dict[str, Any] = {"pairs": {}, "legs": [], "pattern": (None, "no legs resolved")}
+        if legs is None or not legs.legs:
+            if legs is not None and legs.unresolved:
+                out["pattern"] = (None, legs.unresolved)
+            return out
+        why = key_times_problem(self.clip)
+        if why is not None:
+            for p in legs.pairs:
+                out["pairs"][p] = GaitMetrics(gait_phase_unavailable=why, lr_amplitude_m_unavailable=why, cycles_unavailable=why)
+            out["legs"] = [(None, why, None, None, why) for _ in legs.legs]
+            out["pattern"] = (None, why)
+            return out
+        for p in legs.pairs:
+            left, right = legs.pair_feet(p)
+            same = (
+                p == 0 and len(left) == 1 and len(right) == 1
+                and self.roles.get("left_foot") == left[0].foot and self.roles.get("right_foot") == right[0].foot
+                and self.roles.get("hips") == legs.body
+            )
+            out["pairs"][p] = self.gait if same else pair_gait(self.grid, legs, p)
+        first = out["pairs"].get(0)
+        harmonic = first.cycles if first is not None and first.cycles else 1
+        phases = leg_phases(self.grid, legs, harmonic, periodic=first is not None and first.gait_phase is not None)
+        offsets = leg_offsets([ph for ph, _ in phases])
+        grid = self.grid
+        n = grid.frame_count
+        duties: List[Tuple[Optional[float], Optional[str]]]
+        if n < 3:
+            duties = [(None, f"clip has {n} grid sample(s); the duty factor needs at least 3")] * len(legs.legs)
+        else:
+            feet = [leg.foot for leg in legs.legs]
+            pos = np.asarray(model_positions_m(grid, feet), dtype=np.float64)
+            stance, _, _ = feet_stance(self.clip, self.skeleton, feet, pos, np.asarray(grid.times_s, dtype=np.float64))
+            duties = [(d, None) for d in duty_factors(stance, n)]
+        out["legs"] = [(ph, pw, off, d, dw) for (ph, pw), off, (d, dw) in zip(phases, offsets, duties)]
+        pattern, why = gait_pattern(offsets, len(legs.pairs))
+        if pattern is None and why == "a leg has no phase":
+            bad = next(i for i, (ph, _) in enumerate(phases) if ph is None)
+            why = f"leg {legs.legs[bad].name!r} has no phase ({phases[bad][1]})"
+        out["pattern"] = (pattern, why)
+        return out
+
+    def legs_measurements(self) -> Dict[str, Any]:
+        """``pairs``, ``legs`` and ``gait_pattern`` of :meth:`measurements` (docs/measure.md)."""
+        lg = self.leg_gait
+        legs = self.legs
+        pairs = []
+        for p, g in lg["pairs"].items():
+            d: Dict[str, Any] = {"pair": int(p)}
+            put_measurement(d, "gait_phase", g.gait_phase, g.gait_phase_unavailable)
+            put_measurement(d, "lr_amplitude_m", g.lr_amplitude_m, g.lr_amplitude_m_unavailable)
+            put_measurement(d, "cycles", g.cycles, g.cycles_unavailable)
+            pairs.append(d)
+        rows = []
+        for leg, (ph, pw, off, duty, dw) in zip(legs.legs if legs is not None else [], lg["legs"]):
+            d = {"name": leg.name}
+            put_measurement(d, "phase", ph, pw)
+            put_measurement(d, "offset", off, pw if ph is None else "leg 0 has no phase")
+            put_measurement(d, "duty_factor", duty, dw)
+            rows.append(d)
+        m: Dict[str, Any] = {"pairs": pairs, "legs": rows}
+        put_measurement(m, "gait_pattern", lg["pattern"][0], lg["pattern"][1])
+        return m
+
     @cached_property
     def speed(self) -> RootSpeed:
         return root_speed(self.grid, self.roles)
@@ -325,18 +408,22 @@ class ClipAnalysis:
         put("loop_endpoint_mode", mode, why)
         cont, why = self._continuity_json()
         put("loop_continuity", cont, why)
+        if self.legs is not None:
+            m.update(self.legs_measurements())
         return m
 
 
-def analyze_asset(asset, profile: Optional[str] = "auto", overrides=None) -> Tuple[RoleMap, List[ClipAnalysis]]:
-    """Resolve roles once for the asset's skeleton and wrap every clip in a ClipAnalysis.
+def analyze_asset(asset, profile: Optional[str] = "auto", overrides=None, legs=None) -> Tuple[RoleMap, List[ClipAnalysis]]:
+    """Resolve roles and legs once for the asset's skeleton (``core.legs.resolve_rig``) and
+    wrap every clip in a ClipAnalysis.
 
     A bad profile name or role override raises ``ConfigError``.
     """
+    from animsmith.core.legs import resolve_rig
     from animsmith.errors import ConfigError
 
     try:
-        roles = resolve_roles(asset.skeleton, profile=profile, overrides=overrides)
+        roles = resolve_rig(asset, profile=profile, overrides=overrides, declared_legs=legs)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return roles, [ClipAnalysis(asset, clip, roles) for clip in asset.clips]
