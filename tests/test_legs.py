@@ -1,0 +1,323 @@
+"""Legs as data: found by the file's leg map, by name and by shape; gait per pair and per leg.
+
+Independent expectations: the simulator's catalog (each creature's leg phases, sides and
+``home`` positions, and its declared gait), hand-built skeletons whose lowest joints are
+known by construction, and the Khronos CesiumMan measured through today's hand-written
+role map.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from animsmith.cli import cli
+from animsmith.model import Asset, Channel, Clip, Skeleton
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = [os.path.join(ROOT, "tests", "data"), "/work/shared/corpus"]
+MEASURE_SCHEMA = os.path.join(ROOT, "docs", "schema", "measure-output.schema.json")
+
+
+def corpus_path(name):
+    for d in CORPUS:
+        p = os.path.join(d, name)
+        if os.path.exists(p):
+            return p
+    pytest.skip(f"{name} not available")
+
+
+def run(*args):
+    res = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return res.exit_code, res.output
+
+
+def measure_json(*args):
+    import jsonschema
+
+    code, out = run("measure", "--format", "json", *args)
+    assert code == 0, out
+    doc = json.loads(out)
+    with open(MEASURE_SCHEMA, encoding="utf-8") as fh:
+        jsonschema.validate(doc, json.load(fh))
+    return doc
+
+
+def circ(a, b):
+    d = abs(a - b) % 1.0
+    return min(d, 1.0 - d)
+
+
+CREATURES = ["biped", "fox", "trotter", "beetle", "spider"]
+
+
+@pytest.mark.parametrize("name", CREATURES)
+def test_every_built_in_creature_resolves_all_its_legs_with_no_config(tmp_path, name):
+    from animsmith.sim.creature import catalog_creature
+
+    creature = catalog_creature(name)
+    out = tmp_path / f"{name}.glb"
+    code, text = run("sim", "bake", name, "-o", str(out))
+    assert code == 0, text
+    doc = measure_json(str(out))
+    rig = doc["files"][0]["rig"]
+    assert len(rig["legs"]) == len(creature.legs)
+    assert {leg["found_by"] for leg in rig["legs"]} == {"extras"}
+    catalog = {leg.name: leg for leg in creature.legs}
+    # sides as the catalog says; pairs ordered by the legs' home Z from the rear
+    for leg in rig["legs"]:
+        assert leg["side"] == {"L": "left", "R": "right"}[catalog[leg["name"]].side]
+    for side in ("left", "right"):
+        zs = [catalog[leg["name"]].home[2] for leg in rig["legs"] if leg["side"] == side]
+        assert zs == sorted(zs)
+    (clip,) = doc["files"][0]["clips"]
+    legs = clip["legs"]
+    assert [leg["name"] for leg in legs] == [leg["name"] for leg in rig["legs"]]
+    p0 = catalog[legs[0]["name"]].phase
+    for leg in legs:
+        expected = (catalog[leg["name"]].phase - p0) % 1.0
+        assert circ(leg["offset"], expected) <= 0.02, (leg, expected)
+        # contact markers: the duty factor is the catalog's within one grid sample
+        assert abs(leg["duty_factor"] - creature.duty) <= 1.0 / (clip["frame_count"] - 1) + 1e-9
+    assert clip["gait_pattern"] == creature.gait
+    # the clip's stride anchor stays pair 0's
+    assert clip["pairs"][0]["gait_phase"] == clip["gait_phase"]
+    assert len(clip["pairs"]) == len(creature.legs) // 2
+
+
+@pytest.mark.parametrize("name, found_by", [("fox", "shape"), ("trotter", "name"), ("beetle", "shape"), ("spider", "shape")])
+def test_without_the_leg_map_the_shape_finds_the_same_legs(name, found_by):
+    """The simulator's bakes with the leg map removed: the shape rule alone (the trotter's
+    ``hind_left`` ... names before it) finds every foot on the catalog's side, pairs in the
+    order of the legs' home Z."""
+    from animsmith.core.legs import resolve_rig
+    from animsmith.sim.bake import bake, bone_names
+    from animsmith.sim.creature import catalog_creature
+
+    creature = catalog_creature(name)
+    asset = bake(creature).asset
+    asset.extras = None
+    roles = resolve_rig(asset)
+    legs = roles.legs.legs
+    assert {leg.found_by for leg in legs} == {found_by}
+    _, _, feet = bone_names(creature)
+    by_foot = {feet[i]: leg for i, leg in enumerate(creature.legs)}
+    names = asset.skeleton.names
+    assert sorted(names[leg.foot] for leg in legs) == sorted(feet)
+    for leg in legs:
+        assert leg.side == {"L": "left", "R": "right"}[by_foot[names[leg.foot]].side]
+    for side in ("left", "right"):
+        zs = [by_foot[names[leg.foot]].home[2] for leg in legs if leg.side == side]
+        assert zs == sorted(zs) and len(zs) == len(legs) // 2
+    assert names[roles.legs.body] == "body"
+    assert roles.conventions["hips"] == f"legs:{found_by}"
+
+
+def test_cesium_man_resolves_hips_and_feet_by_shape_with_the_hand_mapped_anchor(tmp_path):
+    path = corpus_path("khr_CesiumMan.glb")
+    plain = measure_json(path)["files"][0]
+    assert (plain["rig"]["roles"]["hips"], plain["rig"]["roles"]["left_foot"], plain["rig"]["roles"]["right_foot"]) == (
+        "Skeleton_torso_joint_1", "leg_joint_L_5", "leg_joint_R_5")
+    cfg = tmp_path / "cesium.animsmith.toml"
+    cfg.write_text(
+        '[rig]\nprofile = "none"\n[rig.roles]\nhips = "Skeleton_torso_joint_1"\n'
+        'left_foot = "leg_joint_L_5"\nright_foot = "leg_joint_R_5"\n'
+    )
+    mapped = measure_json("--config", str(cfg), path)["files"][0]
+    assert mapped["rig"]["profile"] == "custom"
+    a, b = plain["clips"][0], mapped["clips"][0]
+    assert a["gait_phase"] is not None and a["gait_phase"] == b["gait_phase"]
+    assert a["lr_amplitude_m"] == b["lr_amplitude_m"]
+    assert a["pairs"][0]["gait_phase"] == a["gait_phase"]
+
+
+def test_khronos_fox_hands_on_the_ground_are_the_fore_pair():
+    path = corpus_path("khr_Fox.glb")
+    doc = measure_json(path)["files"][0]
+    legs = {leg["name"]: leg for leg in doc["rig"]["legs"]}
+    assert (legs["hind_left"]["foot"], legs["fore_left"]["foot"]) == ("b_LeftFoot01_017", "b_LeftHand_011")
+    assert (legs["hind_right"]["pair"], legs["fore_right"]["pair"]) == (0, 1)
+    assert {leg["found_by"] for leg in legs.values()} == {"name"}
+    walk = next(c for c in doc["clips"] if c["name"] == "Walk")
+    assert walk["pairs"][0]["gait_phase"] == walk["gait_phase"]  # pair 0 = the biped roles' feet
+    assert walk["pairs"][1]["gait_phase"] is not None
+
+
+def _chain_skeleton(names, parents, rest, joints=True):
+    sk = Skeleton.build(names, parents, rest)
+    if joints:
+        sk.is_joint = np.ones(len(names), dtype=bool)
+    return sk
+
+
+def test_quadruped_front_back_names_and_corner_codes():
+    from animsmith.core.legs import resolve_rig
+
+    for corner in (("BackLeg.L", "BackLeg.R", "FrontLeg.L", "FrontLeg.R"), ("Leg_BL", "Leg_BR", "Leg_FL", "Leg_FR")):
+        names = ["Armature", "spine"]
+        parents = [-1, 0]
+        rest = [[0, 0, 0], [0, 0.5, 0]]
+        for i, base in enumerate(corner):
+            x = 0.1 if base[-1] == "L" else -0.1
+            z = -0.3 if "B" in base.split(".")[0][:5] or base.endswith(("BL", "BR")) else 0.3
+            names += [base, base + "_lower", base + "_paw_end"]
+            k = len(parents)
+            parents += [1, k, k + 1]
+            rest += [[x, 0, z], [0, -0.25, 0], [0, -0.25, 0]]
+        roles = resolve_rig(Asset(skeleton=_chain_skeleton(names, parents, rest), clips=[]))
+        got = {(leg.name, leg.pair, leg.side, names[leg.foot], leg.found_by) for leg in roles.legs.legs}
+        assert got == {
+            ("hind_left", 0, "left", corner[0] + "_paw_end", "name"),
+            ("hind_right", 0, "right", corner[1] + "_paw_end", "name"),
+            ("fore_left", 1, "left", corner[2] + "_paw_end", "name"),
+            ("fore_right", 1, "right", corner[3] + "_paw_end", "name"),
+        }
+        assert names[roles.legs.body] == "spine" and roles.names["hips"] == "spine"
+
+
+def test_a_legless_blob_has_no_legs_and_says_why():
+    from animsmith.core.legs import resolve_rig
+
+    # a ball of spikes: only the bottom spike lies at the bottom
+    dirs = [(0, 1, 0), (0, -1, 0), (1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1)]
+    names = ["blob"] + [f"spike{i}" for i in range(len(dirs))]
+    sk = _chain_skeleton(names, [-1] + [0] * len(dirs), [[0, 1, 0]] + [list(np.multiply(d, 0.3)) for d in dirs])
+    roles = resolve_rig(Asset(skeleton=sk, clips=[]))
+    assert roles.legs.legs == []
+    assert roles.legs.unresolved == (
+        "no legs by shape: rest pose: only 'spike1' lies at the bottom of the skeleton "
+        "(legs need two or more end joints within 15% of its height of the ground)"
+    )
+    assert "hips" not in roles.bones and "left_foot" not in roles.bones
+    # a flat ring of spikes: nothing hangs
+    ring = _chain_skeleton(names[:5], [-1, 0, 0, 0, 0], [[0, 1, 0], [0.3, 0, 0], [-0.3, 0, 0], [0, 0, 0.3], [0, 0, -0.3]])
+    why = resolve_rig(Asset(skeleton=ring, clips=[])).legs.unresolved
+    assert why == "no legs by shape: rest pose: the skeleton has no height (every joint at one level): nothing hangs"
+
+
+def _crawler():
+    """Standing in the rest pose: feet at y 0, hands at y 0.8; the clip's first frame
+    drops the hands to y -0.05 (arms reaching below the knees-on-the-ground legs)."""
+    names = ["pelvis", "thigh_a", "shin_a", "thigh_b", "shin_b", "chest", "arm_a", "hand_a", "arm_b", "hand_b"]
+    parents = [-1, 0, 1, 0, 3, 0, 5, 6, 5, 8]
+    rest = [
+        [0, 1.0, 0], [0.1, 0, 0], [0, -1.0, 0], [-0.1, 0, 0], [0, -1.0, 0],
+        [0, 0.5, 0], [0.2, 0, 0], [0, -0.7, 0], [-0.2, 0, 0], [0, -0.7, 0],
+    ]
+    return _chain_skeleton(names, parents, rest)
+
+
+def test_a_crawl_whose_arms_hang_lower_than_its_legs_has_no_legs_by_shape(tmp_path):
+    from animsmith.core.legs import resolve_rig
+
+    sk = _crawler()
+    t = np.array([0.0, 0.5, 1.0])
+    low = np.array([[0, -1.55, 0]] * 3)
+    clip = Clip("crawl", [Channel.make(7, "translation", t, low), Channel.make(9, "translation", t, low)])
+    roles = resolve_rig(Asset(skeleton=sk, clips=[clip]))
+    assert roles.legs.legs == []
+    assert roles.legs.unresolved == (
+        "no legs by shape: in the first frame of 'crawl', 'hand_a' hangs lower than the foot "
+        "'shin_a' of the rest pose: which chains are legs is unclear"
+    )
+    assert "hips" not in roles.bones
+    # the same rig standing still: its legs are the shins, the body the pelvis
+    still = resolve_rig(Asset(skeleton=_crawler(), clips=[]))
+    assert [(leg.name, sk.names[leg.foot]) for leg in still.legs.legs] == [("left", "shin_a"), ("right", "shin_b")]
+    assert still.names["hips"] == "pelvis"
+
+
+def _trotter_with(phases):
+    from animsmith.sim.creature import catalog_creature
+
+    c = catalog_creature("trotter")
+    for leg in c.legs:
+        leg.phase = phases[leg.name]
+    c.gait = None
+    return c
+
+
+@pytest.mark.parametrize(
+    "pattern, phases",
+    [
+        ("pace", {"fore_left": 0.0, "hind_left": 0.0, "fore_right": 0.5, "hind_right": 0.5}),
+        ("bound", {"fore_left": 0.0, "fore_right": 0.0, "hind_left": 0.5, "hind_right": 0.5}),
+        ("trot", {"fore_left": 0.0, "hind_right": 0.0, "fore_right": 0.5, "hind_left": 0.5}),
+        ("irregular", {"fore_left": 0.0, "hind_right": 0.1, "fore_right": 0.3, "hind_left": 0.6}),
+    ],
+)
+def test_gait_patterns_of_a_quadruped(pattern, phases):
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.legs import resolve_rig
+    from animsmith.sim.bake import bake
+
+    baked = bake(_trotter_with(phases))
+    roles = resolve_rig(baked.asset)
+    ca = ClipAnalysis(baked.asset, baked.clip, roles)
+    m = ca.measurements()
+    assert m["gait_pattern"] == pattern
+    p0 = phases[m["legs"][0]["name"]]
+    for leg in m["legs"]:
+        assert circ(leg["offset"], (phases[leg["name"]] - p0) % 1.0) <= 0.02
+    if pattern == "bound":  # left and right together: no left-right alternation to anchor
+        assert m["pairs"][0]["gait_phase"] is None
+        assert m["pairs"][0]["gait_phase_unavailable"].startswith("no foot-height swing") or m["pairs"][0][
+            "gait_phase_unavailable"].startswith("no periodic")
+
+
+def test_gait_pattern_rules():
+    from animsmith.core.gait import gait_pattern, leg_offsets
+
+    assert leg_offsets([0.25, 0.75]) == [0.0, 0.5]
+    assert gait_pattern([0.0, 0.5], 1) == ("biped", None)
+    assert gait_pattern([0.0, 0.2], 1) == ("irregular", None)
+    assert gait_pattern([0.0, 0.5, 0.75, 0.25], 2) == ("walk", None)
+    assert gait_pattern([0.0, 0.5, 0.25, 0.75], 2) == ("irregular", None)  # diagonal sequence
+    # a hexapod metachronal wave: each pair a sixth ahead of the one behind, sides opposite
+    left = [0.0, 1 / 6, 2 / 6]
+    offs = [x for l in left for x in (l, (l + 0.5) % 1.0)]
+    assert gait_pattern(offs, 3) == ("wave", None)
+    assert gait_pattern([0.0, 0.5, None, 0.0], 2) == (None, "a leg has no phase")
+
+
+def test_rig_legs_config_declares_legs_and_bad_entries_exit_2(tmp_path):
+    path = corpus_path("khr_CesiumMan.glb")
+    cfg = tmp_path / "legs.animsmith.toml"
+    cfg.write_text(
+        "[rig.legs]\n"
+        'l = { foot = "leg_joint_L_3", side = "left" }\n'
+        'r = { foot = "leg_joint_R_3", side = "right", pair = 0 }\n'
+    )
+    doc = measure_json("--config", str(cfg), path)["files"][0]
+    assert [(leg["name"], leg["foot"], leg["found_by"]) for leg in doc["rig"]["legs"]] == [
+        ("l", "leg_joint_L_3", "config"), ("r", "leg_joint_R_3", "config")]
+    assert doc["rig"]["roles"]["left_foot"] == "leg_joint_L_3"
+    bad = tmp_path / "bad.animsmith.toml"
+    for body, problem in [
+        ('l = { foot = "x", side = "up" }\n', "rig.legs.l.side: expected 'left' or 'right', got 'up'"),
+        ('l = { foot = "x", side = "left" }\n', "rig.legs: pair 0 has no right leg (a pair is a left and a right leg)"),
+        ('l = { side = "left" }\n', "rig.legs.l: missing 'foot'"),
+        ('l = { foot = "x", side = "left", knee = 1 }\nr = { foot = "y", side = "right" }\n', "rig.legs.l.knee: unknown key"),
+    ]:
+        bad.write_text("[rig.legs]\n" + body)
+        res = subprocess.run([sys.executable, "-m", "animsmith", "--config", str(bad), "measure", path], capture_output=True, text=True)
+        assert res.returncode == 2 and res.stdout == ""
+        assert problem in res.stderr and res.stderr.count("\n") == 1, res.stderr
+    missing = tmp_path / "missing.animsmith.toml"
+    missing.write_text('[rig.legs]\nl = { foot = "nope", side = "left" }\nr = { foot = "leg_joint_R_3", side = "right" }\n')
+    doc = measure_json("--config", str(missing), path)["files"][0]
+    assert doc["rig"]["legs"] == [] and doc["rig"]["legs_unavailable"] == "[rig.legs] leg 'l': no bone named 'nope'"
+
+
+def test_inspect_shows_each_leg_and_how_it_was_found(tmp_path):
+    out = tmp_path / "beetle.glb"
+    assert run("sim", "bake", "beetle", "-o", str(out))[0] == 0
+    code, text = run("inspect", str(out))
+    assert code == 0
+    assert "legs (6; body body; pairs from the rear):" in text
+    assert "l3    left    0      l3_foot   -     extras: " in text
+    assert "extras: the file's leg map (animsmith_legs) names 'l3_foot'" in text
