@@ -376,6 +376,8 @@ def _group_fields(analysis, endpoint_mode: bool = True) -> Dict[str, Any]:
             out[name] = value
             if value is None:
                 out[name + "_unavailable"] = getattr(g, name + "_unavailable", None) or "not measured"
+        if analysis.legs is not None and len(analysis.legs.pairs) > 1:  # gait-group judges each pair
+            out.update(analysis.legs_measurements())
         if endpoint_mode:
             mode, why = analysis.loop_endpoint_mode_with()
             out["loop_endpoint_mode"] = mode

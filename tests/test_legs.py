@@ -321,3 +321,42 @@ def test_inspect_shows_each_leg_and_how_it_was_found(tmp_path):
     assert "legs (6; body body; pairs from the rear):" in text
     assert "l3    left    0      l3_foot   -     extras: " in text
     assert "extras: the file's leg map (animsmith_legs) names 'l3_foot'" in text
+
+
+def _write_creature(path, phases, start=None):
+    """The catalog trotter with other leg phases, as a creature file."""
+    import re
+
+    from animsmith.sim.creature import CATALOG_DIR
+
+    text = open(os.path.join(CATALOG_DIR, "trotter.toml"), encoding="utf-8").read()
+    text = re.sub(r'(?m)^gait = .*\n', "", text)
+    for name, phase in phases.items():
+        text = re.sub(rf'(name = "{name}"\nside = "[LR]"\n)phase = [0-9.]+', rf"\g<1>phase = {phase}", text)
+    path.write_text(text)
+    return str(path)
+
+
+def test_gait_group_of_a_trot_and_a_pace_is_an_error_naming_them(tmp_path):
+    trot = {"fore_left": 0.0, "hind_right": 0.0, "fore_right": 0.5, "hind_left": 0.5}
+    pace = {"fore_left": 0.5, "hind_left": 0.5, "fore_right": 0.0, "hind_right": 0.0}
+    for name, phases in (("trot", trot), ("pace", pace)):
+        src = _write_creature(tmp_path / f"{name}.toml", phases)
+        assert run("sim", "bake", src, "-o", str(tmp_path / f"{name}.glb"))[0] == 0
+    cfg = tmp_path / "ring.animsmith.toml"
+    cfg.write_text('[gait_groups.quad]\nclips = ["trot.glb", "pace.glb"]\n')
+    res = subprocess.run(
+        [sys.executable, "-m", "animsmith", "--config", str(cfg), "lint", "--format", "json", str(tmp_path / "trot.glb"), str(tmp_path / "pace.glb")],
+        capture_output=True, text=True,
+    )
+    assert res.returncode == 1, res.stderr
+    doc = json.loads(res.stdout)
+    found = [f for f in doc["findings"] if f["check_id"] == "gait-group"] if "findings" in doc else [
+        f for file in doc["files"] for f in file["findings"] if f["check_id"] == "gait-group"]
+    msgs = [f["message"] for f in found]
+    assert any("members move in different gait patterns [trot.glb=trot, pace.glb=pace]" in m for m in msgs), msgs
+    # pair 0 (hind): the trot's hind left leads by half a cycle, the pace's hind pair is the
+    # same -> equal anchors; the fore pair: the trot's fore right leads, the pace's fore left
+    # -> the fore anchors are half a cycle apart: that pair's spread is 0.25
+    assert any(m.startswith("gait group 'quad' pair 1: stride-anchor phases spread by 0.25 cycle (cap 0.15)") for m in msgs), msgs
+    assert not any(m.startswith("gait group 'quad': stride-anchor") for m in msgs), msgs
