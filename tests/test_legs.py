@@ -360,3 +360,27 @@ def test_gait_group_of_a_trot_and_a_pace_is_an_error_naming_them(tmp_path):
     # -> the fore anchors are half a cycle apart: that pair's spread is 0.25
     assert any(m.startswith("gait group 'quad' pair 1: stride-anchor phases spread by 0.25 cycle (cap 0.15)") for m in msgs), msgs
     assert not any(m.startswith("gait group 'quad': stride-anchor") for m in msgs), msgs
+
+
+def test_report_draws_one_foot_height_row_per_leg(tmp_path):
+    """A hexapod's page has six foot rows (leg order), each with the contact markers' stance;
+    a biped's keeps its left and right rows."""
+    from animsmith.sim.creature import catalog_creature
+
+    for name, rows in (("beetle", ["l3", "r3", "l2", "r2", "l1", "r1"]), ("biped", ["left", "right"])):
+        glb = tmp_path / f"{name}.glb"
+        assert run("sim", "bake", name, "-o", str(glb))[0] == 0
+        page = tmp_path / f"{name}.html"
+        assert run("report", str(glb), "-o", str(page))[0] == 0
+        text = page.read_text(encoding="utf-8")
+        start = text.index('"feet_order":') + len('"feet_order":')
+        order = json.loads(text[start:text.index("]", start) + 1])
+        assert order == rows
+        i = text.index('"feet":')
+        feet = json.JSONDecoder().raw_decode(text[i + len('"feet":'):])[0]
+        assert {f["source"] for f in feet.values()} == {"authored"}
+        # stance share of the shown samples, the catalog duty within a sample or two
+        duty = catalog_creature(name).duty
+        for f in feet.values():
+            st = f["stance"][:-1]
+            assert abs(sum(st) / len(st) - duty) <= 2.0 / len(st)

@@ -488,9 +488,16 @@
     var cam = new Camera(380, 320), skel = DATA.skeletons[clip.skeleton];
     cam.fit([clip]);
     var feetSeries = [], lanes = [];
-    if (clip.feet.left) { feetSeries.push({ xs: clip.times, ys: clip.feet.left.height, color: "#1565c0", label: "left" }); lanes.push({ label: "L", color: "#1565c0", spans: spansOf(clip.times, clip.feet.left.stance) }); }
-    if (clip.feet.right) { feetSeries.push({ xs: clip.times, ys: clip.feet.right.height, color: "#ef6c00", label: "right" }); lanes.push({ label: "R", color: "#ef6c00", spans: spansOf(clip.times, clip.feet.right.stance) }); }
-    var sources = ["left", "right"].filter(function (k) { return clip.feet[k]; }).map(function (k) { return clip.feet[k].source; });
+    // one row per foot: left/right, or every leg of a rig with more than one pair
+    var feetKeys = clip.feet_order || ["left", "right"].filter(function (k) { return clip.feet[k]; });
+    var FOOT_COLORS = { left: "#1565c0", right: "#ef6c00" }, LEG_COLORS = ["#1565c0", "#ef6c00", "#2e7d32", "#8e24aa", "#00838f", "#c62828", "#6d4c41", "#546e7a"];
+    feetKeys.forEach(function (k, i) {
+      var color = FOOT_COLORS[k] && feetKeys.length <= 2 ? FOOT_COLORS[k] : LEG_COLORS[i % LEG_COLORS.length];
+      var lab = k === "left" ? "L" : k === "right" ? "R" : k.slice(0, 7);
+      feetSeries.push({ xs: clip.times, ys: clip.feet[k].height, color: color, label: k });
+      lanes.push({ label: lab, color: color, spans: spansOf(clip.times, clip.feet[k].stance) });
+    });
+    var sources = feetKeys.map(function (k) { return clip.feet[k].source; });
     var how = sources.every(function (x) { return x === "authored"; }) ? "authored contact markers"
       : sources.some(function (x) { return x === "authored"; }) ? "authored markers / height rule"
       : "≤ " + fmt(clip.contact_height_m, 3) + " m above lowest";
