@@ -384,3 +384,49 @@ def test_report_draws_one_foot_height_row_per_leg(tmp_path):
         for f in feet.values():
             st = f["stance"][:-1]
             assert abs(sum(st) / len(st) - duty) <= 2.0 / len(st)
+
+
+EXAMPLE_BAKES = [
+    ("fox-walk.glb", ["fox"]),
+    ("spider-walk-rough.glb", ["spider", "--terrain", "rough", "--root-motion"]),
+]
+
+
+@pytest.mark.parametrize("name, args", EXAMPLE_BAKES)
+def test_the_legged_examples_are_the_simulators_bakes_byte_for_byte(tmp_path, name, args):
+    out = tmp_path / name
+    assert run("sim", "bake", *args, "-o", str(out))[0] == 0
+    with open(os.path.join(ROOT, "examples", "assets", name), "rb") as fh:
+        assert out.read_bytes() == fh.read()
+
+
+def test_the_legged_examples_resolve_every_leg_with_no_config():
+    fox = measure_json(os.path.join(ROOT, "examples", "assets", "fox-walk.glb"))["files"][0]
+    spider = measure_json(os.path.join(ROOT, "examples", "assets", "spider-walk-rough.glb"))["files"][0]
+    assert len(fox["rig"]["legs"]) == 4 and fox["clips"][0]["gait_pattern"] == "walk"
+    assert len(spider["rig"]["legs"]) == 8 and spider["clips"][0]["gait_pattern"] == "wave"
+
+
+def test_the_legged_examples_contracts_judge_them():
+    """What examples/README.md says lint prints for each legged example."""
+    def lint(stem):
+        return subprocess.run(
+            [sys.executable, "-m", "animsmith", "--config", f"examples/{stem}.animsmith.toml", "lint", "--format", "json", f"examples/assets/{stem}.glb"],
+            capture_output=True, text=True, cwd=ROOT,
+        )
+
+    fox = lint("fox-walk")
+    assert fox.returncode == 0, fox.stderr
+    doc = json.loads(fox.stdout)
+    findings = [f for file in doc["files"] for f in file["findings"]]
+    assert [(f["check_id"], f["severity"]) for f in findings] == [("duplicate-loop-endpoint", "warning")]
+    gaps = [g for file in doc["files"] for g in file["coverage_gaps"]]
+    assert gaps == []  # loop, foot-slide and in-place all judged the clip
+    assert {"foot-slide", "in-place", "loop-closure", "loop-seam"} <= set(doc["checks"])
+    spider = lint("spider-walk-rough")
+    assert spider.returncode == 0, spider.stderr
+    doc = json.loads(spider.stdout)
+    assert [f for file in doc["files"] for f in file["findings"]] == []
+    assert [g for file in doc["files"] for g in file["coverage_gaps"]] == []
+    speed = doc["files"][0]["measurements"]["clips"]["walk_rough"]["speed_mps"]
+    assert speed == pytest.approx(0.15, abs=1e-6)
