@@ -195,10 +195,15 @@ class ClipAnalysis:
         return pose_grid(self.asset.skeleton, self.clip)
 
     @cached_property
+    def key_times_problem(self) -> Optional[str]:
+        """:func:`key_times_problem` of the clip (computed once)."""
+        return key_times_problem(self.clip)
+
+    @cached_property
     def gait(self) -> GaitMetrics:
         """Stride anchor, amplitude and cycles; none of them when the key times cannot be
         sampled reliably (:func:`key_times_problem`), as the grid-based checks decide."""
-        why = key_times_problem(self.clip)
+        why = self.key_times_problem
         if why is not None:
             return GaitMetrics(gait_phase_unavailable=why, lr_amplitude_m_unavailable=why, cycles_unavailable=why)
         return gait_metrics(self.grid, self.roles)
@@ -227,7 +232,7 @@ class ClipAnalysis:
             if legs is not None and legs.unresolved:
                 out["pattern"] = (None, legs.unresolved)
             return out
-        why = key_times_problem(self.clip)
+        why = self.key_times_problem
         if why is not None:
             for p in legs.pairs:
                 out["pairs"][p] = GaitMetrics(gait_phase_unavailable=why, lr_amplitude_m_unavailable=why, cycles_unavailable=why)
@@ -244,17 +249,19 @@ class ClipAnalysis:
             out["pairs"][p] = self.gait if same else pair_gait(self.grid, legs, p)
         first = out["pairs"].get(0)
         harmonic = first.cycles if first is not None and first.cycles else 1
-        phases = leg_phases(self.grid, legs, harmonic, periodic=first is not None and first.gait_phase is not None)
-        offsets = leg_offsets([ph for ph, _ in phases])
         grid = self.grid
         n = grid.frame_count
+        feet = [leg.foot for leg in legs.legs]
+        pos = None if n < 3 or legs.body is None else np.asarray(model_positions_m(grid, [legs.body] + feet), dtype=np.float64)
+        phases = leg_phases(grid, legs, harmonic, periodic=first is not None and first.gait_phase is not None, positions_m=pos)
+        offsets = leg_offsets([ph for ph, _ in phases])
         duties: List[Tuple[Optional[float], Optional[str]]]
         if n < 3:
             duties = [(None, f"clip has {n} grid sample(s); the duty factor needs at least 3")] * len(legs.legs)
         else:
-            feet = [leg.foot for leg in legs.legs]
-            pos = np.asarray(model_positions_m(grid, feet), dtype=np.float64)
-            stance, _, _ = feet_stance(self.clip, self.skeleton, feet, pos, np.asarray(grid.times_s, dtype=np.float64))
+            if pos is None:
+                pos = np.concatenate([np.zeros((n, 1, 3)), np.asarray(model_positions_m(grid, feet), dtype=np.float64)], axis=1)
+            stance, _, _ = feet_stance(self.clip, self.skeleton, feet, pos[:, 1:], np.asarray(grid.times_s, dtype=np.float64))
             duties = [(d, None) for d in duty_factors(stance, n)]
         out["legs"] = [(ph, pw, off, d, dw) for (ph, pw), off, (d, dw) in zip(phases, offsets, duties)]
         pattern, why = gait_pattern(offsets, len(legs.pairs))

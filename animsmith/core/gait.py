@@ -393,7 +393,7 @@ def pair_gait(grid, legs, pair: int) -> GaitMetrics:
     return gait_metrics(grid, _PairRoles(legs.body, left[0], right[0]))
 
 
-def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False) -> List[Tuple[Optional[float], Optional[str]]]:
+def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_m=None) -> List[Tuple[Optional[float], Optional[str]]]:
     """Per leg: (phase, None) or (None, reason). The phase is the trough of harmonic
     ``harmonic`` of the foot's height relative to the body, h(i) = foot Y − body Y over
     one cycle (i < C), as a fraction of one stride (:func:`stride_anchor_cycles`): when the
@@ -407,8 +407,8 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False) -> List[Tu
     if legs.body is None:
         return [(None, "the legs have no body (hips) bone")] * len(legs.legs)
     c = cycle_length(n)
-    bones = [legs.body] + [leg.foot for leg in legs.legs]
-    pos = model_positions_m(grid, bones)
+    # positions_m: (N, 1 + L, 3) of [body, feet...] when the caller has them already
+    pos = model_positions_m(grid, [legs.body] + [leg.foot for leg in legs.legs]) if positions_m is None else positions_m
     h = pos[:c, 1:, 1] - pos[:c, :1, 1]
     scale = _leg_scale_from_positions(pos)
     out: List[Tuple[Optional[float], Optional[str]]] = []
