@@ -72,6 +72,10 @@ ONE_FOOT_FRACTION = 0.25
 HANDS_AS_FEET_FRACTION = 0.25
 #: a foot within this share of the span from the centre line has no side
 CENTRE_LINE_FRACTION = 0.01
+#: more low end joints than this (a mesh of joints, a hostile file) are no legs
+MAX_LOW_ENDS = 4 * MAX_LEGS
+#: more bones than this naming one leg (fore left...) are no leg chain
+MAX_NAMED_CHAIN = 64
 
 
 @dataclass
@@ -249,6 +253,11 @@ def _shape_in_pose(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[LegM
     ground = float(min(y[e] for e in ends))
     band = LOW_BAND_FRACTION * span
     low = [e for e in ends if y[e] - ground <= band]
+    if len(low) > MAX_LOW_ENDS:
+        return None, (
+            f"{where}: {len(low)} end joints lie at the bottom of the skeleton: "
+            f"too many to tell legs apart (at most {MAX_LOW_ENDS})"
+        )
     if len(low) < 2:
         return None, (
             f"{where}: only {names[low[0]]!r} lies at the bottom of the skeleton "
@@ -360,10 +369,16 @@ _SIDE_WORDS = {"left": "left", "l": "left", "lf": "left", "lft": "left", "right"
 _FOOT_WORDS = {"foot", "feet", "paw", "hoof", "ankle"}
 
 
+#: a name can only say fore/hind when it holds one of these (a cheap first test)
+_CORNER_HINT = re.compile(r"front|fore|frnt|hind|back|rear|(?:^|[^a-z])(?:fl|fr|bl|br|hl|hr)(?:[^a-z]|$)", re.IGNORECASE)
+
+
 def _corner_of(stem: str) -> Optional[Tuple[str, str]]:
     """(``fore``|``hind``, side) read from a bone name, or None."""
     from animsmith.core.roles import _GENERIC_STOP, name_words
 
+    if not _CORNER_HINT.search(stem):
+        return None
     raw = [w.lower() for w in re.split(r"[^A-Za-z0-9]+", stem) if w]
     words = name_words(stem)
     if any(w in _GENERIC_STOP for w in words):
@@ -385,8 +400,9 @@ def _legs_by_words(skeleton, rest_pos: np.ndarray) -> Tuple[Optional[List[Leg]],
     parents = np.asarray(skeleton.parents)
     joints = np.asarray(skeleton.is_joint, dtype=bool)
     groups: Dict[Tuple[str, str], List[int]] = {}
+    any_joint = bool(joints.any())
     for b, n in enumerate(names):
-        if joints.any() and not joints[b]:
+        if any_joint and not joints[b]:
             continue
         corner = _corner_of(split_name(str(n))[2])
         if corner is not None:
@@ -400,6 +416,8 @@ def _legs_by_words(skeleton, rest_pos: np.ndarray) -> Tuple[Optional[List[Leg]],
     ends_all = _end_joints(skeleton)
     legs = []
     for (end, side), bones in sorted(groups.items()):
+        if len(bones) > MAX_NAMED_CHAIN:
+            return None, f"{len(bones)} bones name the {end} {side} leg (at most {MAX_NAMED_CHAIN})"
         top = min(bones, key=lambda b: int(skeleton.depth[b]))
         if any(top not in _ancestors(parents, b) for b in bones):
             shown = " and ".join(repr(names[b]) for b in bones[:3])
