@@ -430,3 +430,15 @@ def test_the_legged_examples_contracts_judge_them():
     assert [g for file in doc["files"] for g in file["coverage_gaps"]] == []
     speed = doc["files"][0]["measurements"]["clips"]["walk_rough"]["speed_mps"]
     assert speed == pytest.approx(0.15, abs=1e-6)
+
+
+def test_measure_text_prints_the_gait_of_a_multi_pair_clip(tmp_path):
+    out = tmp_path / "trotter.glb"
+    assert run("sim", "bake", "trotter", "-o", str(out))[0] == 0
+    code, text = run("measure", str(out))
+    assert code == 0
+    # the trotter: diagonals together (catalog phases fore_left 0, fore_right 0.5, hind_left 0.5,
+    # hind_right 0): offsets from the hind left leg 0, 0.5, 0.5, 0; duty 0.55 sampled on 17 keys
+    line = next(l for l in text.splitlines() if "gait trot" in l)
+    assert "leg offset/duty hind_left 0.00/" in line and "hind_right 0.50/" in line
+    assert "fore_left 0.50/" in line and "fore_right 0.00/" in line

@@ -243,6 +243,8 @@ def render_text(files: List[Dict[str, Any]], speed: bool) -> None:
                     notes.append(f"{escape(m['name'])}: {key} unavailable: {escape(why)}")
             if m.get("cycles_note"):
                 notes.append(f"{escape(m['name'])}: {escape(m['cycles_note'])}")
+            if len(m.get("pairs") or ()) > 1:  # quadrupeds, hexapods...: the gait per pair and per leg
+                notes.append(f"{escape(m['name'])}: {legs_line(m)}")
         print_table(console, [c[0] for c in columns], ["left" if c[1] in left else "right" for c in columns], rows)
         # one line per distinct reason keeps the notes short
         seen = set()
@@ -250,6 +252,23 @@ def render_text(files: List[Dict[str, Any]], speed: bool) -> None:
             if n not in seen:
                 seen.add(n)
                 console.print(f"  {n}", markup=False)
+
+
+def legs_line(m: Dict[str, Any]) -> str:
+    """One text line for a multi-pair clip: its gait pattern, each pair's stride anchor,
+    each leg's offset from leg 0 and duty factor ("-" when unmeasured)."""
+    from animsmith.render.text import escape, phase_text
+
+    def num(v, d):
+        return "-" if v is None else f"{v:.{d}f}"
+
+    def phase(v, d):  # wrapped: 0.9999 reads 0.000, the same phase
+        return "-" if v is None else phase_text(v, d)
+
+    pattern = m.get("gait_pattern") or f"- ({m.get('gait_pattern_unavailable', 'not measured')})"
+    pairs = " ".join(f"{p['pair']}={phase(p.get('gait_phase'), 3)}" for p in m["pairs"])
+    legs = ", ".join(f"{escape(leg['name'])} {phase(leg.get('offset'), 2)}/{num(leg.get('duty_factor'), 2)}" for leg in m.get("legs", []))
+    return f"gait {escape(pattern)}; pair anchors {pairs}; leg offset/duty {legs}"
 
 
 def _measure_one(ca, speed: bool, floor_m: float) -> Dict[str, Any]:
