@@ -471,8 +471,8 @@ def _legs_by_roles(skeleton, roles, rest_pos: np.ndarray) -> Tuple[Optional[List
                 legs.append(
                     Leg(
                         f"fore_{side}", side, 1, int(h), None, "name",
-                        f"{conv.get(side + '_hand')} name {names[h]!r}: the hands stand on the ground in the rest "
-                        f"pose ({hand_h:.3g} above the feet, hips {hips_h:.3g}), so they are the fore pair",
+                        f"{conv.get(side + '_hand')} name {names[h]!r}: in the rest pose the hands hang within a "
+                        "quarter of the hips' height of the feet, so they are the fore pair",
                     )
                 )
     return _ordered(legs), None
