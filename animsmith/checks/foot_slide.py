@@ -2,7 +2,8 @@
 
 Armed by ``[clips.*] speed_mps`` (a clip without a speed pin is not judged).
 Per side (left, right), the measured bone is the side's foot role, else its
-toe role. Stance comes from authored contact markers when the clip carries
+toe role (on a rig whose names leave them unresolved, the feet of its rear pair
+of legs: docs/measure.md, "Legs"). Stance comes from authored contact markers when the clip carries
 them, else from the contact-height rule:
 
 * **authored**: the animation's ``extras.animsmith_contacts`` (docs/sim.md;
