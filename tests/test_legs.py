@@ -442,3 +442,36 @@ def test_measure_text_prints_the_gait_of_a_multi_pair_clip(tmp_path):
     line = next(l for l in text.splitlines() if "gait trot" in l)
     assert "leg offset/duty hind_left 0.00/" in line and "hind_right 0.50/" in line
     assert "fore_left 0.50/" in line and "fore_right 0.00/" in line
+
+
+def test_an_unnamed_centimetre_biped_under_export_containers_is_found_by_shape():
+    """RootNode -> Armature (scale 0.01) -> bones in centimetres named Bone, Bone.001...:
+    the shape finds the hips and both feet; feet bobbing h_L = A·sin 2πu, h_R = −h_L
+    give the stride anchor 0.75 (trough of 2A·sin) and legs half a cycle apart."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.legs import resolve_rig
+
+    names = ["RootNode", "Armature", "Bone", "Bone.001", "Bone.002", "Bone.003", "Bone.004", "Bone.005"]
+    parents = [-1, 0, 1, 2, 3, 2, 5, 2]
+    rest = [[0, 0, 0], [0, 0, 0], [0, 100, 0], [10, -45, 0], [0, -45, 0], [-10, -45, 0], [0, -45, 0], [0, 60, 0]]
+    scale = [[1, 1, 1], [0.01, 0.01, 0.01]] + [[1, 1, 1]] * 6
+    sk = Skeleton.build(names, parents, rest, rest_scale=scale, is_joint=[False, False] + [True] * 6)
+    t = np.linspace(0.0, 1.0, 31)
+    a = 5.0  # cm
+    h = a * np.sin(2 * np.pi * t)
+    zeros = np.zeros_like(t)
+    clip = Clip("walk", [
+        Channel.make(4, "translation", t, np.stack([zeros, -45 + h, zeros], axis=1)),
+        Channel.make(6, "translation", t, np.stack([zeros, -45 - h, zeros], axis=1)),
+    ])
+    asset = Asset(skeleton=sk, clips=[clip])
+    roles = resolve_rig(asset)
+    assert (roles.names["hips"], roles.names["left_foot"], roles.names["right_foot"]) == ("Bone", "Bone.002", "Bone.004")
+    m = ClipAnalysis(asset, clip, roles).measurements()
+    assert m["gait_phase"] == pytest.approx(0.75, abs=1e-6)
+    # s = h_L − h_R = 2·a·0.01 m · sin(2πk/30) over one cycle's samples k = 0..29
+    wave = np.sin(2 * np.pi * np.arange(30) / 30)
+    assert m["lr_amplitude_m"] == pytest.approx(2 * a * 0.01 * (wave.max() - wave.min()), rel=1e-6)
+    assert [leg["phase"] for leg in m["legs"]] == [pytest.approx(0.75, abs=1e-6), pytest.approx(0.25, abs=1e-6)]
+    assert m["legs"][1]["offset"] == pytest.approx(0.5, abs=1e-6)
+    assert m["gait_pattern"] == "biped"
