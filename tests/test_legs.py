@@ -475,3 +475,26 @@ def test_an_unnamed_centimetre_biped_under_export_containers_is_found_by_shape()
     assert [leg["phase"] for leg in m["legs"]] == [pytest.approx(0.75, abs=1e-6), pytest.approx(0.25, abs=1e-6)]
     assert m["legs"][1]["offset"] == pytest.approx(0.5, abs=1e-6)
     assert m["gait_pattern"] == "biped"
+
+
+@pytest.mark.parametrize(
+    "doc, note",
+    [
+        ({"version": 2, "legs": []}, "the file's animsmith_legs is not a version-1 leg map"),
+        ({"version": 1, "legs": "l"}, "the file's leg map is unusable: animsmith_legs.legs: expected a list of legs"),
+        ({"version": 1, "legs": [{"name": "a", "side": "left", "pair": 0, "foot": "nope"},
+                                 {"name": "b", "side": "right", "pair": 0, "foot": "leg_3_foot"}]},
+         "the file's leg map (animsmith_legs) leg 'a': no bone named 'nope'"),
+    ],
+)
+def test_an_unusable_leg_map_is_passed_over_with_the_reason(doc, note):
+    """The fox bake with its leg map broken: the reason is kept, and the shape finds the legs."""
+    from animsmith.core.legs import resolve_rig
+    from animsmith.sim.bake import bake
+    from animsmith.sim.creature import catalog_creature
+
+    asset = bake(catalog_creature("fox")).asset
+    asset.extras = {"animsmith_legs": doc}
+    legs = resolve_rig(asset).legs
+    assert legs.notes == [note]
+    assert [leg.found_by for leg in legs.legs] == ["shape"] * 4
