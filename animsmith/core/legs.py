@@ -393,7 +393,7 @@ def _corner_of(stem: str) -> Optional[Tuple[str, str]]:
     return None
 
 
-def _legs_by_words(skeleton, rest_pos: np.ndarray) -> Tuple[Optional[List[Leg]], Optional[str]]:
+def _legs_by_words(skeleton) -> Tuple[Optional[List[Leg]], Optional[str]]:
     from animsmith.core.roles import name_words, split_name
 
     names = skeleton.names
@@ -615,7 +615,7 @@ def resolve_legs(asset, roles, declared: Optional[List[Dict[str, Any]]] = None, 
     rest = rest_positions_m(skeleton)
     if not np.all(np.isfinite(rest)):
         rest = np.nan_to_num(rest, nan=0.0, posinf=0.0, neginf=0.0)
-    legs, why = _legs_by_words(skeleton, rest)
+    legs, why = _legs_by_words(skeleton)
     if legs:
         return finish(legs)
     if why:
