@@ -118,14 +118,11 @@ def check(ctx):
         cycles = s.get("cycles")
         if isinstance(cycles, int) and not isinstance(cycles, bool):
             strides.append((m.label, cycles))
-    if len({c for _, c in strides}) > 1:
-        yield ctx.finding(
-            f"gait group '{name}': members hold different numbers of strides {fmt_list(strides)} — "
-            "played at the same normalised time their strides cannot line up",
-            measured="mixed",
-            expected="one stride count",
-            members=[{"member": label, "cycles": c} for label, c in strides],
-        )
+    yield from _mixed(
+        ctx, strides, "cycles", "one stride count",
+        f"gait group '{name}': members hold different numbers of strides {fmt_list(strides)} — "
+        "played at the same normalised time their strides cannot line up",
+    )
     if len(measured) < 2:
         yield ctx.gap(
             "insufficient_measurable_members",
@@ -173,6 +170,13 @@ def check(ctx):
     yield from pair_findings
 
 
+def _mixed(ctx, rows, key, expected, message):
+    """An error when the members' values (``rows`` = [(member, value)]) are not all one:
+    ``members`` lists each member's ``key``."""
+    if len({v for _, v in rows}) > 1:
+        yield ctx.finding(message, measured="mixed", expected=expected, members=[{"member": label, key: v} for label, v in rows])
+
+
 def _pair_findings(ctx, name, multi, cap, record):
     """Findings for the further pairs' spreads and mixed gait patterns of multi-pair
     members (module docstring); fills ``record["pairs"]`` and ``record["patterns"]``."""
@@ -182,14 +186,11 @@ def _pair_findings(ctx, name, multi, cap, record):
         return
     patterns = [(label, s.get("gait_pattern")) for label, s in multi if s.get("gait_pattern")]
     record["patterns"] = dict(patterns)
-    if len({p for _, p in patterns}) > 1:
-        yield ctx.finding(
-            f"gait group '{name}': members move in different gait patterns {fmt_list(patterns)} — "
-            "blending them swaps which feet move together",
-            measured="mixed",
-            expected="one gait pattern",
-            members=[{"member": label, "gait_pattern": p} for label, p in patterns],
-        )
+    yield from _mixed(
+        ctx, patterns, "gait_pattern", "one gait pattern",
+        f"gait group '{name}': members move in different gait patterns {fmt_list(patterns)} — "
+        "blending them swaps which feet move together",
+    )
     pair_ids = sorted({int(p["pair"]) for _, s in multi for p in s["pairs"] if int(p["pair"]) > 0})
     record["pairs"] = {}
     for pair in pair_ids:
