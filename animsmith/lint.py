@@ -216,6 +216,7 @@ class Plan:
     file_members: Dict[str, frozenset]  # file key (_file_key) -> clip names ('' = the single clip)
     need_endpoint_mode: bool = True  # only sync groups read the loop endpoint mode
     seam_floor_m: float = 0.02  # [checks.loop-seam] min_stride_step_m, for the measurements (as `measure`)
+    contact_height_m: float = 0.03  # [checks.foot-slide] contact_height_m, for the legs' duty factors (as `measure`)
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -225,6 +226,7 @@ class Plan:
 
 def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measurements: bool = True) -> Plan:
     from animsmith.checks import registry
+    from animsmith.checks.foot_slide import contact_height_of
     from animsmith.checks.loop_seam import stride_floor_m
 
     specs = registry()
@@ -256,6 +258,7 @@ def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measureme
         file_members={k: frozenset(v) for k, v in files.items()},
         need_endpoint_mode=bool(contract.sync_groups) and "sync_groups" in tables,
         seam_floor_m=stride_floor_m(contract),
+        contact_height_m=contact_height_of(contract),
     )
 
 
@@ -444,7 +447,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
         result.coverage_gaps += gaps
         measured = None
         if plan.with_measurements:
-            measured = _safe_measurements(analysis, plan.seam_floor_m)
+            measured = _safe_measurements(analysis, plan.seam_floor_m, plan.contact_height_m)
             result.measurements["clips"][clip.name] = measured
         if _wanted(plan, real, clip.name, count):
             summaries[clip.name] = member_summary(
@@ -456,11 +459,11 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
     return FileOutcome(result, summaries)
 
 
-def _safe_measurements(analysis, seam_floor_m: float) -> Dict[str, Any]:
+def _safe_measurements(analysis, seam_floor_m: float, contact_height_m: float = 0.03) -> Dict[str, Any]:
     """``analysis.measurements()`` with the contract's loop-seam stride floor, as ``measure``
     gives it; a metric that raises leaves the clip's reason instead."""
     try:
-        return analysis.measurements(min_stride_step_m=seam_floor_m)
+        return analysis.measurements(min_stride_step_m=seam_floor_m, contact_height_m=contact_height_m)
     except Exception as exc:  # noqa: BLE001
         if os.environ.get("ANIMSMITH_DEBUG"):
             raise

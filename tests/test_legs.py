@@ -498,3 +498,23 @@ def test_an_unusable_leg_map_is_passed_over_with_the_reason(doc, note):
     legs = resolve_rig(asset).legs
     assert legs.notes == [note]
     assert [leg.found_by for leg in legs.legs] == ["shape"] * 4
+
+
+def test_the_duty_factor_uses_the_contracts_contact_height(tmp_path):
+    """The height rule with the contract's foot-slide contact height: the trotter's bake
+    without its contact markers; a contact height above the swing's apex (lift 0.07 m)
+    puts every sample in stance."""
+    from animsmith.io.write import write_glb
+    from animsmith.sim.bake import bake
+    from animsmith.sim.creature import catalog_creature
+
+    baked = bake(catalog_creature("trotter"))
+    baked.clip.extras = None
+    glb = tmp_path / "trotter.glb"
+    write_glb(baked.asset, str(glb))
+    cfg = tmp_path / "c.animsmith.toml"
+    cfg.write_text("[checks.foot-slide]\ncontact_height_m = 0.5\n")
+    wide = measure_json("--config", str(cfg), str(glb))["files"][0]["clips"][0]["legs"]
+    assert [leg["duty_factor"] for leg in wide] == [1.0] * 4
+    narrow = measure_json(str(glb))["files"][0]["clips"][0]["legs"]
+    assert all(0.0 < leg["duty_factor"] < 1.0 for leg in narrow)

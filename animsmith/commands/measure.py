@@ -271,8 +271,8 @@ def legs_line(m: Dict[str, Any]) -> str:
     return f"gait {escape(pattern)}; pair anchors {pairs}; leg offset/duty {legs}"
 
 
-def _measure_one(ca, speed: bool, floor_m: float) -> Dict[str, Any]:
-    return speed_measurements(ca) if speed else ca.measurements(min_stride_step_m=floor_m)
+def _measure_one(ca, speed: bool, floor_m: float, contact_m: float = 0.03) -> Dict[str, Any]:
+    return speed_measurements(ca) if speed else ca.measurements(min_stride_step_m=floor_m, contact_height_m=contact_m)
 
 
 def render_json(files: List[Dict[str, Any]], speed: bool) -> None:
@@ -322,9 +322,11 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
     if not args:
         raise click.UsageError("no FILE given")
     prof, overrides, cfg, contract = load_rig_contract(ctx, config_path, profile)
+    from animsmith.checks.foot_slide import contact_height_of
     from animsmith.checks.loop_seam import stride_floor_m
 
     floor_m = stride_floor_m(contract)
+    contact_m = contact_height_of(contract)
     files: List[Dict[str, Any]] = []
     for path in args:
         _, roles, analyses = load_and_analyze(path, prof, overrides, cfg, contract.rig.legs or None)
@@ -333,7 +335,7 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path):
         clips = []
         chosen.reverse()
         while chosen:  # one clip at a time, letting each pose grid go (memory: one clip, not all)
-            clips.append(_measure_one(chosen.pop(), speed, floor_m))
+            clips.append(_measure_one(chosen.pop(), speed, floor_m, contact_m))
         rj = roles.to_json()
         files.append({"path": path, "rig": rj, "clips": clips})
     if fmt_name == "json":

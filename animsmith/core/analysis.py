@@ -33,6 +33,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from animsmith.core.contacts import DEFAULT_CONTACT_HEIGHT_M
 from animsmith.core.gait import MIN_STRIDE_STEP_M, GaitMetrics, gait_metrics, loop_seam_ratio
 from animsmith.core.pose import pose_grid
 from animsmith.core.roles import RoleMap
@@ -184,6 +185,7 @@ class ClipAnalysis:
         self.roles = roles
         self._seam_cache: Dict[float, Tuple[Optional[float], Optional[str]]] = {}
         self._mode_cache: Dict[Tuple[float, float], Tuple[Optional[str], Optional[str]]] = {}
+        self._legs_cache: Dict[float, Dict[str, Any]] = {}
 
     @property
     def skeleton(self):
@@ -218,10 +220,21 @@ class ClipAnalysis:
         roles' feet are pair 0's (a biped's result is the clip's, number for number)."""
         return self.leg_gait["pairs"][pair]
 
-    @cached_property
+    @property
     def leg_gait(self) -> Dict[str, Any]:
+        """:meth:`leg_gait_with` the default contact height (0.03)."""
+        return self.leg_gait_with(DEFAULT_CONTACT_HEIGHT_M)
+
+    def leg_gait_with(self, contact_height_m: float = DEFAULT_CONTACT_HEIGHT_M) -> Dict[str, Any]:
         """{"pairs": {pair: GaitMetrics}, "legs": [(phase, why, offset, duty, why)],
-        "pattern": (name, why)} for the resolved legs (``core.gait``; docs/measure.md)."""
+        "pattern": (name, why)} for the resolved legs (``core.gait``; docs/measure.md); the
+        duty factor's contact height is ``[checks.foot-slide] contact_height_m`` (cached per value)."""
+        key = float(contact_height_m)
+        if key not in self._legs_cache:
+            self._legs_cache[key] = self._leg_gait(key)
+        return self._legs_cache[key]
+
+    def _leg_gait(self, contact_height_m: float) -> Dict[str, Any]:
         from animsmith.core.contacts import feet_stance
         from animsmith.core.gait import duty_factors, gait_pattern, leg_offsets, leg_phases, pair_gait
         from animsmith.core.pose import model_positions_m
@@ -261,7 +274,7 @@ class ClipAnalysis:
         else:
             if pos is None:
                 pos = np.concatenate([np.zeros((n, 1, 3)), np.asarray(model_positions_m(grid, feet), dtype=np.float64)], axis=1)
-            stance, _, _ = feet_stance(self.clip, self.skeleton, feet, pos[:, 1:], np.asarray(grid.times_s, dtype=np.float64))
+            stance, _, _ = feet_stance(self.clip, self.skeleton, feet, pos[:, 1:], np.asarray(grid.times_s, dtype=np.float64), contact_height_m)
             duties = [(d, None) for d in duty_factors(stance, n)]
         out["legs"] = [(ph, pw, off, d, dw) for (ph, pw), off, (d, dw) in zip(phases, offsets, duties)]
         pattern, why = gait_pattern(offsets, len(legs.pairs))
@@ -271,9 +284,9 @@ class ClipAnalysis:
         out["pattern"] = (pattern, why)
         return out
 
-    def legs_measurements(self) -> Dict[str, Any]:
+    def legs_measurements(self, contact_height_m: float = DEFAULT_CONTACT_HEIGHT_M) -> Dict[str, Any]:
         """``pairs``, ``legs`` and ``gait_pattern`` of :meth:`measurements` (docs/measure.md)."""
-        lg = self.leg_gait
+        lg = self.leg_gait_with(contact_height_m)
         legs = self.legs
         pairs = []
         for p, g in lg["pairs"].items():
@@ -374,11 +387,12 @@ class ClipAnalysis:
             out[field_name.rsplit("_", 1)[0] + "_bone"] = self._bone_name(bone)
         return out, None
 
-    def measurements(self, min_stride_step_m: float = MIN_STRIDE_STEP_M) -> Dict[str, Any]:
+    def measurements(self, min_stride_step_m: float = MIN_STRIDE_STEP_M, contact_height_m: float = DEFAULT_CONTACT_HEIGHT_M) -> Dict[str, Any]:
         """The per-clip measurement dict of ``measure`` (docs/measure.md).
 
         ``min_stride_step_m`` is the loop-seam stride floor (``[checks.loop-seam]
-        min_stride_step_m`` in the contract; default 0.02 m).
+        min_stride_step_m`` in the contract; default 0.02 m); ``contact_height_m`` the
+        duty factor's (``[checks.foot-slide] contact_height_m``; default 0.03).
         """
         clip = self.clip
         m: Dict[str, Any] = {
@@ -416,7 +430,7 @@ class ClipAnalysis:
         cont, why = self._continuity_json()
         put("loop_continuity", cont, why)
         if self.legs is not None:
-            m.update(self.legs_measurements())
+            m.update(self.legs_measurements(contact_height_m))
         return m
 
 
