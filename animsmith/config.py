@@ -16,7 +16,9 @@ Tables
 * ``[rig]``: ``profile`` (string, default ``"auto"``), ``roles`` {role: bone
   name}, ``required_bones`` (list of bone names), ``units`` (``"metres"``,
   ``"centimetres"``, ``"millimetres"``, ``"inches"``, US spellings too, or a
-  positive number of metres per unit; default metres: ``core.units``).
+  positive number of metres per unit; default metres: ``core.units``), ``legs``
+  {leg name: {``foot``, ``side`` (``left``/``right``), ``pair`` (0 = the rear pair,
+  default 0), optional ``toe``}} (``core.legs``).
 * ``[clips."<name or glob>"]``: :class:`ClipExpect` fields. Effective
   expectation of a clip = every matching glob entry overlaid in order of
   specificity (fewer literal characters first; equal specificity in file
@@ -74,6 +76,8 @@ class RigConfig:
     units: Any = "metres"
     #: metres per file unit (``core.units.metres_per_unit`` of ``units``)
     metres_per_unit: float = 1.0
+    #: [rig.legs] as validated entries {name, side, pair, foot, toe} (core.legs)
+    legs: List[Dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -527,7 +531,8 @@ TIME_COMPLEMENT_KEYS = {
 }
 TOP_KEYS = ("rig", "clips", "gait_groups", "sync_groups", "engine", "checks")
 ENGINE_KEYS = ("profile", "version")
-RIG_KEYS = ("profile", "roles", "required_bones", "units")
+RIG_KEYS = ("profile", "roles", "required_bones", "units", "legs")
+LEG_KEYS = ("foot", "side", "pair", "toe")
 
 
 def parse_member(label: str, base_dir: str, key: str) -> MemberRef:
@@ -670,7 +675,32 @@ class _Parser:
                 except ValueError as exc:
                     raise _Problem("rig.units", str(exc)) from None
                 rig.units = table["units"]
+        if "legs" in table:
+            with self.each():
+                rig.legs = self.legs(_table(table["legs"], "rig.legs"))
         return rig
+
+    def legs(self, table: Mapping[str, Any]) -> List[Dict[str, Any]]:
+        """``[rig.legs]``: {leg name: {foot, side, pair, toe?}} -> validated entries
+        (``core.legs.validate_leg_table``: both sides of every pair, pairs 0, 1, ...)."""
+        from animsmith.core.legs import validate_leg_table
+
+        entries = []
+        for name, entry in table.items():
+            key = join_key("rig.legs", name)
+            leg = self.known(_table(entry, key), LEG_KEYS, key)
+            for k in ("foot", "side"):
+                if k not in leg:
+                    raise _Problem(key, f"missing {k!r} (a leg needs foot and side; pair defaults to 0)")
+            entries.append(dict(leg, name=name))
+        try:
+            return validate_leg_table(entries, "rig.legs")
+        except ValueError as exc:
+            text = str(exc)
+            for i, e in enumerate(entries):  # name the leg by its key, not its index
+                text = text.replace(f"rig.legs[{i}].", join_key("rig.legs", e["name"]) + ".")
+            key, _, problem = text.partition(": ")
+            raise _Problem(key, problem) from None
 
     def clip(self, pattern: str, entry: Any) -> ClipExpect:
         prefix = join_key("clips", pattern)

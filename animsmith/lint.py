@@ -230,6 +230,7 @@ class Plan:
     need_endpoint_mode: bool = True  # only sync groups read the loop endpoint mode
     seam_floor_m: float = 0.02  # [checks.loop-seam] min_stride_step_m, for the measurements (as `measure`)
     file_checks: Tuple[str, ...] = ()  # checks run once per file (SCOPE = "file"), when armed
+    contact_height_m: float = 0.03  # [checks.foot-slide] contact_height_m, for the legs' duty factors (as `measure`)
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -239,6 +240,7 @@ class Plan:
 
 def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measurements: bool = True) -> Plan:
     from animsmith.checks import registry
+    from animsmith.checks.foot_slide import contact_height_of
     from animsmith.checks.loop_seam import stride_floor_m
 
     specs = registry()
@@ -277,6 +279,7 @@ def make_plan(contract, selected: Optional[Sequence[str]] = None, with_measureme
         need_endpoint_mode=bool(contract.sync_groups) and "sync_groups" in tables,
         seam_floor_m=stride_floor_m(contract),
         file_checks=tuple(file_checks),
+        contact_height_m=contact_height_of(contract),
     )
 
 
@@ -449,6 +452,8 @@ def _group_fields(analysis, endpoint_mode: bool = True) -> Dict[str, Any]:
             out[name] = value
             if value is None:
                 out[name + "_unavailable"] = getattr(g, name + "_unavailable", None) or "not measured"
+        if analysis.legs is not None and len(analysis.legs.pairs) > 1:  # gait-group judges each pair
+            out.update(analysis.legs_measurements())
         if endpoint_mode:
             mode, why = analysis.loop_endpoint_mode_with()
             out["loop_endpoint_mode"] = mode
@@ -488,7 +493,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
     copy of this loop.
     """
     from animsmith.core.analysis import ClipAnalysis
-    from animsmith.core.roles import resolve_roles
+    from animsmith.core.legs import resolve_rig
     from animsmith.io.read import load_asset
 
     result = FileResult(path=path)
@@ -499,7 +504,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
         return FileOutcome(result, {})
     contract = plan.contract
     asset = asset.in_units(contract.rig.metres_per_unit)  # positions in metres ([rig] units)
-    roles = resolve_roles(asset.skeleton, contract.rig.profile, contract.rig.roles or None)
+    roles = resolve_rig(asset, contract.rig.profile, contract.rig.roles or None, contract.rig.legs or None)
     result.rig = roles.to_json()
     if on_asset is not None:
         on_asset(asset, roles)
@@ -520,7 +525,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
         result.coverage_gaps += gaps
         measured = None
         if plan.with_measurements:
-            measured = _safe_measurements(analysis, plan.seam_floor_m)
+            measured = _safe_measurements(analysis, plan.seam_floor_m, plan.contact_height_m)
             result.measurements["clips"][clip.name] = measured
         if _wanted(plan, real, clip.name, count):
             summaries[clip.name] = member_summary(
@@ -536,11 +541,11 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
     return FileOutcome(result, summaries)
 
 
-def _safe_measurements(analysis, seam_floor_m: float) -> Dict[str, Any]:
+def _safe_measurements(analysis, seam_floor_m: float, contact_height_m: float = 0.03) -> Dict[str, Any]:
     """``analysis.measurements()`` with the contract's loop-seam stride floor, as ``measure``
     gives it; a metric that raises leaves the clip's reason instead."""
     try:
-        return analysis.measurements(min_stride_step_m=seam_floor_m)
+        return analysis.measurements(min_stride_step_m=seam_floor_m, contact_height_m=contact_height_m)
     except Exception as exc:  # noqa: BLE001
         if os.environ.get("ANIMSMITH_DEBUG"):
             raise
@@ -774,6 +779,7 @@ def _import_lint_modules() -> None:
     from animsmith.core.contacts import foot_slide  # noqa: F401 - the foot-slide check's
     from animsmith.core.roles import resolve_roles  # noqa: F401
     from animsmith.core.units import units_report  # noqa: F401 - the rig-units check's
+    from animsmith.core.legs import resolve_rig  # noqa: F401
     from animsmith.io.read import load_asset  # noqa: F401
 
 
@@ -908,7 +914,7 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
 def _load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional[str], List[str], Dict[str, Dict[str, Any]]]:
     """(load error, clip names, summaries) for a member file that was not linted."""
     from animsmith.core.analysis import ClipAnalysis
-    from animsmith.core.roles import resolve_roles
+    from animsmith.core.legs import resolve_rig
     from animsmith.io.read import load_asset
 
     try:
@@ -917,7 +923,7 @@ def _load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional
         return exc.reason, [], {}
     contract = plan.contract
     asset = asset.in_units(contract.rig.metres_per_unit)
-    roles = resolve_roles(asset.skeleton, contract.rig.profile, contract.rig.roles or None)
+    roles = resolve_rig(asset, contract.rig.profile, contract.rig.roles or None, contract.rig.legs or None)
     names = [c.name for c in asset.clips]
     out: Dict[str, Dict[str, Any]] = {}
     for clip in asset.clips:

@@ -83,7 +83,11 @@ def test_inspect_corpus_cesium_man_start_time():
     # the README of the corpus: one unnamed clip starting at 0.0417 s
     assert c["start_s"] == pytest.approx(0.0417, abs=1e-4)
     rows = {r["role"]: r for r in doc["rig"]["roles"]}
-    assert rows["hips"]["bone"] is None and rows["left_foot"]["bone"] is None  # needs an inline map
+    # no hips/foot names: the legs are found by the skeleton's shape and supply those roles
+    assert (rows["hips"]["bone"], rows["left_foot"]["bone"], rows["right_foot"]["bone"]) == (
+        "Skeleton_torso_joint_1", "leg_joint_L_5", "leg_joint_R_5")
+    assert rows["hips"]["convention"] == "legs:shape"
+    assert [(leg["name"], leg["found_by"]) for leg in doc["rig"]["legs"]] == [("left", "shape"), ("right", "shape")]
 
 
 def test_nodes_outside_the_default_scene_are_marked_and_no_rivals(tmp_path):

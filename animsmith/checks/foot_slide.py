@@ -2,7 +2,8 @@
 
 Armed by ``[clips.*] speed_mps`` (a clip without a speed pin is not judged).
 Per side (left, right), the measured bone is the side's foot role, else its
-toe role. Stance comes from authored contact markers when the clip carries
+toe role (on a rig whose names leave them unresolved, the feet of its rear pair
+of legs: docs/measure.md, "Legs"). Stance comes from authored contact markers when the clip carries
 them, else from the contact-height rule:
 
 * **authored**: the animation's ``extras.animsmith_contacts`` (docs/sim.md;
@@ -65,6 +66,7 @@ from animsmith.checks._clip import (
     usable_grid,
 )
 from animsmith.checks.base import Option
+from animsmith.core.contacts import DEFAULT_CONTACT_HEIGHT_M
 from animsmith.checks.in_place import measured_speed_or_gap
 from animsmith.core.contacts import stance_sweep_direction
 
@@ -77,7 +79,7 @@ NEEDS = (
 )
 CONFIG = {
     "contact_height_m": Option(
-        0.03,
+        DEFAULT_CONTACT_HEIGHT_M,
         "number",
         "A foot is in stance when its height is within this many metres of its lowest point in the clip.",
         minimum=0.0,
@@ -98,6 +100,13 @@ CONFIG = {
 }
 
 SIDES = (("left", ("left_foot", "left_toe")), ("right", ("right_foot", "right_toe")))
+
+
+def contact_height_of(contract) -> float:
+    """The contract's ``[checks.foot-slide] contact_height_m`` (the declared default without
+    one): ``measure`` and lint's measurements count each leg's duty factor with it, so the
+    stance they report is the one this check judges."""
+    return float(contract.check_options(ID, {"contact_height_m": CONFIG["contact_height_m"].default})["contact_height_m"])
 
 
 def side_bones(roles):
@@ -131,24 +140,11 @@ def travel_mode(ctx):
 
 
 def feet_stance(ctx, feet, positions_m, times_s, contact_height_m):
-    """((N, F) stance, (F,) bool authored?, why markers were ignored or None).
+    """((N, F) stance, (F,) bool authored?, why markers were ignored or None): the core's
+    one stance decision (``core.contacts.feet_stance``) for this clip."""
+    from animsmith.core.contacts import feet_stance as decide
 
-    Authored contact markers for every foot they name (nearest named
-    ancestor for a toe), the contact-height rule for the rest.
-    """
-    from animsmith.core.contacts import parse_contact_markers, stance_mask
-
-    stance = stance_mask(positions_m[..., 1], contact_height_m)
-    authored = np.zeros(len(feet), dtype=bool)
-    contacts, ignored = parse_contact_markers(ctx.clip)
-    if contacts is None:
-        return stance, authored, ignored
-    names = contacts.marker_names(ctx.asset.skeleton, feet)
-    authored = np.array([n is not None for n in names], dtype=bool)
-    if authored.any():
-        stance = np.where(authored[None, :], contacts.stance_mask(names, times_s), stance)
-        return stance, authored, None
-    return stance, authored, "contact markers name none of the measured feet"
+    return decide(ctx.clip, ctx.asset.skeleton, feet, positions_m, times_s, contact_height_m)
 
 
 def check(ctx):

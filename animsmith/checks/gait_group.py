@@ -38,8 +38,18 @@ nominated as the reference: the set's spread is judged. Fewer than two
 measured anchors → gap ``insufficient_measurable_members`` (scope
 ``phase_coherence``, subject = the group; no group record is published).
 
+Rigs with more than one pair of legs (quadrupeds, hexapods...: ``measure``'s
+``pairs``): the anchors above are pair 0's (the rear pair); every further pair's
+anchors (``pairs[p].gait_phase``) are judged the same way, with the same cap, over
+the members that measure that pair: an **error** per pair whose spread exceeds the
+cap, naming the pair. Multi-pair members whose ``gait_pattern`` differs (a trot and a
+pace in one ring) are an **error** naming each member's pattern: blending them
+swaps which feet move together. Members without a pattern (a leg without a phase)
+take no part in that comparison.
+
 The group's anchors, spread, cap and outliers are published in the JSON
-``measurements.groups.<name>``.
+``measurements.groups.<name>`` (with ``pairs`` {pair: {anchors, spread, outliers}}
+and ``patterns`` {member: pattern} for multi-pair members).
 
 **Travel policy.** Equal cycle durations do not mean equal travel: members
 that cover different distances per cycle have different stride lengths, and a
@@ -133,6 +143,7 @@ def phase_items(ctx):
     yield from ambiguity_notes(ctx, "gait")
     measured = []  # (label, phase, amplitude)
     strides = []  # (label, cycles)
+    multi = []  # (label, summary) of measured members with more than one pair of legs
     for m in ctx.members:  # each member once (lint.resolve_members)
         if not m.found:
             yield ctx.finding(missing_message("gait", name, m), clip=m.label, measured="missing", expected="present")
@@ -159,17 +170,16 @@ def phase_items(ctx):
             )
             continue
         measured.append((m.label, phase, amp))
+        if len(s.get("pairs") or ()) > 1:
+            multi.append((m.label, s))
         cycles = s.get("cycles")
         if isinstance(cycles, int) and not isinstance(cycles, bool):
             strides.append((m.label, cycles))
-    if len({c for _, c in strides}) > 1:
-        yield ctx.finding(
-            f"gait group '{name}': members hold different numbers of strides {fmt_list(strides)} — "
-            "played at the same normalised time their strides cannot line up",
-            measured="mixed",
-            expected="one stride count",
-            members=[{"member": label, "cycles": c} for label, c in strides],
-        )
+    yield from _mixed(
+        ctx, strides, "cycles", "one stride count",
+        f"gait group '{name}': members hold different numbers of strides {fmt_list(strides)} — "
+        "played at the same normalised time their strides cannot line up",
+    )
     if len(measured) < 2:
         yield ctx.gap(
             "insufficient_measurable_members",
@@ -181,18 +191,17 @@ def phase_items(ctx):
     phases = [p for _, p, _ in measured]
     mean, spread, dists = circular_spread(phases)
     outliers = [label for (label, _, _), d in zip(measured, dists) if exceeds(d, cap)]
-    yield GroupRecord(
-        ID,
-        {
-            "check_id": ID,
-            "anchors": {label: p for label, p, _ in measured},
-            "amplitudes_m": {label: a for label, _, a in measured},
-            "circular_mean": mean,
-            "spread": spread,
-            "cap": cap,
-            "outliers": outliers,
-        },
-    )
+    record = {
+        "check_id": ID,
+        "anchors": {label: p for label, p, _ in measured},
+        "amplitudes_m": {label: a for label, _, a in measured},
+        "circular_mean": mean,
+        "spread": spread,
+        "cap": cap,
+        "outliers": outliers,
+    }
+    pair_findings = list(_pair_findings(ctx, name, multi, cap, record))
+    yield GroupRecord(ID, record)
     if exceeds(spread, cap):
         from animsmith.core.gait import wrapped_phase
 
@@ -215,6 +224,57 @@ def phase_items(ctx):
                 for (label, p, a), d in zip(measured, dists)
             ],
         )
+    yield from pair_findings
+
+
+def _mixed(ctx, rows, key, expected, message):
+    """An error when the members' values (``rows`` = [(member, value)]) are not all one:
+    ``members`` lists each member's ``key``."""
+    if len({v for _, v in rows}) > 1:
+        yield ctx.finding(message, measured="mixed", expected=expected, members=[{"member": label, key: v} for label, v in rows])
+
+
+def _pair_findings(ctx, name, multi, cap, record):
+    """Findings for the further pairs' spreads and mixed gait patterns of multi-pair
+    members (module docstring); fills ``record["pairs"]`` and ``record["patterns"]``."""
+    from animsmith.core.gait import wrapped_phase
+
+    if not multi:
+        return
+    patterns = [(label, s.get("gait_pattern")) for label, s in multi if s.get("gait_pattern")]
+    record["patterns"] = dict(patterns)
+    yield from _mixed(
+        ctx, patterns, "gait_pattern", "one gait pattern",
+        f"gait group '{name}': members move in different gait patterns {fmt_list(patterns)} — "
+        "blending them swaps which feet move together",
+    )
+    pair_ids = sorted({int(p["pair"]) for _, s in multi for p in s["pairs"] if int(p["pair"]) > 0})
+    record["pairs"] = {}
+    for pair in pair_ids:
+        anchors = []
+        for label, s in multi:
+            row = next((p for p in s["pairs"] if int(p["pair"]) == pair), None)
+            phase = finite(row.get("gait_phase")) if row else None
+            if phase is not None:
+                anchors.append((label, phase))
+        if len(anchors) < 2:
+            continue
+        _, spread, dists = circular_spread([p for _, p in anchors])
+        outliers = [label for (label, _), d in zip(anchors, dists) if exceeds(d, cap)]
+        record["pairs"][str(pair)] = {"anchors": dict(anchors), "spread": spread, "outliers": outliers}
+        if exceeds(spread, cap):
+            shown = digits_apart(spread, cap)
+            yield ctx.finding(
+                f"gait group '{name}' pair {pair}: stride-anchor phases spread by {spread:.{shown}f} cycle "
+                f"(cap {cap:.{shown}f}) — directional blends between these clips will skate or pop. "
+                f"Measured: {fmt_list([(label, wrapped_phase(p, 2)) for label, p in anchors])}",
+                measured=spread,
+                expected=cap,
+                members=[
+                    {"member": label, "pair": pair, "gait_phase": p, "distance_from_mean": d, "outlier": label in outliers}
+                    for (label, p), d in zip(anchors, dists)
+                ],
+            )
 
 
 # --------------------------------------------------------------------------

@@ -19,7 +19,16 @@ def rig_json(roles) -> Dict[str, Any]:
             out.append({"role": role, "bone": roles.names[role], "bone_index": int(roles.bones[role]), "convention": roles.conventions.get(role)})
         else:
             out.append({"role": role, "bone": None, "unresolved": roles.unresolved.get(role, "not resolved")})
-    return {"profile": roles.profile, "roles": out}
+    doc: Dict[str, Any] = {"profile": roles.profile, "roles": out}
+    legs = getattr(roles, "legs", None)
+    if legs is not None:
+        doc["legs"] = legs.to_json()
+        doc["body"] = None if legs.body is None else str(legs.names[legs.body])
+        if not legs.legs:
+            doc["legs_unavailable"] = legs.unresolved or "no legs found"
+        if legs.notes:
+            doc["legs_notes"] = list(legs.notes)
+    return doc
 
 
 def bones_json(skeleton) -> List[Dict[str, Any]]:
@@ -84,7 +93,8 @@ def _tree_lines(skeleton, roles) -> List[str]:
 @click.pass_context
 def inspect_cmd(ctx, paths, fmt_name, profile, config_path):
     """Show the rig profile and resolved roles (bone + naming convention, or
-    why unresolved), the bone tree, and each clip's duration, start time,
+    why unresolved), the legs (side, pair, foot, and how each was found: the
+    [rig.legs] config, the file's leg map, names or shape; or why none), the bone tree, and each clip's duration, start time,
     channel and key counts, interpolations, morph-weight channel count and
     the count of skipped node-less (KHR_animation_pointer) channels.
 
@@ -97,7 +107,8 @@ def inspect_cmd(ctx, paths, fmt_name, profile, config_path):
 
     prof, overrides, cfg, contract = load_rig_contract(ctx, config_path, profile)
     metres = contract.rig.metres_per_unit
-    inspected = [_inspect_file(file, prof, overrides, cfg, metres) for file in expand_paths(paths)]
+    legs = contract.rig.legs or None
+    inspected = [_inspect_file(file, prof, overrides, cfg, metres, legs) for file in expand_paths(paths)]
     docs = [doc for doc, _, _ in inspected]
     if fmt_name == "json":
         import json
@@ -116,10 +127,10 @@ def inspect_cmd(ctx, paths, fmt_name, profile, config_path):
     return 0
 
 
-def _inspect_file(file: str, prof: str, overrides, cfg, metres: float = 1.0):
-    """(document: path, rig, bones, clips; its RoleMap; its Skeleton) of one file, positions
-    in metres at ``metres`` per file unit."""
-    from animsmith.core.roles import resolve_roles
+def _inspect_file(file: str, prof: str, overrides, cfg, metres: float = 1.0, legs=None):
+    """(document: path, rig, bones, clips; its RoleMap with its legs; its Skeleton) of one
+    file, positions in metres at ``metres`` per file unit; ``legs``: ``[rig.legs]``."""
+    from animsmith.core.legs import resolve_rig
     from animsmith.core.trajectory import travel_bone_of_clip
     from animsmith.errors import AnimsmithError, ConfigError
     from animsmith.io.read import load_asset
@@ -129,7 +140,7 @@ def _inspect_file(file: str, prof: str, overrides, cfg, metres: float = 1.0):
     except AnimsmithError as exc:
         raise exc.with_path(file)
     try:
-        roles = resolve_roles(asset.skeleton, profile=prof, overrides=overrides)
+        roles = resolve_rig(asset, profile=prof, overrides=overrides, declared_legs=legs)
     except ValueError as exc:
         raise ConfigError(str(exc), cfg or file) from None
     return {
@@ -158,6 +169,19 @@ def _print_file(console, doc: Dict[str, Any], roles, sk) -> None:
             role_rows.append([row["role"], "-", "unresolved: " + row["unresolved"]])
     # a table when it fits, else one block per role (no role or bone name cut to "…")
     print_table(console, ["role", "bone", "convention / reason"], ["left", "left", "left"], role_rows, wrap_last=True)
+    rig = doc["rig"]
+    if "legs" in rig:
+        if rig["legs"]:
+            console.print(f"legs ({len(rig['legs'])}; body {escape(rig['body'] or '-')}; pairs from the rear):", markup=False)
+            leg_rows = [
+                [escape(leg["name"]), leg["side"], str(leg["pair"]), escape(leg["foot"]), escape(leg["toe"] or "-"), f"{leg['found_by']}: {escape(leg['why'])}"]
+                for leg in rig["legs"]
+            ]
+            print_table(console, ["leg", "side", "pair", "foot", "toe", "found by"], ["left"] * 6, leg_rows, wrap_last=True)
+        else:
+            console.print(f"legs: none ({escape(rig['legs_unavailable'])})", markup=False, soft_wrap=True)
+        for note in rig.get("legs_notes", []):
+            console.print(f"  note: {escape(note)}", markup=False, soft_wrap=True)
     console.print(f"bones ({sk.bone_count}; '(node)' = not a skin joint, '(not in scene)' = not in the default scene):", markup=False)
     for line in _tree_lines(sk, roles):
         console.print("  " + line, markup=False, soft_wrap=True)

@@ -48,9 +48,9 @@ def load_rig_contract(ctx: click.Context, config_path: Optional[str], profile_fl
     return profile, dict(contract.rig.roles), path, contract
 
 
-def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_path: Optional[str], metres_per_unit: float = 1.0):
-    """(asset, RoleMap, [ClipAnalysis]), positions in metres at ``metres_per_unit`` (``[rig]
-    units``); errors name the file (exit 2)."""
+def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_path: Optional[str], metres_per_unit: float = 1.0, legs=None):
+    """(asset, RoleMap with its legs, [ClipAnalysis]), positions in metres at
+    ``metres_per_unit`` (``[rig] units``); ``legs``: ``[rig.legs]``; errors name the file (exit 2)."""
     from animsmith.core.analysis import analyze_asset
     from animsmith.errors import AnimsmithError, ConfigError
     from animsmith.io.read import load_asset
@@ -60,7 +60,7 @@ def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_
     except AnimsmithError as exc:
         raise exc.with_path(path)
     try:
-        roles, analyses = analyze_asset(asset, profile=profile, overrides=overrides)
+        roles, analyses = analyze_asset(asset, profile=profile, overrides=overrides, legs=legs)
     except ConfigError as exc:
         raise exc.with_path(config_path or path)
     return asset, roles, analyses
@@ -262,7 +262,8 @@ def render_text(files: List[Dict[str, Any]], speed: bool, wide: bool = False) ->
                     notes.append(f"{escape(m['name'])}: {key} unavailable: {escape(why)}")
             if m.get("cycles_note"):
                 notes.append(f"{escape(m['name'])}: {escape(m['cycles_note'])}")
-
+            if len(m.get("pairs") or ()) > 1:  # quadrupeds, hexapods...: the gait per pair and per leg
+                notes.append(f"{escape(m['name'])}: {legs_line(m)}")
         print_table(console, [c[0] for c in columns], ["left" if c[1] in left else "right" for c in columns], rows)
         if speed:  # which bone travels and why: once when every clip agrees, else per clip
             reasons = [(m["name"], m.get("travel_bone_reason")) for m in f["clips"] if m.get("travel_bone")]
@@ -281,10 +282,27 @@ def render_text(files: List[Dict[str, Any]], speed: bool, wide: bool = False) ->
             console.print(f"  note: {escape(note)}", markup=False)
 
 
-def _measure_one(ca, speed: bool, floor_m: float, contract=None) -> Dict[str, Any]:
+def legs_line(m: Dict[str, Any]) -> str:
+    """One text line for a multi-pair clip: its gait pattern, each pair's stride anchor,
+    each leg's offset from leg 0 and duty factor ("-" when unmeasured)."""
+    from animsmith.render.text import escape, phase_text
+
+    def num(v, d):
+        return "-" if v is None else f"{v:.{d}f}"
+
+    def phase(v, d):  # wrapped: 0.9999 reads 0.000, the same phase
+        return "-" if v is None else phase_text(v, d)
+
+    pattern = m.get("gait_pattern") or f"- ({m.get('gait_pattern_unavailable', 'not measured')})"
+    pairs = " ".join(f"{p['pair']}={phase(p.get('gait_phase'), 3)}" for p in m["pairs"])
+    legs = ", ".join(f"{escape(leg['name'])} {phase(leg.get('offset'), 2)}/{num(leg.get('duty_factor'), 2)}" for leg in m.get("legs", []))
+    return f"gait {escape(pattern)}; pair anchors {pairs}; leg offset/duty {legs}"
+
+
+def _measure_one(ca, speed: bool, floor_m: float, contact_m: float = 0.03, contract=None) -> Dict[str, Any]:
     if speed:
         return speed_measurements(ca)
-    m = ca.measurements(min_stride_step_m=floor_m)
+    m = ca.measurements(min_stride_step_m=floor_m, contact_height_m=contact_m)
     m.update(foot_measurements(ca, contract))
     return m
 
@@ -349,22 +367,24 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path, wide):
     if not args:
         raise click.UsageError("no PATHS given")
     prof, overrides, cfg, contract = load_rig_contract(ctx, config_path, profile)
+    from animsmith.checks.foot_slide import contact_height_of
     from animsmith.checks.loop_seam import stride_floor_m
     from animsmith.core.units import units_report
 
     from animsmith.lint import expand_paths
 
     floor_m = stride_floor_m(contract)
+    contact_m = contact_height_of(contract)
     files: List[Dict[str, Any]] = []
     for path in expand_paths(args):  # files, folders and globs, found as `lint` finds them
-        asset, roles, analyses = load_and_analyze(path, prof, overrides, cfg, contract.rig.metres_per_unit)
+        asset, roles, analyses = load_and_analyze(path, prof, overrides, cfg, contract.rig.metres_per_unit, contract.rig.legs or None)
         chosen = select_clips(analyses, tuple(clip_names), path)
         units = units_report(asset, roles, contract.rig.units, analyses[0].grid if analyses else None)
         del analyses, asset
         clips = []
         chosen.reverse()
         while chosen:  # one clip at a time, letting each pose grid go (memory: one clip, not all)
-            clips.append(_measure_one(chosen.pop(), speed, floor_m, contract))
+            clips.append(_measure_one(chosen.pop(), speed, floor_m, contact_m, contract))
         rj = roles.to_json()
         files.append({"path": path, "rig": rj, "units": units, "clips": clips})
     if fmt_name == "json":

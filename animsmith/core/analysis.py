@@ -36,9 +36,10 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from animsmith.core.endpoint import channel_moves, last_key_mismatch
+from animsmith.core.contacts import DEFAULT_CONTACT_HEIGHT_M
 from animsmith.core.gait import MIN_STRIDE_STEP_M, GaitMetrics, gait_metrics, loop_seam_ratio
 from animsmith.core.pose import pose_grid
-from animsmith.core.roles import RoleMap, resolve_roles
+from animsmith.core.roles import RoleMap
 from animsmith.core.trajectory import (
     LoopContinuity,
     RootSpeed,
@@ -145,6 +146,7 @@ class ClipAnalysis:
         self._seam_cache: Dict[Tuple[float, float], Tuple[Optional[float], Optional[str]]] = {}
         self._loop_cache: Dict[bool, LoopContinuity] = {}
         self._mode_cache: Dict[Tuple[float, float], Tuple[Optional[str], Optional[str]]] = {}
+        self._legs_cache: Dict[float, Dict[str, Any]] = {}
 
     @property
     def skeleton(self):
@@ -156,13 +158,114 @@ class ClipAnalysis:
         return pose_grid(self.asset.skeleton, self.clip)
 
     @cached_property
+    def key_times_problem(self) -> Optional[str]:
+        """:func:`key_times_problem` of the clip (computed once)."""
+        return key_times_problem(self.clip)
+
+    @cached_property
     def gait(self) -> GaitMetrics:
         """Stride anchor, amplitude and cycles; none of them when the key times cannot be
         sampled reliably (:func:`key_times_problem`), as the grid-based checks decide."""
-        why = key_times_problem(self.clip)
+        why = self.key_times_problem
         if why is not None:
             return GaitMetrics(gait_phase_unavailable=why, lr_amplitude_m_unavailable=why, cycles_unavailable=why)
         return gait_metrics(self.grid, self.roles)
+
+    @property
+    def legs(self):
+        """The rig's legs (``core.legs.LegMap``), or None when they were not resolved."""
+        return getattr(self.roles, "legs", None)
+
+    def pair_gait(self, pair: int) -> GaitMetrics:
+        """Stride anchor of one pair of legs; pair 0 is the clip's :attr:`gait` when the
+        roles' feet are pair 0's (a biped's result is the clip's, number for number)."""
+        return self.leg_gait["pairs"][pair]
+
+    @property
+    def leg_gait(self) -> Dict[str, Any]:
+        """:meth:`leg_gait_with` the default contact height (0.03)."""
+        return self.leg_gait_with(DEFAULT_CONTACT_HEIGHT_M)
+
+    def leg_gait_with(self, contact_height_m: float = DEFAULT_CONTACT_HEIGHT_M) -> Dict[str, Any]:
+        """{"pairs": {pair: GaitMetrics}, "legs": [(phase, why, offset, duty, why)],
+        "pattern": (name, why)} for the resolved legs (``core.gait``; docs/measure.md); the
+        duty factor's contact height is ``[checks.foot-slide] contact_height_m`` (cached per value)."""
+        key = float(contact_height_m)
+        if key not in self._legs_cache:
+            self._legs_cache[key] = self._leg_gait(key)
+        return self._legs_cache[key]
+
+    def _leg_gait(self, contact_height_m: float) -> Dict[str, Any]:
+        from animsmith.core.contacts import feet_stance
+        from animsmith.core.gait import duty_factors, gait_pattern, leg_offsets, leg_phases, pair_gait
+        from animsmith.core.pose import model_positions_m
+
+        legs = self.legs
+        out: Dict[str, Any] = {"pairs": {}, "legs": [], "pattern": (None, "no legs resolved")}
+        if legs is None or not legs.legs:
+            if legs is not None and legs.unresolved:
+                out["pattern"] = (None, legs.unresolved)
+            return out
+        why = self.key_times_problem
+        if why is not None:
+            for p in legs.pairs:
+                out["pairs"][p] = GaitMetrics(gait_phase_unavailable=why, lr_amplitude_m_unavailable=why, cycles_unavailable=why)
+            out["legs"] = [(None, why, None, None, why) for _ in legs.legs]
+            out["pattern"] = (None, why)
+            return out
+        for p in legs.pairs:
+            left, right = legs.pair_feet(p)
+            same = (
+                p == 0 and len(left) == 1 and len(right) == 1
+                and self.roles.get("left_foot") == left[0].foot and self.roles.get("right_foot") == right[0].foot
+                and self.roles.get("hips") == legs.body
+            )
+            out["pairs"][p] = self.gait if same else pair_gait(self.grid, legs, p)
+        first = out["pairs"].get(0)
+        harmonic = first.cycles if first is not None and first.cycles else 1
+        grid = self.grid
+        n = grid.frame_count
+        feet = [leg.foot for leg in legs.legs]
+        pos = None if n < 3 or legs.body is None else np.asarray(model_positions_m(grid, [legs.body] + feet), dtype=np.float64)
+        phases = leg_phases(grid, legs, harmonic, periodic=first is not None and first.gait_phase is not None, positions_m=pos)
+        offsets = leg_offsets([ph for ph, _ in phases])
+        duties: List[Tuple[Optional[float], Optional[str]]]
+        if n < 3:
+            duties = [(None, f"clip has {n} grid sample(s); the duty factor needs at least 3")] * len(legs.legs)
+        else:
+            if pos is None:
+                pos = np.concatenate([np.zeros((n, 1, 3)), np.asarray(model_positions_m(grid, feet), dtype=np.float64)], axis=1)
+            stance, _, _ = feet_stance(self.clip, self.skeleton, feet, pos[:, 1:], np.asarray(grid.times_s, dtype=np.float64), contact_height_m)
+            duties = [(d, None) for d in duty_factors(stance, n)]
+        out["legs"] = [(ph, pw, off, d, dw) for (ph, pw), off, (d, dw) in zip(phases, offsets, duties)]
+        pattern, why = gait_pattern(offsets, len(legs.pairs))
+        if pattern is None and why == "a leg has no phase":
+            bad = next(i for i, (ph, _) in enumerate(phases) if ph is None)
+            why = f"leg {legs.legs[bad].name!r} has no phase ({phases[bad][1]})"
+        out["pattern"] = (pattern, why)
+        return out
+
+    def legs_measurements(self, contact_height_m: float = DEFAULT_CONTACT_HEIGHT_M) -> Dict[str, Any]:
+        """``pairs``, ``legs`` and ``gait_pattern`` of :meth:`measurements` (docs/measure.md)."""
+        lg = self.leg_gait_with(contact_height_m)
+        legs = self.legs
+        pairs = []
+        for p, g in lg["pairs"].items():
+            d: Dict[str, Any] = {"pair": int(p)}
+            put_measurement(d, "gait_phase", g.gait_phase, g.gait_phase_unavailable)
+            put_measurement(d, "lr_amplitude_m", g.lr_amplitude_m, g.lr_amplitude_m_unavailable)
+            put_measurement(d, "cycles", g.cycles, g.cycles_unavailable)
+            pairs.append(d)
+        rows = []
+        for leg, (ph, pw, off, duty, dw) in zip(legs.legs if legs is not None else [], lg["legs"]):
+            d = {"name": leg.name}
+            put_measurement(d, "phase", ph, pw)
+            put_measurement(d, "offset", off, pw if ph is None else "leg 0 has no phase")
+            put_measurement(d, "duty_factor", duty, dw)
+            rows.append(d)
+        m: Dict[str, Any] = {"pairs": pairs, "legs": rows}
+        put_measurement(m, "gait_pattern", lg["pattern"][0], lg["pattern"][1])
+        return m
 
     @cached_property
     def travel(self) -> TravelBone:
@@ -295,11 +398,12 @@ class ClipAnalysis:
             out[field_name.rsplit("_", 1)[0] + "_bone"] = self._bone_name(bone)
         return out, None
 
-    def measurements(self, min_stride_step_m: float = MIN_STRIDE_STEP_M) -> Dict[str, Any]:
+    def measurements(self, min_stride_step_m: float = MIN_STRIDE_STEP_M, contact_height_m: float = DEFAULT_CONTACT_HEIGHT_M) -> Dict[str, Any]:
         """The per-clip measurement dict of ``measure`` (docs/measure.md).
 
         ``min_stride_step_m`` is the loop-seam stride floor (``[checks.loop-seam]
-        min_stride_step_m`` in the contract; default 0.02 m).
+        min_stride_step_m`` in the contract; default 0.02 m); ``contact_height_m`` the
+        duty factor's (``[checks.foot-slide] contact_height_m``; default 0.03).
         """
         clip = self.clip
         m: Dict[str, Any] = {
@@ -337,6 +441,8 @@ class ClipAnalysis:
         put("loop_endpoint_mode", mode, why)
         cont, why = self._continuity_json()
         put("loop_continuity", cont, why)
+        if self.legs is not None:
+            m.update(self.legs_measurements(contact_height_m))
         return m
 
     def _authored_stance(self, bones, times_s) -> Optional[np.ndarray]:
@@ -393,15 +499,17 @@ class ClipAnalysis:
         return m
 
 
-def analyze_asset(asset, profile: Optional[str] = "auto", overrides=None) -> Tuple[RoleMap, List[ClipAnalysis]]:
-    """Resolve roles once for the asset's skeleton and wrap every clip in a ClipAnalysis.
+def analyze_asset(asset, profile: Optional[str] = "auto", overrides=None, legs=None) -> Tuple[RoleMap, List[ClipAnalysis]]:
+    """Resolve roles and legs once for the asset's skeleton (``core.legs.resolve_rig``) and
+    wrap every clip in a ClipAnalysis.
 
     A bad profile name or role override raises ``ConfigError``.
     """
+    from animsmith.core.legs import resolve_rig
     from animsmith.errors import ConfigError
 
     try:
-        roles = resolve_roles(asset.skeleton, profile=profile, overrides=overrides)
+        roles = resolve_rig(asset, profile=profile, overrides=overrides, declared_legs=legs)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return roles, [ClipAnalysis(asset, clip, roles) for clip in asset.clips]

@@ -92,6 +92,32 @@ class FootSlide:
         return contact_events(self.stance, self.times_s)[foot]
 
 
+#: the contact height ``foot-slide`` uses by default (``[checks.foot-slide] contact_height_m``)
+DEFAULT_CONTACT_HEIGHT_M = 0.03
+
+
+def feet_stance(clip, skeleton, feet, positions_m, times_s, contact_height_m: float = DEFAULT_CONTACT_HEIGHT_M):
+    """The one stance decision: ((N, F) stance, (F,) bool authored?, why markers were ignored or None).
+
+    Authored contact markers (:func:`parse_contact_markers`) for every foot bone they
+    name (a toe takes its nearest named ancestor's), the contact-height rule
+    (:func:`stance_mask` on model-space Y of ``positions_m`` (N, F, 3)) for the rest.
+    The ``foot-slide`` check and the per-leg duty factor both call it.
+    """
+    p = np.asarray(positions_m, dtype=np.float64)
+    stance = stance_mask(p[..., 1], contact_height_m)
+    authored = np.zeros(len(feet), dtype=bool)
+    contacts, ignored = parse_contact_markers(clip)
+    if contacts is None:
+        return stance, authored, ignored
+    names = contacts.marker_names(skeleton, feet)
+    authored = np.array([n is not None for n in names], dtype=bool)
+    if authored.any():
+        stance = np.where(authored[None, :], contacts.stance_mask(names, times_s), stance)
+        return stance, authored, None
+    return stance, authored, "contact markers name none of the measured feet"
+
+
 def _ground_velocity(ground_velocity_mps, n_pairs: int) -> np.ndarray:
     """(N−1, 3) per-pair ground velocity from None, (3,) or (N, 3)/(N−1, 3)."""
     if ground_velocity_mps is None:

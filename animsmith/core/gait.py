@@ -348,3 +348,154 @@ def loop_seam_ratio(
     if not math.isfinite(ratio):
         return None, "non-finite seam ratio"
     return ratio, None
+
+
+# --------------------------------------------------------------------------
+# Gait per pair and per leg (rigs with legs: core.legs)
+# --------------------------------------------------------------------------
+
+#: gait patterns (the simulator's catalog names them in its ``gait`` key)
+GAIT_PATTERNS = ("biped", "walk", "trot", "pace", "bound", "tripod", "wave", "irregular")
+#: a leg's offset matches a pattern's when within this many cycles of it
+PATTERN_TOLERANCE_CYCLES = 0.1
+
+#: offsets from leg 0 (legs ordered by pair from the rear, left before right), per pair count
+_PATTERNS = {
+    1: (("biped", (0.0, 0.5)),),
+    2: (
+        ("walk", (0.0, 0.5, 0.75, 0.25)),
+        ("trot", (0.0, 0.5, 0.5, 0.0)),
+        ("pace", (0.0, 0.5, 0.0, 0.5)),
+        ("bound", (0.0, 0.0, 0.5, 0.5)),
+    ),
+    3: (("tripod", (0.0, 0.5, 0.5, 0.0, 0.0, 0.5)),),
+}
+
+
+class _PairRoles:
+    """The roles :func:`gait_metrics` reads, for one pair of legs (body = hips)."""
+
+    def __init__(self, body, left, right):
+        self.bones = {"hips": body, "left_foot": left.foot, "right_foot": right.foot}
+        if left.toe is not None:
+            self.bones["left_toe"] = left.toe
+        if right.toe is not None:
+            self.bones["right_toe"] = right.toe
+
+    def get(self, role):
+        return self.bones.get(role)
+
+    def has(self, role):
+        return self.bones.get(role) is not None
+
+    def override_problems(self, roles):
+        return ""
+
+
+def pair_gait(grid, legs, pair: int) -> GaitMetrics:
+    """Stride anchor, L−R amplitude and cycles of one pair: :func:`gait_metrics` on the pair's
+    left and right feet (and toes) relative to the body."""
+    left, right = legs.pair_feet(pair)
+    if legs.body is None:
+        why = "the legs have no body (hips) bone"
+        return GaitMetrics(gait_phase_unavailable=why, lr_amplitude_m_unavailable=why, cycles_unavailable=why)
+    if len(left) != 1 or len(right) != 1:
+        why = f"pair {pair} needs one left and one right leg"
+        return GaitMetrics(gait_phase_unavailable=why, lr_amplitude_m_unavailable=why, cycles_unavailable=why)
+    return gait_metrics(grid, _PairRoles(legs.body, left[0], right[0]))
+
+
+def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_m=None) -> List[Tuple[Optional[float], Optional[str]]]:
+    """Per leg: (phase, None) or (None, reason). The phase is the trough of harmonic
+    ``harmonic`` of the foot's height relative to the body, h(i) = foot Y − body Y over
+    one cycle (i < C), as a fraction of one stride (:func:`stride_anchor_cycles`): when the
+    foot is lowest, mid-stance. No phase when h does not vary beyond float noise, or,
+    unless pair 0's feet already alternate periodically (``periodic``: its stride anchor
+    was measured), when that harmonic holds less than ``MIN_DOMINANT_POWER_FRACTION`` of
+    h's varying power (no periodic foot-height cycle)."""
+    n = grid.frame_count
+    if n < 3:
+        return [(None, f"clip has {n} grid sample(s); gait metrics need at least 3")] * len(legs.legs)
+    if legs.body is None:
+        return [(None, "the legs have no body (hips) bone")] * len(legs.legs)
+    c = cycle_length(n)
+    # positions_m: (N, 1 + L, 3) of [body, feet...] when the caller has them already
+    pos = model_positions_m(grid, [legs.body] + [leg.foot for leg in legs.legs]) if positions_m is None else positions_m
+    h = pos[:c, 1:, 1] - pos[:c, :1, 1]
+    scale = _leg_scale_from_positions(pos)
+    out: List[Tuple[Optional[float], Optional[str]]] = []
+    for f in range(len(legs.legs)):
+        s = h[:, f]
+        if not np.isfinite(s).all():
+            out.append((None, "non-finite foot or body positions"))
+            continue
+        swing = float(np.maximum.reduce(s) - np.minimum.reduce(s))
+        if swing == 0.0 or swing <= NOISE_AMPLITUDE_FRACTION * scale:
+            out.append((None, "no foot-height swing: the foot keeps its height relative to the body"))
+            continue
+        power = harmonic_power(s)[1:]
+        total = float(power.sum())
+        frac = float(power[harmonic - 1] / total) if 0 < harmonic <= power.size and total > 0.0 else 0.0
+        if not periodic and frac < MIN_DOMINANT_POWER_FRACTION:
+            out.append((None, (
+                f"no periodic foot-height cycle: harmonic {harmonic} holds {frac:.0%} of the foot height's "
+                f"power (needs {MIN_DOMINANT_POWER_FRACTION:.0%})"
+            )))
+            continue
+        out.append((stride_anchor_cycles(s, harmonic=harmonic), None))
+    return out
+
+
+def duty_factors(stance, frame_count: int) -> List[float]:
+    """Per foot: the share of one cycle's samples (i < C) in stance ((N, F) mask)."""
+    st = np.asarray(stance, dtype=bool)
+    c = cycle_length(frame_count)
+    return [float(np.count_nonzero(st[:c, f]) / c) for f in range(st.shape[1])]
+
+
+def leg_offsets(phases: Sequence[Optional[float]]) -> List[Optional[float]]:
+    """Offset of each leg from leg 0, in cycles [0, 1): ``(phase_0 − phase_i) mod 1`` — how far
+    ahead of leg 0 in its cycle leg i is (the simulator's ``phase`` convention: a leg at
+    offset 0.25 reaches mid-stance a quarter cycle earlier). None when a phase is None."""
+    if not phases or phases[0] is None:
+        return [None] * len(phases)
+    p0 = float(phases[0])
+    out: List[Optional[float]] = []
+    for p in phases:
+        if p is None:
+            out.append(None)
+            continue
+        d = (p0 - float(p)) % 1.0
+        out.append(0.0 if d >= 1.0 or circular_distance_cycles(d, 0.0) < 1e-12 else d)
+    return out
+
+
+def gait_pattern(offsets: Sequence[Optional[float]], pair_count: int) -> Tuple[Optional[str], Optional[str]]:
+    """(pattern, None) or (None, reason) from the legs' offsets (legs ordered by pair from the
+    rear, left first; :func:`leg_offsets`).
+
+    Within :data:`PATTERN_TOLERANCE_CYCLES` of every offset: one pair ``biped`` (0, ½);
+    two pairs (hind L, hind R, fore L, fore R) ``walk`` (0, ½, ¾, ¼: the lateral sequence,
+    quarter-cycle steps), ``trot`` (diagonals together), ``pace`` (same side together),
+    ``bound`` (pairs together); three pairs ``tripod`` (rear L, mid R, front L together,
+    the others half a cycle later); three or more pairs ``wave`` (along each side every
+    pair a constant step ahead of the one behind it, the step neither 0 nor ½; the right
+    side half a cycle from the left). Anything else is ``irregular``.
+    """
+    if not offsets or any(o is None for o in offsets):
+        return None, "a leg has no phase"
+    if len(offsets) != 2 * pair_count:
+        return None, "the legs do not form left/right pairs"
+    tol = PATTERN_TOLERANCE_CYCLES
+    for name, expected in _PATTERNS.get(pair_count, ()):
+        if all(circular_distance_cycles(o, e) <= tol for o, e in zip(offsets, expected)):
+            return name, None
+    if pair_count >= 3:
+        left = [float(o) for o in offsets[0::2]]
+        right = [float(o) for o in offsets[1::2]]
+        step = (left[1] - left[0]) % 1.0
+        even = all(circular_distance_cycles(b - a, step) <= tol for a, b in zip(left, left[1:]))
+        mirrored = all(circular_distance_cycles(r - l, 0.5) <= tol for l, r in zip(left, right))
+        if even and mirrored and circular_distance_cycles(step, 0.0) > tol and circular_distance_cycles(step, 0.5) > tol:
+            return "wave", None
+    return "irregular", None

@@ -79,7 +79,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -137,6 +137,8 @@ class RoleMap:
     names: Dict[str, str] = field(default_factory=dict)
     conventions: Dict[str, str] = field(default_factory=dict)
     unresolved: Dict[str, str] = field(default_factory=dict)
+    #: the rig's legs (``core.legs.LegMap``) once resolved (``core.legs.resolve_rig``)
+    legs: Any = None
 
     def get(self, role: str) -> Optional[int]:
         return self.bones.get(role)
@@ -152,12 +154,17 @@ class RoleMap:
         )
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "profile": self.profile,
             "roles": {r: self.names[r] for r in ROLES if r in self.names},
             "conventions": {r: self.conventions[r] for r in ROLES if r in self.conventions},
             "unresolved": {r: self.unresolved[r] for r in ROLES if r in self.unresolved},
         }
+        if self.legs is not None:
+            out["legs"] = self.legs.to_json()
+            if not self.legs.legs:
+                out["legs_unavailable"] = self.legs.unresolved or "no legs found"
+        return out
 
 
 # --------------------------------------------------------------------------

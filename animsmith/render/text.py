@@ -113,8 +113,11 @@ def escape(text: Any) -> str:
     """Control/format/separator characters shown as ``\\uXXXX`` (one line, no bidi tricks);
     the zero-width (non-)joiners U+200C/U+200D stay, as names in Persian, Indic scripts
     and emoji sequences need them and they never reorder text."""
+    text = str(text)
+    if text.isprintable():  # no character of those categories (str.isprintable excludes them all)
+        return text
     out = []
-    for ch in str(text):
+    for ch in text:
         cat = unicodedata.category(ch)
         if cat in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn") and ch not in _JOINERS:
             code = ord(ch)

@@ -9,7 +9,8 @@ judged, sampled once):
 * ``pos``: model-space joint positions (frame-major, then bone, then xyz);
 * ``local``: local translation / rotation (x, y, z, w) / scale, only for clips
   a gait group names (the pair player's illustrative blend needs them);
-* feet: model-space height of the left/right foot (else toe) role bone and its
+* feet: model-space height of the left/right foot (else toe) role bone (on a rig
+  with more than one pair of legs: of every leg's foot, one row per leg) and its
   stance as the ``foot-slide`` check decides it (:func:`foot_stance`: authored
   contact markers when present, else the contact-height rule with the check's
   ``contact_height_m``);
@@ -70,23 +71,18 @@ def side_bone(roles, side: str) -> Optional[int]:
 
 
 def foot_stance(analysis, bone: int, height_m, times_s, contact_height_m: float):
-    """((N,) stance, source) of one foot, as the ``foot-slide`` check decides it.
-
-    Authored contact markers (``core.contacts.parse_contact_markers``; a bone
-    the markers do not name takes its nearest named ancestor's contacts) when
-    the clip carries usable ones naming this foot -> source ``"authored"``;
-    else the contact-height rule ``core.contacts.stance_mask`` -> ``"height"``.
+    """((N,) stance, source) of one foot, as the ``foot-slide`` check decides it: the core's
+    one stance decision (``core.contacts.feet_stance``): authored contact markers naming
+    this foot (or an ancestor) -> source ``"authored"``; else the contact-height rule ->
+    ``"height"``.
     """
-    from animsmith.core import contacts as core_contacts
+    from animsmith.core.contacts import feet_stance
 
-    parse = getattr(core_contacts, "parse_contact_markers", None)
-    if parse is not None:
-        markers, _ = parse(analysis.clip)
-        if markers is not None and hasattr(markers, "marker_names"):
-            (name,) = markers.marker_names(analysis.skeleton, [bone])
-            if name is not None:
-                return markers.stance_mask([name], times_s)[:, 0], "authored"
-    return core_contacts.stance_mask(height_m, contact_height_m)[:, 0], "height"
+    h = np.asarray(height_m, dtype=np.float64).reshape(-1)
+    pos = np.zeros((h.shape[0], 1, 3))
+    pos[:, 0, 1] = h
+    stance, authored, _ = feet_stance(analysis.clip, analysis.skeleton, [bone], pos, times_s, contact_height_m)
+    return stance[:, 0], ("authored" if bool(authored[0]) else "height")
 
 
 def horizontal_speed_mps(xz: np.ndarray, times_s: np.ndarray) -> np.ndarray:
@@ -130,19 +126,30 @@ def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dic
             "s": rounded(shown.local_scale),
         }
     feet = {}
-    for side in ("left", "right"):
-        bone = side_bone(roles, side)
+    legs = getattr(analysis, "legs", None)
+    if legs is not None and len(legs.pairs) > 1:  # one row per leg: quadrupeds, hexapods...
+        rows = [(leg.name, leg.foot, leg.side) for leg in legs.legs]
+    else:
+        rows = [(side, side_bone(roles, side), side) for side in ("left", "right")]
+    on_side: Dict[str, int] = {}
+    for key, bone, side in rows:
         if bone is None:
             continue
         height = model_positions_m(grid, [bone])[:, 0, 1]
         stance, source = foot_stance(analysis, bone, height, grid.times_s, contact_height_m)
-        feet[side] = {
+        # the page colours a foot by its side, and the n-th leg of a side by that side's n-th shade
+        leg = on_side.get(side, 0)
+        on_side[side] = leg + 1
+        feet[key] = {
+            "side": side,
+            "leg": leg,
             "bone": str(analysis.skeleton.names[bone]),
             "height": rounded(height[idx]),
             "stance": [int(v) for v in stance[idx]],
             "source": source,
         }
     view["feet"] = feet
+    view["feet_order"] = list(feet)
     view["contact_height_m"] = float(contact_height_m)
     travel = analysis.travel  # the clip's travel bone, as measure and lint use it
     bone, why = travel.bone, travel.reason

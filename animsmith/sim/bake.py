@@ -16,6 +16,10 @@ noise) is not written when its value is the rest pose's and is written as one ke
 otherwise (a constant 8° pitch on a slope: the pose, without a multi-key constant
 track). Quaternions are kept on one hemisphere along time.
 
+The leg map goes into the file's ``asset.extras`` (:func:`leg_map`: ``animsmith_legs``,
+each leg's name, side, pair from the rear and foot bone), so ``measure`` and ``lint``
+find every leg with no config.
+
 Contact markers go into the animation's ``extras`` (docs/sim.md):
 ``{"animsmith_contacts": {"version": 1, "feet": {leg: foot bone}, "events":
 [{"leg", "kind": "plant"|"lift", "time_s"}, ...]}}``; the core reads them back
@@ -58,6 +62,28 @@ def bone_names(creature: Creature) -> Tuple[str, List[List[str]], List[str]]:
         else:
             segs.append([f"{leg.name}_seg{i}" for i in range(len(leg.segments))])
     return "body", segs, [f"{leg.name}_foot" for leg in creature.legs]
+
+
+def leg_map(creature: Creature) -> Optional[dict]:
+    """The leg map the bake writes into the file's ``asset.extras`` (``animsmith_legs``,
+    read first by ``core.legs``): per leg its name, side, pair and foot bone; pairs by the
+    legs' ``home`` Z from the rear, the i-th left leg with the i-th right one. None when
+    the legs do not pair up (a centre leg, unequal sides, two legs of a side at one Z):
+    the linter then looks for the legs by shape."""
+    from animsmith.core.legs import LEGS_KEY, LEGS_VERSION
+
+    root, _, feet = bone_names(creature)
+    sides = {s: sorted((i for i, leg in enumerate(creature.legs) if leg.side == s), key=lambda i: creature.legs[i].home[2]) for s in ("L", "R")}
+    if any(leg.side not in ("L", "R") for leg in creature.legs) or len(sides["L"]) != len(sides["R"]):
+        return None
+    for ids in sides.values():
+        if any(creature.legs[a].home[2] == creature.legs[b].home[2] for a, b in zip(ids, ids[1:])):
+            return None
+    legs = []
+    for pair, (li, ri) in enumerate(zip(sides["L"], sides["R"])):
+        for side, i in (("left", li), ("right", ri)):
+            legs.append({"name": creature.legs[i].name, "side": side, "pair": pair, "foot": feet[i]})
+    return {LEGS_KEY: {"version": LEGS_VERSION, "body": root, "legs": legs}}
 
 
 @dataclass
@@ -363,7 +389,7 @@ def bake(
         }
         name = clip_name or ("walk" if terrain == "flat" else f"walk_{terrain}")
         clip = walk_clip(walk, rig, name, root_motion=root_motion, extras=extras)
-        asset = Asset(skeleton=rig.skeleton, clips=[clip])
+        asset = Asset(skeleton=rig.skeleton, clips=[clip], extras=leg_map(creature))
         check_finite(asset, events)
     return Baked(asset=asset, walk=walk, rig=rig, events=events, terrain=terrain, speed_mps=speed, root_motion=root_motion)
 

@@ -13,6 +13,7 @@ body_height = 0.19   # hip height above the ground at rest (optional, default: 0
 bob = 0.004          # body bob amplitude (optional, default 0)
 roll_deg = 0.0       # biped roll over the stance leg (optional, default 0)
 naming = "generic"   # "generic" (<leg>_seg<i>, <leg>_foot) or "mixamo" (bipeds: Hips, LeftUpLeg...)
+gait = "walk"        # optional: the pattern the phases make (core.gait.GAIT_PATTERNS), what measure reports
 
 [[legs]]
 name = "leg_0"
@@ -86,6 +87,8 @@ class Creature:
     roll_deg: float = 0.0
     naming: str = "generic"
     description: str = ""
+    #: the gait pattern the legs' phases make (``core.gait.GAIT_PATTERNS``), when declared
+    gait: Optional[str] = None
     source: Optional[str] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
@@ -109,6 +112,7 @@ class Creature:
             "bob": self.bob,
             "roll_deg": self.roll_deg,
             "naming": self.naming,
+            "gait": self.gait,
             "cycle_m": self.cycle_m,
             "legs": [
                 {
@@ -305,7 +309,7 @@ def creature_from_dict(doc: Any, path: str = "<creature>") -> Creature:
     """Validate a parsed creature document (module docstring schema; limits above)."""
     if not isinstance(doc, dict):
         raise _err("creature file must hold a table/object", path)
-    known = {"name", "description", "stride", "duty", "lift", "clip_speed", "body_height", "bob", "roll_deg", "naming", "legs", "segments"}
+    known = {"name", "description", "stride", "duty", "lift", "clip_speed", "body_height", "bob", "roll_deg", "naming", "gait", "legs", "segments"}
     unknown = sorted(str(k) for k in set(doc) - known)
     if unknown:
         raise _err(f"unknown key {_show(unknown[0])} (expected one of {', '.join(sorted(known))})", path)
@@ -349,6 +353,11 @@ def creature_from_dict(doc: Any, path: str = "<creature>") -> Creature:
     if dup:
         raise _err(f"legs: duplicate leg name {_show(dup[0])}", path)
     naming = _choice(doc.get("naming", "generic"), NAMINGS, "naming", path)
+    gait = None
+    if "gait" in doc:
+        from animsmith.core.gait import GAIT_PATTERNS
+
+        gait = _choice(doc["gait"], GAIT_PATTERNS, "gait", path)
     if naming == "mixamo" and sorted(leg.side for leg in legs) != ["L", "R"]:
         raise _err("naming: 'mixamo' needs exactly one L and one R leg", path)
     if body_height is None:
@@ -371,6 +380,7 @@ def creature_from_dict(doc: Any, path: str = "<creature>") -> Creature:
         roll_deg=roll_deg,
         naming=naming,
         description=description,
+        gait=gait,
         source=path,
     )
 

@@ -682,15 +682,18 @@
     var cam = new Camera(380, 320), skel = DATA.skeletons[clip.skeleton];
     cam.fit([clip]);
     var feetSeries = [], lanes = [], feetLegend = [];
-    ["left", "right"].forEach(function (side) {
-      var foot = clip.feet[side];
-      if (!foot) return;
-      var key = side + "_foot", color = colorOf(key);
-      feetSeries.push({ xs: clip.times, ys: foot.height, color: color, label: side, key: key });
-      lanes.push({ label: side === "left" ? "L" : "R", key: key, color: color, spans: spansOf(clip.times, foot.stance) });
-      feetLegend.push({ key: key, label: side + " foot (curve: height, bar " + (side === "left" ? "L" : "R") + ": contact)", color: color });
+    // one row per foot: left/right, or every leg of a rig with more than one pair, each
+    // in its side's colour (the n-th leg of a side in that side's n-th shade)
+    var feetKeys = clip.feet_order || ["left", "right"].filter(function (k) { return clip.feet[k]; });
+    feetKeys.forEach(function (k) {
+      var foot = clip.feet[k], side = foot.side || k, leg = foot.leg || 0;
+      var key = (k === "left" || k === "right") ? k + "_foot" : k, color = colorOf(side, leg);
+      var lab = k === "left" ? "L" : k === "right" ? "R" : k.slice(0, 7);
+      feetSeries.push({ xs: clip.times, ys: foot.height, color: color, label: k, key: key });
+      lanes.push({ label: lab, key: key, color: color, spans: spansOf(clip.times, foot.stance) });
+      feetLegend.push({ key: key, label: (k === "left" || k === "right" ? k + " foot" : k) + " (curve: height, bar " + lab + ": contact)", color: color });
     });
-    var sources = ["left", "right"].filter(function (k) { return clip.feet[k]; }).map(function (k) { return clip.feet[k].source; });
+    var sources = feetKeys.map(function (k) { return clip.feet[k].source; });
     var how = sources.every(function (x) { return x === "authored"; }) ? "authored contact markers"
       : sources.some(function (x) { return x === "authored"; }) ? "authored markers / height rule"
       : "≤ " + fmt(clip.contact_height_m, 3) + " m above lowest";

@@ -1,0 +1,684 @@
+"""Legs: which chains of a rig are legs, their sides and pairs, and how they were found.
+
+``resolve_legs(asset, roles, declared=None) -> LegMap``; ``resolve_rig(asset, profile,
+overrides, declared_legs) -> RoleMap`` (roles, then legs, then the biped roles that the
+legs supply).
+
+A leg has a name, a side (``left`` / ``right``), a pair index (pairs ordered from the
+rear: a biped has pair 0 only; a quadruped pair 0 = hind, pair 1 = fore; a hexapod
+pairs 0..2), a foot bone and an optional toe bone. Legs are ordered by pair, left
+before right: leg 0 is the rear left leg. The body (hips) is the legs' nearest common
+ancestor unless a source names it.
+
+Where legs come from (the first source that gives legs wins)
+-------------------------------------------------------------
+1. ``config``: ``[rig.legs]`` in the contract (docs/config.md).
+2. ``extras``: the file's leg map, ``asset.extras.animsmith_legs`` (``version`` 1,
+   ``body``, ``legs`` [{``name``, ``side``, ``pair``, ``foot``, ``toe``}]; the
+   simulator writes it). A map naming a bone the file does not have is ignored
+   with the reason.
+3. ``name``: front/hind words with side markers (``FrontLeg.L``, ``BackLeg.L``,
+   ``hind_left``, ``Leg_FL``, ``Leg_BR``): a fore/front and a hind/back/rear end,
+   each with both sides. Then the biped roles: feet and hands both resolved, with
+   the hands hanging within a quarter of the hips' height of the feet in the rest
+   pose (``b_LeftFoot01`` / ``b_LeftHand`` of the Khronos Fox): feet = pair 0,
+   hands = pair 1. Else the left and right foot roles: one pair.
+4. ``shape`` (names say nothing): :func:`legs_by_shape`.
+
+Found by shape
+--------------
+In the rest pose (when it shows no legs: the first frame of the first clip), with
+Y up and the character facing +Z (the glTF front; +X is its left):
+
+* end joints = skin joints without joint children (every node when the file has
+  no skin); the ground = the lowest end joint; an end joint is *low* when it lies
+  within 15 % of the skeleton's height span above the ground;
+* low end joints whose nearest common ancestor is itself within a quarter of the
+  body's height above the ground are one foot (a heel and a toe): the foot is that
+  ancestor;
+* the body is the nearest common ancestor of the feet, and must stand above the
+  highest foot by more than the low band (chains that do not hang are no legs);
+* sides by the sign of each foot's X offset from the feet's mean X; both sides must
+  hold as many feet, and no foot may lie on the centre line;
+* pairs by Z (rear first): the i-th left foot from the rear pairs with the i-th
+  right one; two feet of one side at the same Z make the order unclear;
+* the first frame of the first clip must not contradict the rest pose: no other end
+  joint may hang lower than the highest foot there (a crawl whose arms hang lower
+  than its legs).
+
+Every refusal says why (``LegMap.unresolved``); the shape rule never picks between
+equally good candidates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+LEGS_KEY = "animsmith_legs"
+LEGS_VERSION = 1
+SIDES = ("left", "right")
+#: most legs a rig (or a leg map) may declare
+MAX_LEGS = 64
+
+#: an end joint is low when within this share of the skeleton's height span of the ground
+LOW_BAND_FRACTION = 0.15
+#: low end joints whose common ancestor lies within this share of the body height are one foot
+ONE_FOOT_FRACTION = 0.25
+#: hands within this share of the hips' height above the feet are fore feet
+HANDS_AS_FEET_FRACTION = 0.25
+#: a foot within this share of the span from the centre line has no side
+CENTRE_LINE_FRACTION = 0.01
+#: more low end joints than this (a mesh of joints, a hostile file) are no legs
+MAX_LOW_ENDS = 4 * MAX_LEGS
+#: more bones than this naming one leg (fore left...) are no leg chain
+MAX_NAMED_CHAIN = 64
+
+
+@dataclass
+class Leg:
+    """One leg: ``foot``/``toe`` are bone indices; ``found_by`` is ``config``, ``extras``,
+    ``name`` or ``shape``; ``why`` says how (the convention, or the shape rule)."""
+
+    name: str
+    side: str
+    pair: int
+    foot: int
+    toe: Optional[int] = None
+    found_by: str = "shape"
+    why: str = ""
+
+
+@dataclass
+class LegMap:
+    """The legs of one skeleton (ordered by pair, left first), the body bone, and the
+    reason when no legs were found."""
+
+    legs: List[Leg] = field(default_factory=list)
+    body: Optional[int] = None
+    unresolved: Optional[str] = None
+    #: reasons earlier sources were passed over (a leg map naming a missing bone ...)
+    notes: List[str] = field(default_factory=list)
+    #: the legs are the biped roles' feet (and hands): they add no role
+    from_roles: bool = False
+    names: Sequence[str] = ()
+
+    @property
+    def pairs(self) -> List[int]:
+        return sorted({leg.pair for leg in self.legs})
+
+    def pair_feet(self, pair: int) -> Tuple[List[Leg], List[Leg]]:
+        """(left legs, right legs) of one pair."""
+        left = [leg for leg in self.legs if leg.pair == pair and leg.side == "left"]
+        right = [leg for leg in self.legs if leg.pair == pair and leg.side == "right"]
+        return left, right
+
+    def to_json(self) -> List[Dict[str, Any]]:
+        names = self.names
+        return [
+            {
+                "name": leg.name,
+                "side": leg.side,
+                "pair": leg.pair,
+                "foot": str(names[leg.foot]),
+                "toe": None if leg.toe is None else str(names[leg.toe]),
+                "found_by": leg.found_by,
+                "why": leg.why,
+            }
+            for leg in self.legs
+        ]
+
+
+def _ordered(legs: List[Leg]) -> List[Leg]:
+    return sorted(legs, key=lambda leg: (leg.pair, SIDES.index(leg.side)))
+
+
+def pair_label(pair: int, pair_count: int) -> str:
+    """``hind``/``fore`` for two pairs, ``""`` for one, else ``pair<i>``."""
+    if pair_count == 1:
+        return ""
+    if pair_count == 2:
+        return ("hind", "fore")[pair]
+    return f"pair{pair}"
+
+
+def default_leg_name(side: str, pair: int, pair_count: int) -> str:
+    label = pair_label(pair, pair_count)
+    return f"{label}_{side}" if label else side
+
+
+# --------------------------------------------------------------------------
+# Poses
+# --------------------------------------------------------------------------
+
+
+def rest_positions_m(skeleton) -> np.ndarray:
+    """(B, 3) model-space rest positions."""
+    from animsmith.core.pose import forward_kinematics
+
+    _, pos, _ = forward_kinematics(
+        skeleton,
+        np.asarray(skeleton.rest_translation, dtype=np.float64)[None],
+        np.asarray(skeleton.rest_rotation, dtype=np.float64)[None],
+        np.asarray(skeleton.rest_scale, dtype=np.float64)[None],
+        use_rest_matrix=np.asarray(skeleton.has_matrix, dtype=bool),
+    )
+    return np.asarray(pos[0], dtype=np.float64)
+
+
+def first_frame_positions_m(asset) -> Tuple[Optional[np.ndarray], Optional[str]]:
+    """((B, 3) model positions at the first clip's first grid time, clip name) or (None, None)."""
+    from animsmith.core.pose import grid_times_s, sample_pose
+
+    for clip in asset.clips:
+        if not clip.channels:
+            continue
+        try:
+            times = grid_times_s(clip)[:1]
+            grid = sample_pose(asset.skeleton, clip, times)
+        except Exception:  # malformed key times: the checks report them; no frame to judge
+            return None, None
+        pos = np.asarray(grid.model_position_m[0], dtype=np.float64)
+        return (pos, clip.name) if np.all(np.isfinite(pos)) else (None, None)
+    return None, None
+
+
+# --------------------------------------------------------------------------
+# Tree helpers
+# --------------------------------------------------------------------------
+
+
+def _ancestors(parents, bone: int) -> List[int]:
+    out = []
+    b = int(bone)
+    while b >= 0 and len(out) <= len(parents):
+        out.append(b)
+        b = int(parents[b])
+    return out
+
+
+def common_ancestor(parents, bones: Sequence[int]) -> Optional[int]:
+    """Nearest common ancestor (a bone is its own ancestor), or None (different roots)."""
+    bones = [int(b) for b in bones]
+    if not bones:
+        return None
+    chain = _ancestors(parents, bones[0])
+    common = set(chain)
+    for b in bones[1:]:
+        common &= set(_ancestors(parents, b))
+    for b in chain:
+        if b in common:
+            return b
+    return None
+
+
+def _end_joints(skeleton) -> List[int]:
+    joints = np.asarray(skeleton.is_joint, dtype=bool)
+    use = joints if joints.any() else np.ones(len(skeleton.names), dtype=bool)
+    in_scene = getattr(skeleton, "in_scene", None)
+    if in_scene is not None and np.any(in_scene):
+        use = use & np.asarray(in_scene, dtype=bool)
+    parents = np.asarray(skeleton.parents)
+    has_child = np.zeros(len(use), dtype=bool)
+    for b in np.nonzero(use)[0]:
+        p = int(parents[b])
+        while p >= 0:  # a joint child anywhere below makes the bone no end (mesh nodes between)
+            if use[p]:
+                has_child[p] = True
+                break
+            p = int(parents[p])
+    return [int(b) for b in np.nonzero(use & ~has_child)[0]]
+
+
+# --------------------------------------------------------------------------
+# Found by shape
+# --------------------------------------------------------------------------
+
+
+def _shape_in_pose(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[LegMap], str]:
+    names = skeleton.names
+    parents = np.asarray(skeleton.parents)
+    ends = _end_joints(skeleton)
+    if len(ends) < 2:
+        return None, f"{where}: the skeleton has {len(ends)} end joint(s); legs need at least two"
+    joints = np.asarray(skeleton.is_joint, dtype=bool)
+    span_bones = np.nonzero(joints)[0] if joints.any() else np.arange(len(names))
+    y = pos[:, 1]
+    span = float(np.max(y[span_bones]) - np.min(y[span_bones]))
+    if not np.isfinite(span) or span <= 0.0:
+        return None, f"{where}: the skeleton has no height (every joint at one level): nothing hangs"
+    ground = float(min(y[e] for e in ends))
+    band = LOW_BAND_FRACTION * span
+    low = [e for e in ends if y[e] - ground <= band]
+    if len(low) > MAX_LOW_ENDS:
+        return None, (
+            f"{where}: {len(low)} end joints lie at the bottom of the skeleton: "
+            f"too many to tell legs apart (at most {MAX_LOW_ENDS})"
+        )
+    if len(low) < 2:
+        return None, (
+            f"{where}: only {names[low[0]]!r} lies at the bottom of the skeleton "
+            f"(legs need two or more end joints within {LOW_BAND_FRACTION:.0%} of its height of the ground)"
+        )
+    body = common_ancestor(parents, low)
+    if body is None:
+        return None, f"{where}: the lowest end joints have no common ancestor (separate skeletons)"
+    body_h = float(y[body]) - ground
+    # low end joints that meet near the ground are one foot (a heel and a toe)
+    groups: List[List[int]] = []
+    for e in low:
+        for g in groups:
+            a = common_ancestor(parents, g + [e])
+            if a is not None and a != body and float(y[a]) - ground <= ONE_FOOT_FRACTION * body_h:
+                g.append(e)
+                break
+        else:
+            groups.append([e])
+    feet = [g[0] if len(g) == 1 else common_ancestor(parents, g) for g in groups]
+    if len(feet) < 2:
+        return None, f"{where}: the lowest end joints all belong to one foot ({names[feet[0]]!r})"
+    body = common_ancestor(parents, feet)
+    top_foot = max(float(y[f]) for f in feet)
+    if body is None or float(y[body]) - top_foot <= band:
+        return None, (
+            f"{where}: the lowest chains do not hang below a common ancestor "
+            f"({', '.join(repr(names[f]) for f in feet[:4])} meet at {names[body]!r} "
+            "without a drop)" if body is not None else f"{where}: the feet have no common ancestor"
+        )
+    x = pos[:, 0]
+    centre = float(np.mean([x[f] for f in feet]))
+    on_line = [f for f in feet if abs(float(x[f]) - centre) <= CENTRE_LINE_FRACTION * span]
+    if on_line:
+        return None, f"{where}: {names[on_line[0]]!r} lies on the centre line (X); its side is unclear"
+    left = sorted((f for f in feet if x[f] > centre), key=lambda f: float(pos[f, 2]))
+    right = sorted((f for f in feet if x[f] < centre), key=lambda f: float(pos[f, 2]))
+    if len(left) != len(right):
+        return None, (
+            f"{where}: {len(left)} low chain(s) on the left (+X) and {len(right)} on the right: "
+            "they do not form mirror pairs"
+        )
+    for side in (left, right):
+        for a, b in zip(side, side[1:]):
+            if abs(float(pos[b, 2] - pos[a, 2])) <= CENTRE_LINE_FRACTION * span:
+                return None, (
+                    f"{where}: {names[a]!r} and {names[b]!r} stand at the same Z on one side: "
+                    "which pair each belongs to is unclear"
+                )
+    count = len(left)
+    legs = []
+    for pair, (lf, rf) in enumerate(zip(left, right)):
+        for side, foot in (("left", lf), ("right", rf)):
+            legs.append(
+                Leg(
+                    name=default_leg_name(side, pair, count),
+                    side=side,
+                    pair=pair,
+                    foot=int(foot),
+                    found_by="shape",
+                    why=f"lowest end joint of a chain from {names[body]!r} ({where}), "
+                    f"{'+X' if side == 'left' else '-X'} side, pair {pair} of {count} from the rear (-Z)",
+                )
+            )
+    return LegMap(legs=_ordered(legs), body=int(body)), ""
+
+
+def legs_by_shape(skeleton, rest_pos: np.ndarray, frame_pos: Optional[np.ndarray], clip_name: Optional[str]) -> LegMap:
+    """Legs from the rest pose (else the first frame), checked against the first frame
+    (module docstring). A refusal is a LegMap without legs and with the reason."""
+    names = skeleton.names
+    found, why = _shape_in_pose(skeleton, rest_pos, "rest pose")
+    where_pos = rest_pos
+    if found is None and frame_pos is not None:
+        found2, why2 = _shape_in_pose(skeleton, frame_pos, f"first frame of {clip_name!r}")
+        if found2 is None:
+            return LegMap(unresolved=f"no legs by shape: {why}; {why2}")
+        found, where_pos = found2, frame_pos
+    if found is None:
+        return LegMap(unresolved=f"no legs by shape: {why}")
+    if frame_pos is not None and where_pos is rest_pos:
+        feet = {leg.foot for leg in found.legs}
+        y = frame_pos[:, 1]
+        top = max(float(y[f]) for f in feet)
+        below = [e for e in _end_joints(skeleton) if not _under_any(skeleton.parents, e, feet) and float(y[e]) < top]
+        if below:
+            hi = max(feet, key=lambda f: float(y[f]))
+            return LegMap(
+                unresolved=(
+                    f"no legs by shape: in the first frame of {clip_name!r}, {names[below[0]]!r} hangs lower "
+                    f"than the foot {names[hi]!r} of the rest pose: which chains are legs is unclear"
+                )
+            )
+    return found
+
+
+def _under_any(parents, bone: int, feet) -> bool:
+    return any(b in feet for b in _ancestors(parents, bone))
+
+
+# --------------------------------------------------------------------------
+# Found by name
+# --------------------------------------------------------------------------
+
+_FORE = {"front", "fore", "frnt"}
+_HIND = {"hind", "back", "rear"}
+_CORNER = {"fl": ("fore", "left"), "fr": ("fore", "right"), "bl": ("hind", "left"), "br": ("hind", "right"), "hl": ("hind", "left"), "hr": ("hind", "right")}
+_SIDE_WORDS = {"left": "left", "l": "left", "lf": "left", "lft": "left", "right": "right", "r": "right", "rt": "right", "rgt": "right"}
+_FOOT_WORDS = {"foot", "feet", "paw", "hoof", "ankle"}
+
+
+#: a name can only say fore/hind when it holds one of these (a cheap first test)
+_CORNER_HINT = re.compile(r"front|fore|frnt|hind|back|rear|(?:^|[^a-z])(?:fl|fr|bl|br|hl|hr)(?:[^a-z]|$)", re.IGNORECASE)
+
+
+def _corner_of(stem: str) -> Optional[Tuple[str, str]]:
+    """(``fore``|``hind``, side) read from a bone name, or None."""
+    from animsmith.core.roles import _GENERIC_STOP, name_words
+
+    if not _CORNER_HINT.search(stem):
+        return None
+    raw = [w.lower() for w in re.split(r"[^A-Za-z0-9]+", stem) if w]
+    words = name_words(stem)
+    if any(w in _GENERIC_STOP for w in words):
+        return None
+    corners = {_CORNER[w] for w in raw if w in _CORNER}
+    if len(corners) == 1 and not any(w in _FORE or w in _HIND for w in words):
+        return corners.pop()
+    ends = {"fore" for w in words if w in _FORE} | {"hind" for w in words if w in _HIND}
+    sides = {_SIDE_WORDS[w] for w in words if w in _SIDE_WORDS}
+    if len(ends) == 1 and len(sides) == 1:
+        return ends.pop(), sides.pop()
+    return None
+
+
+def _legs_by_words(skeleton) -> Tuple[Optional[List[Leg]], Optional[str]]:
+    from animsmith.core.roles import name_words, split_name
+
+    names = skeleton.names
+    parents = np.asarray(skeleton.parents)
+    joints = np.asarray(skeleton.is_joint, dtype=bool)
+    groups: Dict[Tuple[str, str], List[int]] = {}
+    any_joint = bool(joints.any())
+    for b, n in enumerate(names):
+        if any_joint and not joints[b]:
+            continue
+        corner = _corner_of(split_name(str(n))[2])
+        if corner is not None:
+            groups.setdefault(corner, []).append(b)
+    if not groups:
+        return None, None
+    ends_present = {end for end, _ in groups}
+    if ends_present != {"fore", "hind"} or len(groups) != 4:
+        shown = ", ".join(f"{e} {s}" for e, s in sorted(groups))
+        return None, f"front/hind leg names found for {shown} only (needs both sides of the fore and the hind end)"
+    ends_all = _end_joints(skeleton)
+    legs = []
+    for (end, side), bones in sorted(groups.items()):
+        if len(bones) > MAX_NAMED_CHAIN:
+            return None, f"{len(bones)} bones name the {end} {side} leg (at most {MAX_NAMED_CHAIN})"
+        top = min(bones, key=lambda b: int(skeleton.depth[b]))
+        if any(top not in _ancestors(parents, b) for b in bones):
+            shown = " and ".join(repr(names[b]) for b in bones[:3])
+            return None, f"two equally good {end} {side} leg chains: {shown}"
+        footed = [b for b in bones if set(name_words(split_name(str(names[b]))[2])) & _FOOT_WORDS]
+        if footed:
+            foot = max(footed, key=lambda b: int(skeleton.depth[b]))
+            if len(footed) > 1 and any(foot not in _ancestors(parents, f) and f not in _ancestors(parents, foot) for f in footed):
+                return None, f"two equally good {end} {side} foot bones"
+            foot = min(footed, key=lambda b: int(skeleton.depth[b]))
+        else:
+            below = [e for e in ends_all if top in _ancestors(parents, e)]
+            if not below:
+                return None, f"the {end} {side} leg {names[top]!r} has no end joint below it"
+            foot = below[0] if len(below) == 1 else common_ancestor(parents, below)
+        pair = 0 if end == "hind" else 1
+        legs.append(
+            Leg(
+                name=f"{end}_{side}",
+                side=side,
+                pair=pair,
+                foot=int(foot),
+                found_by="name",
+                why=f"{end}/side words in {names[top]!r}" + (f" -> foot {names[foot]!r}" if foot != top else ""),
+            )
+        )
+    return _ordered(legs), None
+
+
+def _legs_by_roles(skeleton, roles, rest_pos: np.ndarray) -> Tuple[Optional[List[Leg]], Optional[str]]:
+    if not (roles.has("left_foot") and roles.has("right_foot")):
+        return None, None
+    conv = roles.conventions
+    names = skeleton.names
+    y = rest_pos[:, 1]
+    feet = (roles.get("left_foot"), roles.get("right_foot"))
+    legs = [
+        Leg("left", "left", 0, int(feet[0]), roles.get("left_toe"), "name", f"{conv.get('left_foot')} name {names[feet[0]]!r}"),
+        Leg("right", "right", 0, int(feet[1]), roles.get("right_toe"), "name", f"{conv.get('right_foot')} name {names[feet[1]]!r}"),
+    ]
+    if roles.has("left_hand") and roles.has("right_hand") and roles.has("hips"):
+        hands = (roles.get("left_hand"), roles.get("right_hand"))
+        foot_y = max(float(y[f]) for f in feet)
+        hips_h = float(y[roles.get("hips")]) - foot_y
+        hand_h = max(float(y[h]) for h in hands) - foot_y
+        if hips_h > 0 and np.isfinite(hand_h) and hand_h <= HANDS_AS_FEET_FRACTION * hips_h:
+            for leg in legs:
+                leg.name = f"hind_{leg.side}"
+                leg.why += " (feet are the hind pair)"
+            for side, h in zip(SIDES, hands):
+                legs.append(
+                    Leg(
+                        f"fore_{side}", side, 1, int(h), None, "name",
+                        f"{conv.get(side + '_hand')} name {names[h]!r}: in the rest pose the hands hang within a "
+                        "quarter of the hips' height of the feet, so they are the fore pair",
+                    )
+                )
+    return _ordered(legs), None
+
+
+# --------------------------------------------------------------------------
+# Declared maps: [rig.legs] and the file's extras
+# --------------------------------------------------------------------------
+
+
+def validate_leg_table(doc: Any, where: str) -> List[Dict[str, Any]]:
+    """Validate a list of leg entries ``{name, side, pair, foot, toe?}`` (names are bone
+    names); ValueError with ``where`` and the key at fault."""
+    if not isinstance(doc, list):
+        raise ValueError(f"{where}: expected a list of legs")
+    if len(doc) > MAX_LEGS:
+        raise ValueError(f"{where}: {len(doc)} legs; the limit is {MAX_LEGS}")
+    out = []
+    seen = set()
+    for i, leg in enumerate(doc):
+        w = f"{where}[{i}]"
+        if not isinstance(leg, dict):
+            raise ValueError(f"{w}: expected a table")
+        name = leg.get("name")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"{w}.name: expected a non-empty string")
+        if name in seen:
+            raise ValueError(f"{w}.name: duplicate leg name {name!r}")
+        seen.add(name)
+        side = leg.get("side")
+        if side not in SIDES:
+            raise ValueError(f"{w}.side: expected 'left' or 'right', got {side!r}")
+        pair = leg.get("pair", 0)
+        if isinstance(pair, bool) or not isinstance(pair, int) or not 0 <= pair < MAX_LEGS:
+            raise ValueError(f"{w}.pair: expected a whole number from 0 (the rear pair), got {pair!r}")
+        foot = leg.get("foot")
+        if not isinstance(foot, str) or not foot:
+            raise ValueError(f"{w}.foot: expected a bone name")
+        toe = leg.get("toe")
+        if toe is not None and (not isinstance(toe, str) or not toe):
+            raise ValueError(f"{w}.toe: expected a bone name")
+        out.append({"name": name, "side": side, "pair": pair, "foot": foot, "toe": toe})
+    taken = [(leg["pair"], leg["side"]) for leg in out]
+    dup = sorted({t for t in taken if taken.count(t) > 1})
+    if dup:
+        raise ValueError(f"{where}: two legs are the {dup[0][1]} leg of pair {dup[0][0]}")
+    pairs = sorted({p for p, _ in taken})
+    for p in pairs:
+        if (p, "left") not in taken or (p, "right") not in taken:
+            missing = "right" if (p, "left") in taken else "left"
+            raise ValueError(f"{where}: pair {p} has no {missing} leg (a pair is a left and a right leg)")
+    if pairs and pairs != list(range(len(pairs))):
+        raise ValueError(f"{where}: pairs must be numbered 0, 1, ... from the rear (got {pairs})")
+    return out
+
+
+def _bone(skeleton, name: str) -> Tuple[Optional[int], Optional[str]]:
+    hits = [b for b, n in enumerate(skeleton.names) if n == name]
+    joints = [b for b in hits if bool(skeleton.is_joint[b])]
+    hits = joints or hits
+    if not hits:
+        return None, f"no bone named {name!r}"
+    if len(hits) > 1:
+        return None, f"{len(hits)} bones are named {name!r}"
+    return hits[0], None
+
+
+def _declared_legs(skeleton, entries: List[Dict[str, Any]], found_by: str, source: str) -> Tuple[Optional[List[Leg]], Optional[str]]:
+    legs = []
+    for e in entries:
+        foot, why = _bone(skeleton, e["foot"])
+        if foot is None:
+            return None, f"{source} leg {e['name']!r}: {why}"
+        toe = None
+        if e.get("toe"):
+            toe, why = _bone(skeleton, e["toe"])
+            if toe is None:
+                return None, f"{source} leg {e['name']!r} toe: {why}"
+        legs.append(Leg(e["name"], e["side"], int(e["pair"]), int(foot), toe, found_by, f"{source} names {e['foot']!r}"))
+    return _ordered(legs), None
+
+
+def extras_leg_entries(asset) -> Tuple[Optional[List[Dict[str, Any]]], Optional[str], Optional[str]]:
+    """(entries, body bone name, None) from ``asset.extras.animsmith_legs``; (None, None, None)
+    without one; (None, None, reason) when it is unusable (never raised)."""
+    ex = getattr(asset, "extras", None)
+    if not isinstance(ex, dict) or LEGS_KEY not in ex:
+        return None, None, None
+    doc = ex[LEGS_KEY]
+    if not isinstance(doc, dict) or doc.get("version") != LEGS_VERSION:
+        return None, None, f"the file's {LEGS_KEY} is not a version-{LEGS_VERSION} leg map"
+    body = doc.get("body")
+    if body is not None and not isinstance(body, str):
+        return None, None, f"the file's {LEGS_KEY}.body is not a bone name"
+    try:
+        entries = validate_leg_table(doc.get("legs"), f"{LEGS_KEY}.legs")
+    except ValueError as exc:
+        return None, None, f"the file's leg map is unusable: {exc}"
+    return entries, body, None
+
+
+# --------------------------------------------------------------------------
+# Resolution
+# --------------------------------------------------------------------------
+
+
+def resolve_legs(asset, roles, declared: Optional[List[Dict[str, Any]]] = None, search: bool = True, shape: bool = True) -> LegMap:
+    """The legs of ``asset`` (module docstring): ``declared`` ([rig.legs] entries, already
+    validated), else the file's leg map, else names, else shape. ``search=False`` (the
+    rig profile ``none``): only ``declared``; ``shape=False`` (a named profile): no shape."""
+    skeleton = asset.skeleton
+    parents = np.asarray(skeleton.parents)
+    notes: List[str] = []
+
+    def finish(legs: List[Leg], body: Optional[int] = None, from_roles: bool = False) -> LegMap:
+        if body is None:
+            body = roles.get("hips") if roles.has("hips") and all(
+                roles.get("hips") in _ancestors(parents, leg.foot) for leg in legs
+            ) else common_ancestor(parents, [leg.foot for leg in legs])
+        return LegMap(legs=legs, body=body, notes=notes, from_roles=from_roles, names=skeleton.names)
+
+    if declared:
+        legs, why = _declared_legs(skeleton, declared, "config", "[rig.legs]")
+        if legs is None:
+            return LegMap(unresolved=why, names=skeleton.names)
+        return finish(legs)
+    if not search:
+        return LegMap(unresolved="the rig profile is none: only [rig.legs] declares legs", names=skeleton.names)
+    entries, body_name, why = extras_leg_entries(asset)
+    if why:
+        notes.append(why)
+    if entries:
+        legs, why = _declared_legs(skeleton, entries, "extras", f"the file's leg map ({LEGS_KEY})")
+        if legs is not None:
+            body = None
+            if body_name:
+                body, _ = _bone(skeleton, body_name)
+            return finish(legs, body)
+        notes.append(why)
+    rest = rest_positions_m(skeleton)
+    if not np.all(np.isfinite(rest)):
+        rest = np.nan_to_num(rest, nan=0.0, posinf=0.0, neginf=0.0)
+    legs, why = _legs_by_words(skeleton)
+    if legs:
+        return finish(legs)
+    if why:
+        notes.append(why)
+    legs, _ = _legs_by_roles(skeleton, roles, rest)
+    if legs:
+        return finish(legs, from_roles=True)
+    if not shape:
+        return LegMap(unresolved="no leg names match, and a named rig profile does not look for legs by shape", notes=notes, names=skeleton.names)
+    frame, clip_name = first_frame_positions_m(asset)
+    found = legs_by_shape(skeleton, rest, frame, clip_name)
+    found.notes = notes + found.notes
+    found.names = skeleton.names
+    return found
+
+
+_LEG_ROLES = {("left", "foot"): "left_foot", ("right", "foot"): "right_foot", ("left", "toe"): "left_toe", ("right", "toe"): "right_toe"}
+
+
+def roles_with_legs(roles, legs: LegMap, skeleton, fill: bool = True):
+    """The roles with hips and pair 0's feet/toes filled from the legs where the names did
+    not resolve them (convention ``legs:<found_by>``); the role map keeps the legs.
+    ``fill=False`` (a named rig profile) fills only from legs ``[rig.legs]`` declares."""
+    roles.legs = legs
+    if not legs.legs or legs.from_roles or not (fill or legs.legs[0].found_by == "config"):
+        return roles
+    names = skeleton.names
+    fills: Dict[str, Tuple[int, str]] = {}
+    if legs.body is not None:
+        fills["hips"] = (legs.body, legs.legs[0].found_by)
+    left, right = legs.pair_feet(0)
+    if len(left) == 1 and len(right) == 1:
+        for leg in (left[0], right[0]):
+            fills[_LEG_ROLES[(leg.side, "foot")]] = (leg.foot, leg.found_by)
+            if leg.toe is not None:
+                fills[_LEG_ROLES[(leg.side, "toe")]] = (leg.toe, leg.found_by)
+    from animsmith.core.roles import ROLES
+
+    filled = False
+    for role, (bone, how) in fills.items():
+        if roles.has(role) or roles.unresolved.get(role, "").startswith("[rig.roles]"):
+            continue
+        filled = True
+        roles.bones[role] = int(bone)
+        roles.names[role] = str(names[bone])
+        roles.conventions[role] = f"legs:{how}"
+        roles.unresolved.pop(role, None)
+    if filled and roles.profile == "unknown":
+        roles.profile = f"legs:{legs.legs[0].found_by}"
+    roles.bones = {r: roles.bones[r] for r in ROLES if r in roles.bones}
+    roles.names = {r: roles.names[r] for r in ROLES if r in roles.names}
+    roles.conventions = {r: roles.conventions[r] for r in ROLES if r in roles.conventions}
+    return roles
+
+
+def resolve_rig(asset, profile: Optional[str] = "auto", overrides: Optional[Mapping[str, str]] = None, declared_legs=None):
+    """Roles (``core.roles.resolve_roles``), then the legs, then the roles the legs supply
+    (:func:`roles_with_legs`). The profile ``auto`` looks for legs everywhere; a named
+    profile by config, leg map and names only (and takes roles from ``[rig.legs]`` only);
+    ``none`` from ``[rig.legs]`` only. ValueError for a bad profile or override."""
+    from animsmith.core.roles import _normalise_profile, resolve_roles
+
+    roles = resolve_roles(asset.skeleton, profile=profile, overrides=overrides)
+    prof = _normalise_profile(profile)
+    legs = resolve_legs(asset, roles, declared_legs, search=prof != "none", shape=prof == "auto")
+    return roles_with_legs(roles, legs, asset.skeleton, fill=prof == "auto")
