@@ -172,3 +172,30 @@ def test_contact_timing_with_heel_only_has_equal_pairs(tmp_path, capsys):
     assert left_c["lift_s"] == left_c["liftoff_s"] == pytest.approx(9 / 20)
     assert left_c["strike_s"] == left_c["landing_s"] == pytest.approx(0.0)
     assert c["foot_contacts"]["right"]["strike_s"] == pytest.approx(10 / 20)
+
+
+def test_a_clip_spanning_days_is_not_resampled_at_20_fps(tmp_path, capsys):
+    """Keys 10,000 s apart (a corrupt or hostile file): 20 fps x 200,000 s x 4 bones is far past
+    the 1,000,000-sample budget, so the ratio is unavailable with that reason (sampling it
+    took tens of seconds and gigabytes) while the rest of the clip is still measured."""
+    from animsmith.core.footskate import MAX_SKATE_SAMPLES
+
+    asset = feet_asset(foot_track(0.0, slide_steps=range(6), step_m=0.03), foot_track(0.0, x=-0.1))
+    for ch in asset.clips[0].channels:
+        ch.times = (ch.times * 200_000.0).astype(np.float32)  # 20 steps over 200,000 s
+    clip = measure(tmp_path, capsys, asset)
+    assert clip["foot_skate_ratio"] is None
+    frames = 200_000 * 20 + 1
+    assert frames * 4 > MAX_SKATE_SAMPLES
+    assert clip["foot_skate_ratio_unavailable"] == (
+        f"clip lasts 200000 s: {frames} frames at 20 fps x 4 bones exceed the 1,000,000-sample budget"
+    )
+    assert clip["duration_s"] == pytest.approx(200_000.0)
+
+
+def test_the_skate_budget_admits_ordinary_clips():
+    from animsmith.core.footskate import skate_budget_problem
+
+    assert skate_budget_problem(60.0, 100) is None  # a minute on a 100-bone rig: 120,100 samples
+    assert skate_budget_problem(600.0, 100) is not None  # ten minutes: 1,200,100
+    assert skate_budget_problem(float("inf"), 1) is not None

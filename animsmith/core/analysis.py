@@ -465,7 +465,7 @@ class ClipAnalysis:
         An in-place clip (core.travel.is_in_place) with a declared ``speed_mps`` is measured on
         a treadmill moving at that speed (``foot_skate_ground_mps``; 0 otherwise).
         """
-        from animsmith.core.footskate import foot_contacts, foot_skate_ratio, skate_points, skate_times_s
+        from animsmith.core.footskate import foot_contacts, foot_skate_ratio, skate_budget_problem, skate_points, skate_times_s
         from animsmith.core.pose import sample_pose
         from animsmith.core.travel import is_in_place
 
@@ -481,8 +481,11 @@ class ClipAnalysis:
         points = [b for _, b in skate_points(self.roles) if b is not None]
         if why is None and not points:
             why = "no foot or toe role resolved"
+        duration_s = float(self.grid.duration_s or self.clip.duration_s)
         if why is None:
-            times = skate_times_s(float(self.grid.duration_s or self.clip.duration_s))
+            why = skate_budget_problem(duration_s, self.skeleton.bone_count)
+        if why is None:
+            times = skate_times_s(duration_s)
             if times.shape[0] < 2:
                 why = "clip is shorter than one frame at 20 fps"
             else:

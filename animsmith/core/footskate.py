@@ -58,6 +58,21 @@ SKATE_CONTACT_HEIGHT_M = 0.05
 #: a heel/toe is grounded within this fraction of its height range above its lowest point
 GROUNDED_FRACTION = 0.1
 SIDES = (("left", "left_foot", "left_toe"), ("right", "right_foot", "right_toe"))
+#: the 20 fps resample runs forward kinematics on every bone: at most this many frames x
+#: bones, so a clip whose keys span days (a corrupt or hostile file) is refused, not sampled
+MAX_SKATE_SAMPLES = 1_000_000
+
+
+def skate_budget_problem(duration_s: float, bone_count: int, fps: float = SKATE_FPS) -> Optional[str]:
+    """Why a clip of ``duration_s`` on ``bone_count`` bones is too long to resample at
+    ``fps`` (frames x bones over :data:`MAX_SKATE_SAMPLES`), or None."""
+    frames = float(duration_s) * fps + 1.0
+    if not np.isfinite(frames) or frames * max(1, int(bone_count)) > MAX_SKATE_SAMPLES:
+        return (
+            f"clip lasts {float(duration_s):g} s: {frames:.0f} frames at {fps:g} fps x {int(bone_count)} bones "
+            f"exceed the {MAX_SKATE_SAMPLES:,}-sample budget"
+        )
+    return None
 
 
 def skate_times_s(duration_s: float, fps: float = SKATE_FPS) -> np.ndarray:
