@@ -53,9 +53,11 @@ def test_the_walk_ring_measures_as_built(capsys, monkeypatch):
     [
         # the declared speed is not the speed the clips travel at
         (("speed_mps = 1.2", "speed_mps = 2.4"), {"root-motion-speed"}, 4, 0),
-        # the clips travel although the contract says gameplay moves the character, and planted
-        # feet do not sweep back at speed_mps as they would in place
-        (('movement_owner_xz = "animation"', 'movement_owner_xz = "gameplay"'), {"in-place", "foot-slide"}, 4, 8),
+        # the clips travel although the contract says gameplay moves the character, planted
+        # feet do not sweep back at speed_mps as they would in place, and each loop, played in
+        # place, snaps its stride back at the wrap (one loop-closure and one loop-seam-vel each)
+        (('movement_owner_xz = "animation"', 'movement_owner_xz = "gameplay"'),
+         {"in-place", "foot-slide", "loop-closure", "loop-seam-vel"}, 12, 8),
         # the loop checks are armed (loop = true) and judge every clip's seam: an absolute
         # 0.1 mm/s velocity cap, far below any walk's seam change, fails each of the four
         (("loop = true\n", "loop = true\n\n[checks.loop-seam-vel]\nmax_velocity_delta_mps = 0.0001\n"), {"loop-seam-vel"}, 4, 0),
