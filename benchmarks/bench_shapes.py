@@ -41,21 +41,35 @@ from bench_lint import animsmith_cmd, cpu_model, precompile_package, read_and_pa
 
 
 def run_timed(cmd, cwd):
-    """(wall seconds, peak RSS MB, exit status) of one subprocess."""
+    """(wall seconds, peak RSS MB, CPU seconds) of one subprocess (CPU: user + system of the
+    process and its workers, which on a busy shared machine moves far less than wall time)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     err = proc.stderr.read()
+    c0 = _children_cpu()
     _pid, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(cmd[:4])}... failed ({proc.returncode}): {err.decode()[-500:]}")
-    return wall, usage.ru_maxrss / 1024.0
+    # the workers are the lint process's children: counted in RUSAGE_CHILDREN once it has waited for them
+    cpu = usage.ru_utime + usage.ru_stime
+    workers = _children_cpu() - c0 - cpu
+    return wall, usage.ru_maxrss / 1024.0, cpu + max(0.0, workers)
+
+
+def _children_cpu():
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def best_run(cmd, cwd, repeats):
+    """(best wall s, largest peak RSS MB, CPU s of the best run)."""
     runs = [run_timed(cmd, cwd) for _ in range(repeats)]
-    return min(r[0] for r in runs), max(r[1] for r in runs)
+    best = min(runs)
+    return best[0], max(r[1] for r in runs), best[2]
 
 
 def build_packs(root, files, clips_per_file):
@@ -74,11 +88,13 @@ def build_packs(root, files, clips_per_file):
 
 def validator_run(oracles, paths, cwd):
     """(process wall s, validation loop s, summary) of the Khronos validator over ``paths``."""
+    c0 = _children_cpu()
     t0 = time.perf_counter()
     out = subprocess.run(["node", os.path.join(HERE, "validate_pack.mjs"), oracles] + paths, cwd=cwd,
                          capture_output=True, check=True).stdout
     wall = time.perf_counter() - t0
     summary = json.loads(out)
+    summary["cpu"] = _children_cpu() - c0
     return wall, summary["seconds"], summary
 
 
@@ -120,34 +136,36 @@ def main() -> None:
                 t0 = time.perf_counter()
                 read_and_parse_json(paths)
                 floor = min(floor, time.perf_counter() - t0)
-            t = {}
+            t, cpu = {}, {}
             for fmt in ("text", "json"):
                 for jobs in ("1", "2", "auto"):
                     cmd = animsmith_cmd() + ["lint", "--config", os.path.join(d, "animsmith.toml"),
                                              "--format", fmt, "--jobs", jobs] + paths
-                    t[fmt, jobs], rss = best_run(cmd, d, args.repeats)
+                    t[fmt, jobs], rss, cpu[fmt, jobs] = best_run(cmd, d, args.repeats)
                     worst_rss = max(worst_rss, rss)
             print(f"\n[{shape}] {len(paths)} files x {args.clips_per_file} clips = {n_clips} clips, {mb:.0f} MB; "
                   f"--jobs auto = {effective_jobs('auto', len(paths))} process(es)")
             print(f"  read+json floor {floor * 1e3:.0f} ms")
             for fmt in ("text", "json"):
                 cells = " | ".join(f"--jobs {j} {t[fmt, j] * 1e3:5.0f} ms = {n_clips / t[fmt, j]:5.0f} clips/s"
-                                   for j in ("1", "2", "auto"))
+                                   f" (CPU {cpu[fmt, j] * 1e3:.0f})" for j in ("1", "2", "auto"))
                 print(f"  lint {fmt:4s}: {cells}")
             text_auto, json_auto = t["text", "auto"], t["json", "auto"]
             print(f"  text --jobs auto: {n_clips / text_auto:.0f} clips/s (target >= 1000 on per-channel)")
             print(f"  json / text: --jobs auto {json_auto / text_auto:.2f}, --jobs 1 {t['json', '1'] / t['text', '1']:.2f}"
-                  f" (target <= 1.3)")
+                  f" (target <= 1.3); CPU --jobs 1 {cpu['json', '1'] / cpu['text', '1']:.2f}")
             print(f"  jobs 2 / jobs 1: text {t['text', '2'] / t['text', '1']:.2f}, json {t['json', '2'] / t['json', '1']:.2f}")
             print(f"  lint / floor: text auto {text_auto / floor:.1f}, json auto {json_auto / floor:.1f}, "
                   f"json --jobs 1 {t['json', '1'] / floor:.1f}")
             if have_validator:
                 vwall, vloop, vs = validator_run(oracles, paths, d)
                 print(f"  Khronos validator {vs['validator']}: {vwall * 1e3:.0f} ms as a process "
-                      f"({vloop * 1e3:.0f} ms validating; {vs['errors']} errors, {vs['warnings']} warnings)")
+                      f"({vloop * 1e3:.0f} ms validating; CPU {vs['cpu'] * 1e3:.0f} ms; "
+                      f"{vs['errors']} errors, {vs['warnings']} warnings)")
                 print(f"  lint / validator (processes): json auto {json_auto / vwall:.2f}, "
                       f"json --jobs 1 {t['json', '1'] / vwall:.2f}, text auto {text_auto / vwall:.2f} "
-                      f"(target <= 0.25 = 4x faster)")
+                      f"(target <= 0.25 = 4x faster); CPU json --jobs 1 / validator CPU "
+                      f"{cpu['json', '1'] / vs['cpu']:.2f}")
             else:
                 print("  Khronos validator: skipped (needs node and --oracles DIR with node_modules)")
         load1 = os.getloadavg()[0]
