@@ -340,3 +340,23 @@ def analyze_asset(asset, profile: Optional[str] = "auto", overrides=None) -> Tup
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return roles, [ClipAnalysis(asset, clip, roles) for clip in asset.clips]
+
+
+def prime_loop_continuity(analyses) -> None:
+    """Batch the full-skeleton forward kinematics that :func:`loop_continuity` needs for
+    several clips of one file (``core.pose.batch_pose_at``): the same numbers, one chain of
+    per-level products for all of them instead of one per clip. A clip whose grid cannot
+    be built is skipped (its own measurement says why)."""
+    from animsmith.core.pose import batch_pose_at
+    from animsmith.core.trajectory import seam_sample_frames
+
+    requests = []
+    for a in analyses:
+        try:
+            grid = a.grid
+        except Exception:  # noqa: BLE001 - measured (and explained) clip by clip later
+            continue
+        if grid.frame_count >= 3:
+            requests.append((grid, seam_sample_frames(grid.frame_count)))
+    if len(requests) > 1:
+        batch_pose_at(requests)
