@@ -812,7 +812,7 @@ class _Accessors:
         self.meta_cache: Dict[int, Tuple[int, str, int, bool]] = {}
         self.cache: Dict[int, np.ndarray] = {}
         self.times_cache: Dict[int, np.ndarray] = {}
-        #: key-time bytes -> the first decoded array holding them (see _share_equal_times)
+        #: key-time bytes -> the first decoded array holding them (channel-by-channel path; the bulk path: _share_equal_times)
         self.times_by_bytes: Dict[Tuple[str, bytes], np.ndarray] = {}
         self.view_cache: Dict[int, Tuple[bytes, int, int, Optional[int], int]] = {}
 
@@ -1374,14 +1374,14 @@ def _bulk_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) ->
     inputs = set(all_inputs)
     if strict and any(map(_times_problem, map(arrays.__getitem__, inputs))):
         return None
-    _share_equal_times(arrays, inputs, acc.times_by_bytes)
+    _share_equal_times(arrays, inputs)
     clips = _bulk_clip_objects(anims, tables, skeleton, arrays)
     if clips is not None:
         acc.budget.used += components
     return clips
 
 
-def _share_equal_times(arrays: Dict[int, np.ndarray], inputs, by_bytes: Dict[Tuple[str, bytes], np.ndarray]) -> None:
+def _share_equal_times(arrays: Dict[int, np.ndarray], inputs) -> None:
     """Key-time accessors of one file that hold the same bytes become one array object.
 
     Exporters such as three.js's GLTFExporter and COLLADA2GLTF write one key-time
@@ -1389,10 +1389,12 @@ def _share_equal_times(arrays: Dict[int, np.ndarray], inputs, by_bytes: Dict[Tup
     everything that works once per distinct key-time array (sampling groups, the grid's
     snap to keys, duration and monotonicity facts) do that work once per clip instead
     of once per channel. Equal bytes are equal float32 times, so every result is the same.
+    (Every array here is a native float32 view: the bytes alone identify the content.)
     """
-    for i in sorted(inputs):
-        t = arrays[i]
-        arrays[i] = by_bytes.setdefault((t.dtype.str, t.tobytes()), t)
+    ids = sorted(inputs)
+    times = list(map(arrays.__getitem__, ids))
+    first: Dict[bytes, np.ndarray] = {}
+    arrays.update(zip(ids, map(first.setdefault, map(np.ndarray.tobytes, times), times)))
 
 
 def _bulk_clip_objects(anims: list, tables: list, skeleton: Skeleton, arrays: dict) -> Optional[List[Clip]]:
