@@ -127,7 +127,8 @@ def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
     """
     if not clip.channels:
         return False, "clip has no channels"
-    values = list({id(ch.values): ch.values for ch in clip.channels}.values())
+    values = [ch.values for ch in clip.channels]
+    values = list(dict(zip(map(id, values), values)).values())  # each shared array once
     if not np.isfinite(np.concatenate([v.reshape(-1) for v in values])).all():  # any key, not only the ends
         return False, "non-finite key values"
     # a one-key channel holds one pose for all time: it neither ends nor repeats anything

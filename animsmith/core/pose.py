@@ -182,8 +182,10 @@ def _channel_groups(channels, key_cache: Optional[Dict[int, bytes]] = None) -> L
     groups: Dict[tuple, List] = {}
     cache = {} if key_cache is None else key_cache
     for ch in channels:
-        k = (ch.interpolation, ch.path == "rotation", _key_bytes(ch.times, cache))
-        groups.setdefault(k, []).append(ch)
+        kb = cache.get(id(ch.times))  # _key_bytes, inlined: one lookup per channel
+        if kb is None:
+            kb = _key_bytes(ch.times, cache)
+        groups.setdefault((ch.interpolation, ch.path == "rotation", kb), []).append(ch)
     return list(groups.values())
 
 
@@ -693,8 +695,10 @@ class LazyPoseGrid(PoseGrid):
                 ch = win.get((bone, path))
                 if ch is not None:
                     animated[i] = True
-                    k = (ch.interpolation, path == "rotation", _key_bytes(ch.times, cache))
-                    groups.setdefault(k, []).append((i, ch))
+                    kb = cache.get(id(ch.times))
+                    if kb is None:
+                        kb = _key_bytes(ch.times, cache)
+                    groups.setdefault((ch.interpolation, path == "rotation", kb), []).append((i, ch))
         # component-major local pose of the plan's bones: rq (4, S, N), t and s (3, S, N)
         rq = np.empty((4, b, n))
         t = np.empty((3, b, n))
