@@ -92,7 +92,7 @@ def _first_and_last_keys(channels) -> np.ndarray:
         flat = np.concatenate(values)
     except ValueError:  # widths differ
         return np.array([(v[0], v[-1]) for v in values], dtype=np.float64)
-    counts = np.fromiter((v.shape[0] for v in values), dtype=np.intp, count=len(values))
+    counts = np.array(list(map(len, values)), dtype=np.intp)  # key counts (rows), no Python loop
     last = np.cumsum(counts) - 1
     return np.stack([flat[last - counts + 1], flat[last]], axis=1).astype(np.float64)
 
@@ -129,7 +129,7 @@ def duplicated_endpoint(clip) -> Tuple[bool, Optional[str]]:
         return False, "clip has no channels"
     values = [ch.values for ch in clip.channels]
     values = list(dict(zip(map(id, values), values)).values())  # each shared array once
-    if not np.isfinite(np.concatenate([v.reshape(-1) for v in values])).all():  # any key, not only the ends
+    if not np.isfinite(np.concatenate(list(map(np.ndarray.ravel, values)))).all():  # any key, not only the ends
         return False, "non-finite key values"
     # a one-key channel holds one pose for all time: it neither ends nor repeats anything
     chans = [ch for ch in clip.channels if ch.times.shape[0] != 1]

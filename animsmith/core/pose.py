@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from operator import attrgetter
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
@@ -169,6 +170,10 @@ def _winning_channels(skeleton: Skeleton, clip: Clip) -> List:
     return list(_winner_map(skeleton, clip).values())
 
 
+_BONE = attrgetter("bone")
+_PATH = attrgetter("path")
+
+
 def _key_bytes(times: np.ndarray, cache: Dict[int, bytes]) -> bytes:
     """The float32 bytes of a key-time array, computed once per array (``cache`` by id)."""
     kb = cache.get(id(times))
@@ -251,10 +256,10 @@ def _local_pose_and_animated(skeleton: Skeleton, clip: Clip, times_s: np.ndarray
         for group in _channel_groups(winners, key_cache):
             out = _sample_group(group, times_s, _group_segments(group, times_s, key_cache, times_bytes))
             out = out.transpose(2, 1, 0)  # (T, n, C)
-            bones = np.fromiter((ch.bone for ch in group), dtype=np.intp, count=len(group))
+            bones = np.array(list(map(_BONE, group)), dtype=np.intp)
             animated[bones] = True
-            paths = [ch.path for ch in group]
-            if all(p == paths[0] for p in paths):
+            paths = list(map(_PATH, group))
+            if paths.count(paths[0]) == len(paths):
                 targets[paths[0]][:, bones] = out
             else:
                 is_t = np.fromiter((p == "translation" for p in paths), dtype=bool, count=len(paths))
