@@ -55,3 +55,40 @@ def test_values_it_does_not_write_go_to_the_standard_library():
     for bad in (float("nan"), float("inf"), -float("inf")):
         with pytest.raises(ValueError, match="Out of range float"):
             dumps_indent2({"m": [1.0, {"v": bad}]})
+
+
+def _random_raw(rng, depth):
+    """Values as the lint runner leaves them before plain(): numpy scalars and arrays,
+    tuples, non-finite floats, sets, enums."""
+    import enum
+
+    class Level(enum.IntEnum):
+        LOW = 3
+
+    kind = rng.randrange(14 if depth < 4 else 9)
+    if kind == 0:
+        return rng.choice([np.float64(0.1), np.float32(0.1), np.float64("nan"), np.int64(-5), np.bool_(True), np.uint8(200)])
+    if kind == 1:
+        return rng.choice([float("nan"), float("inf"), -float("inf"), -0.0, 1e-05])
+    if kind == 2:
+        return rng.choice([Level.LOW, True, None, 2**65])
+    if kind == 3:
+        return np.array([[1.5, np.nan], [np.inf, -0.0]])[: rng.randrange(3)]
+    if kind < 9:
+        return _random_value(rng, depth)
+    if kind == 9:
+        return tuple(_random_raw(rng, depth + 1) for _ in range(rng.randrange(3)))
+    if kind == 10 and rng.random() < 0.2:
+        return {1, 2} if rng.random() < 0.5 else {"int key": 1, 2: "x"}
+    if kind == 11:
+        return [_random_raw(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return {f"k{i}": _random_raw(rng, depth + 1) for i in range(rng.randrange(4))}
+
+
+def test_plain_documents_match_plain_then_the_standard_library():
+    from animsmith.render.json import dumps_plain_indent2, plain
+
+    rng = random.Random(99)
+    for _ in range(600):
+        doc = {"files": [_random_raw(rng, 1) for _ in range(3)]}
+        assert dumps_plain_indent2(doc) == _std(plain(doc))
