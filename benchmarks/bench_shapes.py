@@ -15,7 +15,7 @@ floor (reading every file and ``json.loads`` of its GLB JSON chunk, in this proc
 ``animsmith lint`` as a subprocess in text and JSON output with ``--jobs 1``, ``--jobs
 2`` and the default ``--jobs auto`` (best of ``--repeats``, with each run's peak RSS),
 and, when ``node`` and a copy of the oracles folder with ``node_modules`` are present
-(``--oracles``; copy /work/shared/oracles somewhere writable and run ``npm ci``), the
+(``--oracles``: a writable copy of the oracles folder after ``npm ci``), the
 Khronos glTF-Validator's ``validateBytes`` on every file in one node process. Printed
 as ratios with their targets: lint / validator, lint / floor, json / text,
 jobs 2 / jobs 1; plus ``animsmith --help`` cold start.
@@ -104,7 +104,7 @@ def main() -> None:
     ap.add_argument("--clips-per-file", type=int, default=4)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--oracles", default=None,
-                    help="a writable copy of /work/shared/oracles after `npm ci` (default: look in $TMPDIR)")
+                    help="a writable copy of the oracles folder after `npm ci` (without it the validator is skipped)")
     ap.add_argument("--packs", default=None, help="folder to keep the two packs in (reused when complete)")
     ap.add_argument("--shapes", default="shared,per-channel")
     args = ap.parse_args()
@@ -113,9 +113,6 @@ def main() -> None:
     try:
         packs = build_packs(args.packs or tmp, args.files, args.clips_per_file)
         oracles = args.oracles
-        if oracles is None:
-            guess = os.path.join(tempfile.gettempdir(), "h23", "oracles")
-            oracles = guess if os.path.isdir(guess) else None
         have_validator = bool(oracles and shutil.which("node")
                               and os.path.isdir(os.path.join(oracles, "node_modules", "gltf-validator")))
         precompile_package()

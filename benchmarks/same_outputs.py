@@ -1,15 +1,16 @@
 """Snapshot and compare `lint --format json` and `measure --format json` outputs.
 
-    python benchmarks/same_outputs.py save DIR     # write packs + outputs under DIR
-    python benchmarks/same_outputs.py check DIR    # run again, compare byte for byte
+    python benchmarks/same_outputs.py save DIR [CORPUS]    # write packs + outputs under DIR
+    python benchmarks/same_outputs.py check DIR [CORPUS]   # run again, compare byte for byte
 
 A speed change must not change a single byte of output. ``save`` writes three small
 packs (one clip per file; four clips per file with one key-time accessor shared by a
 clip's channels; the same with one key-time accessor per channel, as three.js's
 GLTFExporter writes them) and records the JSON of ``lint`` (``--jobs 1`` and
-``--jobs 2``) and ``measure`` on them, on ``examples/`` and on the shared corpus (when
-present). ``check`` re-runs the same commands on the saved packs with the code as it
-is now and lists every output that differs (exit 1).
+``--jobs 2``) and ``measure`` on them, on ``examples/`` and on a corpus of real files
+(CORPUS, a folder of .glb files; tests/data by default). ``check`` re-runs the same
+commands on the saved packs with the code as it is now and lists every output that
+differs (exit 1).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, ROOT)
 
-CORPUS = "/work/shared/corpus"
+CORPUS = os.path.join(ROOT, "tests", "data")
 
 
 def cmd():
@@ -40,7 +41,7 @@ def build(d):
     make_shape_pack(os.path.join(d, "per-channel"), 8, clips_per_file=4, per_channel_times=True)
 
 
-def runs(d):
+def runs(d, corpus_dir=CORPUS):
     """(name, argv, cwd) of every recorded command."""
     out = []
     for pack in ("single", "shared", "per-channel"):
@@ -57,7 +58,7 @@ def runs(d):
     out.append(("lint-seed-text", ["--config", "examples/run-ring.animsmith.toml", "lint",
                                    "examples/assets/run-ring.glb"], ROOT))
     out.append(("measure-examples", ["measure", "--format", "json"] + ex, ROOT))
-    corpus = sorted(glob.glob(os.path.join(CORPUS, "*.glb")))
+    corpus = sorted(glob.glob(os.path.join(corpus_dir, "*.glb")))
     if corpus:
         out.append(("lint-corpus", ["lint", "--format", "json", "--jobs", "1"] + corpus, ROOT))
         out.append(("measure-corpus", ["measure", "--format", "json"] + corpus, ROOT))
@@ -72,13 +73,15 @@ def run(argv, cwd):
 
 
 def main() -> None:
-    if len(sys.argv) != 3 or sys.argv[1] not in ("save", "check"):
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("save", "check"):
         raise SystemExit(__doc__)
     mode, d = sys.argv[1], os.path.abspath(sys.argv[2])
+    corpus_dir = os.path.abspath(sys.argv[3]) if len(sys.argv) == 4 else CORPUS
     if mode == "save":
         build(d)
     bad = 0
-    for name, argv, cwd in runs(d):
+    todo = runs(d, corpus_dir)
+    for name, argv, cwd in todo:
         got = run(argv, cwd)
         path = os.path.join(d, "out", name + ".txt")
         if mode == "save":
@@ -93,7 +96,7 @@ def main() -> None:
                 with open(path + ".new", "wb") as fh:
                     fh.write(got)
                 print(f"DIFFERS: {name} (new output in {path}.new)")
-    print(f"{'saved' if mode == 'save' else 'checked'} {len(runs(d))} outputs; {bad} differ")
+    print(f"{'saved' if mode == 'save' else 'checked'} {len(todo)} outputs; {bad} differ")
     sys.exit(1 if bad else 0)
 
 

@@ -98,7 +98,9 @@ def test_one_file_of_several_clips_measures_the_same_primed(tmp_path):
     from animsmith.io.read import load_asset
 
     here = os.path.dirname(os.path.abspath(__file__))
-    files = sorted(glob.glob(os.path.join(here, "data", "*.glb"))) + sorted(glob.glob("/work/shared/corpus/*.glb"))
+    files = sorted(glob.glob(os.path.join(here, "data", "*.glb"))) + sorted(
+        glob.glob(os.path.join(here, "..", "examples", "assets", "*.glb"))
+    )
     checked = 0
     for path in files:
         asset = load_asset(path, strict=False)
