@@ -517,9 +517,18 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
     count = len(asset.clips)
     if not count:  # nothing to sample: the checks that judge the file itself (or say why not)
         result.findings, result.coverage_gaps = run_clip_checks(path, asset, None, roles, plan)
-    for clip in asset.clips:
+    analyses = [ClipAnalysis(asset, clip, roles) for clip in asset.clips]
+    if plan.with_measurements and count > 1:
+        from animsmith.core.analysis import prime_loop_continuity
+
+        try:
+            prime_loop_continuity(analyses)  # one FK pass for every clip's loop-continuity samples
+        except Exception:  # noqa: BLE001 - each clip then computes (or fails) on its own
+            if os.environ.get("ANIMSMITH_DEBUG"):
+                raise
+    for k, clip in enumerate(asset.clips):
         result.clip_names.append(clip.name)
-        analysis = ClipAnalysis(asset, clip, roles)
+        analysis, analyses[k] = analyses[k], None  # the analysis goes with the clip's turn
         findings, gaps = run_clip_checks(path, asset, analysis, roles, plan)
         result.findings += findings
         result.coverage_gaps += gaps

@@ -20,6 +20,7 @@ This module holds data and small constructors only: no I/O, no sampling.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
@@ -254,6 +255,9 @@ class Channel:
         )
 
 
+_TIMES = attrgetter("times")
+
+
 @dataclass(eq=False)
 class Clip:
     """One glTF animation.
@@ -277,7 +281,8 @@ class Clip:
 
     def distinct_times(self) -> List[np.ndarray]:
         """The clip's key-time arrays, each once (channels sharing an input accessor share one), in channel order."""
-        return list({id(ch.times): ch.times for ch in self.channels}.values())
+        times = list(map(_TIMES, self.channels))
+        return list(dict(zip(map(id, times), times)).values())  # first occurrence order, no Python loop
 
     @property
     def duration_s(self) -> float:

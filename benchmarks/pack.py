@@ -123,13 +123,101 @@ def make_pack(out_dir: str, n_clips: int = 1000, seed: int = 7) -> list:
     return paths
 
 
+RING_NAMES = ("walk_n", "walk_e", "walk_s", "walk_w")
+
+
+def split_key_times(glb: bytes) -> bytes:
+    """The same GLB with one key-time accessor per sampler, as three.js's GLTFExporter
+    and COLLADA2GLTF write them: every sampler whose ``input`` another sampler already
+    uses gets its own copy of those bytes (own buffer view and accessor)."""
+    import json
+    import struct
+
+    (json_len,) = struct.unpack_from("<I", glb, 12)
+    doc = json.loads(glb[20 : 20 + json_len])
+    bin_off = 20 + json_len
+    (bin_len,) = struct.unpack_from("<I", glb, bin_off)
+    blob = bytearray(glb[bin_off + 8 : bin_off + 8 + bin_len])
+    for anim in doc.get("animations", []):
+        used = set()
+        for sampler in anim["samplers"]:
+            src = sampler["input"]
+            if src not in used:
+                used.add(src)
+                continue
+            acc = dict(doc["accessors"][src])
+            view = dict(doc["bufferViews"][acc["bufferView"]])
+            start = view.get("byteOffset", 0)
+            data = bytes(blob[start : start + view["byteLength"]])
+            while len(blob) % 4:
+                blob.append(0)
+            view["byteOffset"] = len(blob)
+            blob.extend(data)
+            doc["bufferViews"].append(view)
+            acc["bufferView"] = len(doc["bufferViews"]) - 1
+            doc["accessors"].append(acc)
+            sampler["input"] = len(doc["accessors"]) - 1
+    while len(blob) % 4:
+        blob.append(0)
+    doc["buffers"][0]["byteLength"] = len(blob)
+    text = json.dumps(doc, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 4)
+    total = 12 + 8 + len(text) + 8 + len(blob)
+    return (struct.pack("<III", 0x46546C67, 2, total) + struct.pack("<II", len(text), 0x4E4F534A) + text
+            + struct.pack("<II", len(blob), 0x004E4942) + bytes(blob))
+
+
+def make_shape_pack(out_dir: str, n_files: int = 250, *, clips_per_file: int = 4,
+                    per_channel_times: bool = False, seed: int = 7) -> list:
+    """``n_files`` GLBs of ``clips_per_file`` clips each (``walk_n``, ``walk_e``, ...) on the
+    65-joint rig, 30 fps, 1-2 s, with ``animsmith.toml`` declaring each file's clips one
+    gait group (the third clip a quarter cycle out of phase, as in :func:`make_pack`).
+    ``per_channel_times``: one key-time accessor per channel (:func:`split_key_times`),
+    else one shared by every channel of a clip. Returns the paths."""
+    os.makedirs(out_dir, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    names, parents, offsets = mixamo_bones()
+    skeleton = Skeleton.build(names, parents, offsets)
+    paths = []
+    lines = ["[rig]", 'profile = "auto"', ""]
+    for k in range(n_files):
+        clips = []
+        for j in range(clips_per_file):
+            duration = 1.0 + ((k * clips_per_file + j) % 31) / 30.0
+            clip = mixamo_clip(names, rng, duration_s=duration, fps=30, speed_mps=1.5 if j % 2 else 0.0,
+                               phase_offset_cycles=0.25 * (j % 4 == 2))
+            clip.name = RING_NAMES[j % 4] + ("" if j < 4 else f"_{j // 4}")
+            clips.append(clip)
+        glb = asset_to_glb(Asset(skeleton=skeleton, clips=clips))
+        if per_channel_times:
+            glb = split_key_times(glb)
+        name = f"pack_{k:05d}.glb"
+        with open(os.path.join(out_dir, name), "wb") as fh:
+            fh.write(glb)
+        paths.append(os.path.join(out_dir, name))
+        members = ", ".join(f'"{name}#{c.name}"' for c in clips)
+        lines += [f"[gait_groups.file-{k:05d}]", f"clips = [{members}]", ""]
+    with open(os.path.join(out_dir, "animsmith.toml"), "w") as fh:
+        fh.write("\n".join(lines))
+    return paths
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out_dir")
     ap.add_argument("--clips", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--clips-per-file", type=int, default=1,
+                    help="above 1: files of that many clips, each file one gait group")
+    ap.add_argument("--per-channel-times", action="store_true",
+                    help="one key-time accessor per channel (three.js GLTFExporter's shape)")
     args = ap.parse_args()
-    paths = make_pack(args.out_dir, args.clips, args.seed)
+    if args.clips_per_file > 1 or args.per_channel_times:
+        paths = make_shape_pack(args.out_dir, max(1, args.clips // args.clips_per_file),
+                                clips_per_file=args.clips_per_file,
+                                per_channel_times=args.per_channel_times, seed=args.seed)
+    else:
+        paths = make_pack(args.out_dir, args.clips, args.seed)
     total = sum(os.path.getsize(p) for p in paths)
     print(f"wrote {len(paths)} clips ({total / 1e6:.1f} MB) to {args.out_dir}")
 

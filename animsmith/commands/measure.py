@@ -381,6 +381,14 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path, wide):
         chosen = select_clips(analyses, tuple(clip_names), path)
         units = units_report(asset, roles, contract.rig.units, analyses[0].grid if analyses else None)
         del analyses, asset
+        if not speed and len(chosen) > 1:
+            from animsmith.core.analysis import prime_loop_continuity
+
+            try:
+                prime_loop_continuity(chosen)  # one FK pass for every clip's loop-continuity samples
+            except Exception:  # noqa: BLE001 - each clip then computes (or fails) on its own
+                if os.environ.get("ANIMSMITH_DEBUG"):
+                    raise
         clips = []
         chosen.reverse()
         while chosen:  # one clip at a time, letting each pose grid go (memory: one clip, not all)

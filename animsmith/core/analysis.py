@@ -87,8 +87,9 @@ def duplicated_endpoint(clip, skeleton=None, skip_bones=()) -> Tuple[bool, Optio
         channels = [ch for ch in channels if not (int(ch.bone) in skip and ch.path in ("translation", "rotation"))]
     if not channels:
         return False, "clip has no channels" + (" besides its travel bone's" if clip.channels else "")
-    values = list({id(ch.values): ch.values for ch in channels}.values())
-    if not np.isfinite(np.concatenate([v.reshape(-1) for v in values])).all():  # any key, not only the ends
+    values = [ch.values for ch in channels]
+    values = list(dict(zip(map(id, values), values)).values())  # each shared array once
+    if not np.isfinite(np.concatenate(list(map(np.ndarray.ravel, values)))).all():  # any key, not only the ends
         return False, "non-finite key values"
     # a one-key channel holds one pose for all time: it neither ends nor repeats anything
     chans = [ch for ch in channels if ch.times.shape[0] != 1]
@@ -516,3 +517,23 @@ def analyze_asset(asset, profile: Optional[str] = "auto", overrides=None, legs=N
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return roles, [ClipAnalysis(asset, clip, roles) for clip in asset.clips]
+
+
+def prime_loop_continuity(analyses) -> None:
+    """Batch the full-skeleton forward kinematics that :func:`loop_continuity` needs for
+    several clips of one file (``core.pose.batch_pose_at``): the same numbers, one chain of
+    per-level products for all of them instead of one per clip. A clip whose grid cannot
+    be built is skipped (its own measurement says why)."""
+    from animsmith.core.pose import batch_pose_at
+    from animsmith.core.trajectory import seam_sample_frames
+
+    requests = []
+    for a in analyses:
+        try:
+            grid = a.grid
+        except Exception:  # noqa: BLE001 - measured (and explained) clip by clip later
+            continue
+        if grid.frame_count >= 3:
+            requests.append((grid, seam_sample_frames(grid.frame_count)))
+    if len(requests) > 1:
+        batch_pose_at(requests)

@@ -176,6 +176,6 @@ def _first_and_last_keys(channels) -> np.ndarray:
         flat = np.concatenate(values)
     except ValueError:  # widths differ
         return np.array([(v[0], v[-1]) for v in values], dtype=np.float64)
-    counts = np.fromiter((v.shape[0] for v in values), dtype=np.intp, count=len(values))
+    counts = np.array(list(map(len, values)), dtype=np.intp)  # key counts (rows), no Python loop
     last = np.cumsum(counts) - 1
     return np.stack([flat[last - counts + 1], flat[last]], axis=1).astype(np.float64)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from operator import attrgetter
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
@@ -169,6 +170,10 @@ def _winning_channels(skeleton: Skeleton, clip: Clip) -> List:
     return list(_winner_map(skeleton, clip).values())
 
 
+_BONE = attrgetter("bone")
+_PATH = attrgetter("path")
+
+
 def _key_bytes(times: np.ndarray, cache: Dict[int, bytes]) -> bytes:
     """The float32 bytes of a key-time array, computed once per array (``cache`` by id)."""
     kb = cache.get(id(times))
@@ -182,8 +187,10 @@ def _channel_groups(channels, key_cache: Optional[Dict[int, bytes]] = None) -> L
     groups: Dict[tuple, List] = {}
     cache = {} if key_cache is None else key_cache
     for ch in channels:
-        k = (ch.interpolation, ch.path == "rotation", _key_bytes(ch.times, cache))
-        groups.setdefault(k, []).append(ch)
+        kb = cache.get(id(ch.times))  # _key_bytes, inlined: one lookup per channel
+        if kb is None:
+            kb = _key_bytes(ch.times, cache)
+        groups.setdefault((ch.interpolation, ch.path == "rotation", kb), []).append(ch)
     return list(groups.values())
 
 
@@ -249,10 +256,10 @@ def _local_pose_and_animated(skeleton: Skeleton, clip: Clip, times_s: np.ndarray
         for group in _channel_groups(winners, key_cache):
             out = _sample_group(group, times_s, _group_segments(group, times_s, key_cache, times_bytes))
             out = out.transpose(2, 1, 0)  # (T, n, C)
-            bones = np.fromiter((ch.bone for ch in group), dtype=np.intp, count=len(group))
+            bones = np.array(list(map(_BONE, group)), dtype=np.intp)
             animated[bones] = True
-            paths = [ch.path for ch in group]
-            if all(p == paths[0] for p in paths):
+            paths = list(map(_PATH, group))
+            if paths.count(paths[0]) == len(paths):
                 targets[paths[0]][:, bones] = out
             else:
                 is_t = np.fromiter((p == "translation" for p in paths), dtype=bool, count=len(paths))
@@ -646,6 +653,7 @@ class LazyPoseGrid(PoseGrid):
         self._times_bytes: Optional[bytes] = None
         self._pos: Dict[int, Tuple[_Block, int]] = {}  # bone -> (block, position in it)
         self._rot: Dict[int, np.ndarray] = {}  # bone -> (N, 4)
+        self._primed: Dict[tuple, PoseGrid] = {}  # frames -> pose_at result (batch_pose_at)
 
     def __repr__(self) -> str:
         state = "full" if self._full is not None else f"{len(self._pos)} bone(s)"
@@ -706,8 +714,10 @@ class LazyPoseGrid(PoseGrid):
                 ch = win.get((bone, path))
                 if ch is not None:
                     animated[i] = True
-                    k = (ch.interpolation, path == "rotation", _key_bytes(ch.times, cache))
-                    groups.setdefault(k, []).append((i, ch))
+                    kb = cache.get(id(ch.times))
+                    if kb is None:
+                        kb = _key_bytes(ch.times, cache)
+                    groups.setdefault((ch.interpolation, path == "rotation", kb), []).append((i, ch))
         # component-major local pose of the plan's bones: rq (4, S, N), t and s (3, S, N)
         rq = np.empty((4, b, n))
         t = np.empty((3, b, n))
@@ -780,6 +790,10 @@ class LazyPoseGrid(PoseGrid):
         they cost, not the whole grid — unless the full grid is already there.
         """
         idx = np.asarray(frames, dtype=np.intp).reshape(-1)
+        if self._primed:
+            got = self._primed.pop(tuple(idx.tolist()), None)
+            if got is not None and self._full is None:
+                return got
         if self._full is None and _samples_independent(self._clip):
             return sample_pose(self._skeleton, self._clip, self.times_s[idx], duration_s=self.duration_s)
         # unsorted or NaN key times: a segment search that depends on the other times
@@ -814,6 +828,59 @@ class LazyPoseGrid(PoseGrid):
         if not idx:
             return np.empty((self.times_s.shape[0], 0, 4))
         return np.stack([self._rot[b] for b in idx], axis=1)
+
+
+def batch_pose_at(requests) -> None:
+    """Compute :meth:`LazyPoseGrid.pose_at` for several grids of one skeleton in one batch.
+
+    ``requests``: ``[(grid, frames)]``. Each lazy grid whose samples are independent
+    (:func:`_samples_independent`) is sampled at its own frames as :func:`sample_pose`
+    does; grids on the same skeleton (and with the same bones held at their authored
+    matrix) then share one forward-kinematics pass over all their samples, and each
+    grid's next ``pose_at(frames)`` returns its part. FK works sample by sample (each
+    4x4 product on its own), so a sample's result does not depend on the samples batched
+    with it: the same bytes as one :func:`sample_pose` per grid, with one chain of
+    per-level products instead of one per grid (several clips of one file). Anything
+    unusual (full grid already built, unsorted or NaN key times, a single grid) is left
+    to ``pose_at`` itself.
+    """
+    batches: Dict[tuple, tuple] = {}
+    for grid, frames in requests:
+        if not isinstance(grid, LazyPoseGrid) or grid._full is not None or not _samples_independent(grid._clip):
+            continue
+        idx = np.asarray(frames, dtype=np.intp).reshape(-1)
+        times = grid.times_s[idx]
+        skel = grid._skeleton
+        t, r, s, animated = _local_pose_and_animated(skel, grid._clip, times)
+        fixed = np.asarray(skel.has_matrix, dtype=bool) & ~animated
+        batches.setdefault((id(skel), fixed.tobytes()), (skel, fixed, []))[2].append((grid, idx, times, t, r, s))
+    for skel, fixed, items in batches.values():
+        if len(items) < 2:
+            continue
+        # a batch with non-unit scale multiplies the others' rotation rows by 1.0: exact
+        model, rot_bm = _fk_bone_major(
+            skel,
+            np.concatenate([it[3] for it in items]),
+            np.concatenate([it[4] for it in items]),
+            np.concatenate([it[5] for it in items]),
+            fixed,
+            unit=True,
+        )
+        lo = 0
+        for grid, idx, times, t, r, s in items:
+            hi = lo + times.shape[0]
+            matrix = model[:, lo:hi].transpose(1, 0, 2, 3)
+            grid._primed[tuple(idx.tolist())] = PoseGrid(
+                times_s=times,
+                local_translation=t,
+                local_rotation=r,
+                local_scale=s,
+                model_matrix=matrix,
+                model_position_m=np.ascontiguousarray(matrix[..., :3, 3]),
+                model_rotation=np.ascontiguousarray(rot_bm[:, lo:hi].transpose(1, 0, 2)),
+                duration_s=grid.duration_s,
+            )
+            lo = hi
 
 
 def model_positions_m(grid: PoseGrid, bones) -> np.ndarray:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -435,6 +435,11 @@ def _rotation_vector(q: np.ndarray) -> np.ndarray:
     return xyz * scale[..., None]
 
 
+def seam_sample_frames(n: int) -> List[int]:
+    """The grid samples :func:`loop_continuity` reads (0, 1, N−2, N−1) of an N-sample grid."""
+    return [0, 1, n - 2, n - 1]
+
+
 def loop_continuity(grid, cycle: Optional[CycleTransform] = None, open_cycle: bool = False) -> LoopContinuity:
     """Per bone (vectorised), with p/q the model position/rotation at samples 0, 1, N−2, N−1
     and p'/q' the first two samples carried into the next cycle by ``cycle`` (identity
@@ -461,7 +466,7 @@ def loop_continuity(grid, cycle: Optional[CycleTransform] = None, open_cycle: bo
     dt0, dt1 = float(t[1] - t[0]), float(t[-1] - t[-2])
     if not (dt0 > 0 and dt1 > 0 and math.isfinite(dt0) and math.isfinite(dt1)):
         return LoopContinuity(unavailable="first or last grid step is not positive")
-    p, q = model_pose_at(grid, [0, 1, n - 2, n - 1])  # (4, B, 3), (4, B, 4): FK at these samples only
+    p, q = model_pose_at(grid, seam_sample_frames(n))  # (4, B, 3), (4, B, 4): FK at these samples only
     p = np.asarray(p, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
     if p.shape[1] == 0:

@@ -812,6 +812,8 @@ class _Accessors:
         self.meta_cache: Dict[int, Tuple[int, str, int, bool]] = {}
         self.cache: Dict[int, np.ndarray] = {}
         self.times_cache: Dict[int, np.ndarray] = {}
+        #: key-time bytes -> the first decoded array holding them (channel-by-channel path; the bulk path: _share_equal_times)
+        self.times_by_bytes: Dict[Tuple[str, bytes], np.ndarray] = {}
         self.view_cache: Dict[int, Tuple[bytes, int, int, Optional[int], int]] = {}
 
     def meta(self, ai: int) -> Tuple[int, str, int, bool]:
@@ -1160,6 +1162,7 @@ def _build_clips_general(doc: dict, skeleton: Skeleton, acc: _Accessors, strict:
                         f"{_type_label(in_meta[0], in_meta[1], in_meta[3])}, expected SCALAR FLOAT"
                     )
                 times = acc.decode(in_i).reshape(-1)
+                times = acc.times_by_bytes.setdefault((times.dtype.str, times.tobytes()), times)
                 times_cache[in_i] = times
             out_meta = meta_cache.get(out_i) or acc.meta(out_i)
             ctype, atype, out_count, normalized = out_meta
@@ -1368,12 +1371,32 @@ def _bulk_clips(doc: dict, skeleton: Skeleton, acc: _Accessors, strict: bool) ->
     if decoded is None:
         return None
     arrays, components = decoded
-    if strict and any(map(_times_problem, map(arrays.__getitem__, set(all_inputs)))):
-        return None
+    inputs = set(all_inputs)
+    _share_equal_times(arrays, inputs)
+    if strict:  # each distinct key-time content once (equal bytes: the same answer)
+        times = list(map(arrays.__getitem__, inputs))
+        if any(map(_times_problem, dict(zip(map(id, times), times)).values())):
+            return None
     clips = _bulk_clip_objects(anims, tables, skeleton, arrays)
     if clips is not None:
         acc.budget.used += components
     return clips
+
+
+def _share_equal_times(arrays: Dict[int, np.ndarray], inputs) -> None:
+    """Key-time accessors of one file that hold the same bytes become one array object.
+
+    Exporters such as three.js's GLTFExporter and COLLADA2GLTF write one key-time
+    accessor per channel, all holding the clip's frame times; sharing one array lets
+    everything that works once per distinct key-time array (sampling groups, the grid's
+    snap to keys, duration and monotonicity facts) do that work once per clip instead
+    of once per channel. Equal bytes are equal float32 times, so every result is the same.
+    (Every array here is a native float32 view: the bytes alone identify the content.)
+    """
+    ids = sorted(inputs)
+    times = list(map(arrays.__getitem__, ids))
+    first: Dict[bytes, np.ndarray] = {}
+    arrays.update(zip(ids, map(first.setdefault, map(np.ndarray.tobytes, times), times)))
 
 
 def _bulk_clip_objects(anims: list, tables: list, skeleton: Skeleton, arrays: dict) -> Optional[List[Clip]]:
