@@ -172,16 +172,30 @@ def threejs_sanitize_node_name(name: str) -> str:
     return _THREE_RESERVED.sub("", _JS_SPACE.sub("_", name))
 
 
+#: properties every JavaScript object inherits from ``Object.prototype``: ``name in {}`` is true for them
+_JS_OBJECT_PROTOTYPE = frozenset((
+    "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString",
+    "toString", "valueOf", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__",
+    "__lookupSetter__",
+))
+
+
 class ThreeUniqueNames:
     """GLTFLoader.createUniqueName: a name is sanitized; the first use keeps it, the
     k-th repeat gets ``_k``. Names already in the file are never checked, so a repeat
-    of ``foot`` becomes ``foot_1`` even when a node is literally named ``foot_1``."""
+    of ``foot`` becomes ``foot_1`` even when a node is literally named ``foot_1``.
+
+    The loader counts uses in a plain JavaScript object, so a name that object inherits
+    (``constructor``, ``toString``, ``__proto__``, ...) counts as used from the start and
+    its count is not a number: every use of it is named ``<name>_NaN``."""
 
     def __init__(self) -> None:
         self.used: Dict[str, int] = {}
 
     def __call__(self, original: str) -> str:
         name = threejs_sanitize_node_name(original or "")
+        if name in _JS_OBJECT_PROTOTYPE:
+            return f"{name}_NaN"
         if name in self.used:
             self.used[name] += 1
             return f"{name}_{self.used[name]}"

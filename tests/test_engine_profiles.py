@@ -422,3 +422,49 @@ def test_threejs_names_of_a_tricky_scene_match_the_loader(tmp_path, oracles):
         capture_output=True, text=True, check=True,
     ).stdout
     assert json.loads(out)["samples"][0]["nodes"]["#2"]["local"]["position"][0] == pytest.approx(0.1, abs=1e-6)
+
+
+def prototype_names(tmp_path):
+    """Nodes named after properties every JavaScript object inherits, and one named like
+    the loader's rename of the first: GLTFLoader keeps its used names in a plain object,
+    so `name in used` is already true for 'constructor' and the count `++` makes is NaN."""
+    raw = RawGltf()
+    names = ["constructor", "toString", "__proto__", "constructor_NaN", "hasOwnProperty"]
+    nodes = [raw.node(n, translation=[0.0, float(k), 0.0]) for k, n in enumerate(names)]
+    root = raw.node("root", children=nodes)
+    raw.scene([root])
+    raw.animation("walk", [_moving(raw, n, 0.1 * (k + 1)) for k, n in enumerate(nodes)])
+    path = tmp_path / "proto.glb"
+    path.write_bytes(raw.glb())
+    return str(path), nodes
+
+
+def test_threejs_names_inherited_by_every_javascript_object_get_a_nan_suffix(tmp_path, capsys):
+    from animsmith.engine import ThreeUniqueNames
+
+    unique = ThreeUniqueNames()
+    got = [unique(n) for n in ["constructor", "constructor", "valueOf", "__proto__", "constructor_NaN", "walk"]]
+    assert got == ["constructor_NaN", "constructor_NaN", "valueOf_NaN", "__proto___NaN", "constructor_NaN", "walk"]
+    glb, nodes = prototype_names(tmp_path)
+    cfg = contract(tmp_path, '[engine]\nprofile = "threejs"\n')
+    code, doc, _ = lint_json(tmp_path, capsys, cfg, glb)
+    assert code == 1
+    bad = [f for f in facets(doc) if f["state"] == "required_unavailable"]
+    assert [(f["handle"], f["reasons"]) for f in bad] == [("constructor_NaN", ["node_name_collision"])]
+    assert [(s["index"], s["name"]) for s in bad[0]["sources"]] == [(nodes[0], "constructor"), (nodes[3], "constructor_NaN")]
+    ok = {f["sources"][0]["name"]: f["handle"] for f in facets(doc) if f["state"] == "available" and f["code"] == "node_binding_name"}
+    assert ok == {"toString": "toString_NaN", "__proto__": "__proto___NaN", "hasOwnProperty": "hasOwnProperty_NaN"}
+
+
+def test_threejs_prototype_names_match_the_loader(tmp_path, oracles):
+    from animsmith.engine import threejs_scene_objects
+    from animsmith.io.read import load_asset
+
+    glb, nodes = prototype_names(tmp_path)
+    listing = json.loads(subprocess.run(
+        ["node", os.path.join(oracles, "sample.mjs"), glb, "--list"], capture_output=True, text=True, check=True
+    ).stdout)
+    _, objects = threejs_scene_objects(load_asset(glb, strict=False).gltf)
+    want = {node["index"]: node["three_name"] for node in listing["nodes"] if node["in_scene"]}
+    assert {n: objects[n].name for n in want} == want
+    assert want[nodes[0]] == want[nodes[3]] == "constructor_NaN"

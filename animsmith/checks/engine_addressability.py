@@ -31,6 +31,9 @@ Profile `threejs` (version r187; three.js `GLTFLoader`, `AnimationClip`,
   (`_1`, `_2`, ...) without checking the names the file already has. Scene,
   camera and light names and mesh primitives (`mesh_<i>` when unnamed) use up
   names too. So nodes `foot`, `foot` and `foot_1` give two objects named `foot_1`.
+  The loader counts names in a plain JavaScript object, so a name every object
+  inherits (`constructor`, `toString`, `valueOf`, `__proto__`, ...) is always
+  renamed `<name>_NaN`: nodes `constructor` and `constructor_NaN` share a name.
 - A track binds to the first object of its name that `PropertyBinding.findNode`
   meets: the scene root, then the default scene depth-first. A name carried by
   two animated nodes, or an animated node that the search meets after another
