@@ -468,3 +468,17 @@ def test_threejs_prototype_names_match_the_loader(tmp_path, oracles):
     want = {node["index"]: node["three_name"] for node in listing["nodes"] if node["in_scene"]}
     assert {n: objects[n].name for n in want} == want
     assert want[nodes[0]] == want[nodes[3]] == "constructor_NaN"
+
+
+def test_merge_results_verbose_lists_the_available_facets_as_lint_does(tmp_path, capsys):
+    glb = clips_file(tmp_path, ["walk", "run"])
+    cfg = contract(tmp_path, '[engine]\nprofile = "bevy"\n')
+    part = tmp_path / "r.json"
+    run_cli(["--config", cfg, "lint", "--format", "json", "-o", str(part), "--select", "engine-addressability", glb], capsys)
+    code, lint_out, _ = run_cli(["--config", cfg, "lint", "--verbose", "--select", "engine-addressability", glb], capsys)
+    code, merged, _ = run_cli(["merge-results", "--format", "text", "--verbose", str(part)], capsys)
+    assert code == 0
+    assert merged == lint_out
+    assert "animations[0] 'walk': available as 'Animation0'" in merged
+    code, quiet, _ = run_cli(["merge-results", "--format", "text", str(part)], capsys)
+    assert "available as" not in quiet
