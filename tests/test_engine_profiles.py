@@ -482,3 +482,41 @@ def test_merge_results_verbose_lists_the_available_facets_as_lint_does(tmp_path,
     assert "animations[0] 'walk': available as 'Animation0'" in merged
     code, quiet, _ = run_cli(["merge-results", "--format", "text", str(part)], capsys)
     assert "available as" not in quiet
+
+
+@pytest.mark.parametrize("names, lost, kept", [([None, "Animation"], 0, 1), (["Animation", None], 0, 1)])
+def test_godot_unnamed_clip_meeting_a_named_animation_loses_the_earlier_one(tmp_path, capsys, names, lost, kept):
+    """GLTFDocument imports clips in file order and AnimationLibrary.add_animation replaces an
+    animation of the same name: the clip imported later is the one 'Animation' plays, and the
+    earlier one is gone from the library, whichever of the two is the unnamed one."""
+    glb = clips_file(tmp_path, names)
+    cfg = contract(tmp_path, '[engine]\nprofile = "godot"\n')
+    code, doc, _ = lint_json(tmp_path, capsys, cfg, glb)
+    assert code == 1
+    got = [(f["state"], f["handle"], f["reasons"]) for f in facets(doc)]
+    assert got[kept] == ("available", "Animation", [])
+    assert got[lost] == ("required_unavailable", "Animation", ["duplicate_clip_name"])
+    assert [s["index"] for s in facets(doc)[lost]["sources"]] == [lost, kept]
+
+
+def test_godot_unnamed_clip_skips_the_names_of_non_joint_nodes(tmp_path, capsys):
+    """Godot names an unnamed clip from the scene's unique-name set, which holds the names of
+    the nodes that are not skin joints: a node 'Animation' (and a second one, 'Animation2')
+    push the clip to 'Animation3'; a joint named 'Animation' does not."""
+    from animsmith.engine import godot_animation_names
+
+    assert [n for n, _, _ in godot_animation_names([None, None], {"Animation", "Animation3"})] == ["Animation2", "Animation4"]
+    raw = RawGltf()
+    a = raw.node("Anim.ation")
+    b = raw.node("Animation")
+    joint = raw.node("Animation2")
+    root = raw.node("root", children=[a, b, joint])
+    raw.scene([root])
+    raw.doc.setdefault("skins", []).append({"joints": [joint]})
+    raw.animation(None, [_moving(raw, root, 0.1)])
+    glb = tmp_path / "godot-nodes.glb"
+    glb.write_bytes(raw.glb())
+    cfg = contract(tmp_path, '[engine]\nprofile = "godot"\n')
+    code, doc, _ = lint_json(tmp_path, capsys, cfg, str(glb))
+    assert code == 0
+    assert [(f["state"], f["handle"]) for f in facets(doc)] == [("available", "Animation3")]
