@@ -172,3 +172,30 @@ def test_contact_timing_with_heel_only_has_equal_pairs(tmp_path, capsys):
     assert left_c["lift_s"] == left_c["liftoff_s"] == pytest.approx(9 / 20)
     assert left_c["strike_s"] == left_c["landing_s"] == pytest.approx(0.0)
     assert c["foot_contacts"]["right"]["strike_s"] == pytest.approx(10 / 20)
+
+
+def two_key_asset(duration_s):
+    """Feet planted and still on a clip of two keys, 0 and ``duration_s``."""
+    names = ["root", "Hips", "LeftFoot", "RightFoot"]
+    sk = Skeleton.build(names, [-1, 0, 1, 1], [[0, 0, 0], [0, 1.0, 0], [0.1, -0.98, 0], [-0.1, -0.98, 0]])
+    t = np.array([0.0, duration_s])
+    chans = [Channel.make(b, "translation", t, np.tile(off, (2, 1))) for b, off in ((2, [0.1, -0.98, 0]), (3, [-0.1, -0.98, 0]))]
+    clip = Clip(name="take", channels=chans)
+    clip.index = 0
+    return Asset(skeleton=sk, clips=[clip])
+
+
+def test_a_long_take_is_measured_and_an_absurd_duration_is_refused_quickly(tmp_path, capsys):
+    import resource
+
+    from animsmith.core.footskate import SKATE_MAX_SAMPLES, SKATE_FPS
+
+    # 20 minutes: 24,001 samples at 20 fps, feet still -> no skid
+    assert measure(tmp_path, capsys, two_key_asset(1200.0))["foot_skate_ratio"] == 0.0
+    # a key at 10^6 s (a units mistake) would be 2*10^7 samples: refused with the reason, in well under a second
+    start = resource.getrusage(resource.RUSAGE_SELF).ru_utime
+    c = measure(tmp_path, capsys, two_key_asset(1.0e6))
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_utime - start < 2.0
+    assert c["foot_skate_ratio"] is None
+    assert SKATE_MAX_SAMPLES / SKATE_FPS == 1800.0
+    assert "longer than 30 minutes" in c["foot_skate_ratio_unavailable"]

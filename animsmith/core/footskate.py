@@ -7,7 +7,8 @@ proportion of frames in which either foot skids more than 2.5 cm while it keeps 
 with the ground (foot height below 5 cm). Here:
 
 * the clip is resampled at 20 fps (the HumanML3D frame rate those tables use):
-  t_i = i / 20 s, i = 0 … ⌊duration · 20⌋;
+  t_i = i / 20 s, i = 0 … ⌊duration · 20⌋, for clips up to 30 minutes
+  (``SKATE_MAX_SAMPLES``; a longer one has no ratio);
 * the measured point per side is the toe role (the ball of the foot, like the SMPL
   "foot" joints the papers use), else the foot role;
 * the ground is the lowest height either measured point reaches in the clip (the
@@ -53,6 +54,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 SKATE_FPS = 20.0
+#: the 20 fps resample covers clips up to half an hour (36,000 samples); a longer clip (often a
+#: key time in the wrong unit) has no ratio rather than a resample that grows with its duration
+SKATE_MAX_SAMPLES = 36_000
 SKATE_SKID_M = 0.025
 SKATE_CONTACT_HEIGHT_M = 0.05
 #: a heel/toe is grounded within this fraction of its height range above its lowest point
