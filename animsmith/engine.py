@@ -77,9 +77,10 @@ PROFILES: Dict[str, Profile] = {
         models="animation names in the imported AnimationLibrary",
         sources=(
             "godot modules/gltf/gltf_document.cpp: _sanitize_animation_name, _gen_unique_animation_name, "
-            "_import_animation",
+            "_import_animation, _assign_node_names",
             "godot core/string/ustring.cpp: String::validate_node_name (removes . : @ / \" %)",
-            "godot scene/resources/animation_library.cpp: AnimationLibrary::validate_library_name "
+            "godot scene/resources/animation_library.cpp: AnimationLibrary::add_animation (a name added again "
+            "replaces the earlier animation), AnimationLibrary::validate_library_name "
             "(replaces / : , [ with _)",
         ),
     ),
@@ -172,16 +173,30 @@ def threejs_sanitize_node_name(name: str) -> str:
     return _THREE_RESERVED.sub("", _JS_SPACE.sub("_", name))
 
 
+#: properties every JavaScript object inherits from ``Object.prototype``: ``name in {}`` is true for them
+_JS_OBJECT_PROTOTYPE = frozenset((
+    "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString",
+    "toString", "valueOf", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__",
+    "__lookupSetter__",
+))
+
+
 class ThreeUniqueNames:
     """GLTFLoader.createUniqueName: a name is sanitized; the first use keeps it, the
     k-th repeat gets ``_k``. Names already in the file are never checked, so a repeat
-    of ``foot`` becomes ``foot_1`` even when a node is literally named ``foot_1``."""
+    of ``foot`` becomes ``foot_1`` even when a node is literally named ``foot_1``.
+
+    The loader counts uses in a plain JavaScript object, so a name that object inherits
+    (``constructor``, ``toString``, ``__proto__``, ...) counts as used from the start and
+    its count is not a number: every use of it is named ``<name>_NaN``."""
 
     def __init__(self) -> None:
         self.used: Dict[str, int] = {}
 
     def __call__(self, original: str) -> str:
         name = threejs_sanitize_node_name(original or "")
+        if name in _JS_OBJECT_PROTOTYPE:
+            return f"{name}_NaN"
         if name in self.used:
             self.used[name] += 1
             return f"{name}_{self.used[name]}"
@@ -518,14 +533,37 @@ def godot_sanitize_animation_name(name: str) -> str:
     return _GODOT_LIBRARY_INVALID.sub("_", _GODOT_NODE_INVALID.sub("", name))
 
 
-def godot_animation_names(names: Sequence[Optional[str]]) -> List[Tuple[str, str, bool]]:
+def godot_node_names(gltf: dict) -> set:
+    """The names Godot's scene-wide unique-name set holds before clips are imported, as far as
+    they can be named ``Animation<k>``: every node that is not a skin joint keeps its name
+    with ``. : @ / " %`` removed, a repeat taking ``2``, ``3``, ... (GLTFDocument._assign_node_names;
+    joints are named per skeleton and take no name from this set)."""
+    joints: set = set()
+    for skin in _items(gltf, "skins"):
+        js = skin.get("joints") if isinstance(skin, dict) else None
+        joints.update(j for j in (js if isinstance(js, list) else []) if isinstance(j, int) and not isinstance(j, bool))
+    taken: set = set()
+    for i, node in enumerate(_items(gltf, "nodes")):
+        name = _name_of(node)
+        if i in joints or not name:
+            continue  # an unnamed node is called Node/Mesh/Camera3D...: never Animation<k>
+        base = _GODOT_NODE_INVALID.sub("", name)
+        k, candidate = 1, base
+        while candidate in taken:
+            k += 1
+            candidate = f"{base}{k}"
+        taken.add(candidate)
+    return taken
+
+
+def godot_animation_names(names: Sequence[Optional[str]], node_names=()) -> List[Tuple[str, str, bool]]:
     """(imported name, sanitized name, renamed to de-duplicate) per animation, in order.
 
     A named animation: its sanitized name, or that name followed by 2, 3, ... when an
     earlier animation took it (GLTFDocument._gen_unique_animation_name). An unnamed
     animation: ``Animation``, ``Animation2``, ... (GLTFDocument._import_animation asks
-    the scene's node-name set for a unique ``Animation``; a node literally named
-    ``Animation`` would shift the number)."""
+    the scene's unique-name set for a unique ``Animation``: ``node_names``, see
+    :func:`godot_node_names`, so a node named ``Animation`` shifts the number)."""
     taken: set = set()
     tried: Dict[str, int] = {}  # per base, the last number found taken (taken only grows)
     out = []
@@ -543,24 +581,34 @@ def godot_animation_names(names: Sequence[Optional[str]]) -> List[Tuple[str, str
             out.append((candidate, base, k > 1))
         else:
             out.append(("", "", False))
-    unnamed = 0
+    scene_names = set(node_names)
     for i, (name, base, renamed) in enumerate(out):
         if not name:
-            unnamed += 1
-            out[i] = ("Animation" if unnamed == 1 else f"Animation{unnamed}", "Animation", False)
+            k, candidate = 1, "Animation"
+            while candidate in scene_names:
+                k += 1
+                candidate = f"Animation{k}"
+            scene_names.add(candidate)
+            out[i] = (candidate, "Animation", False)
     return out
 
 
 def predict_godot(gltf: dict) -> List[Prediction]:
     anims = _items(gltf, "animations")
     names = [_name_of(a) for a in anims]
-    imported = godot_animation_names(names)
+    imported = godot_animation_names(names, godot_node_names(gltf))
+    # GLTFDocument adds the clips to the library in file order and AnimationLibrary.add_animation
+    # replaces an animation of the same name: per name, the last clip added is the one it plays
+    last: Dict[str, int] = {}
+    for i, (handle, _, _) in enumerate(imported):
+        last[handle] = i
     out = []
-    holder: Dict[str, int] = {}
     for i, (handle, base, renamed) in enumerate(imported):
         name = names[i]
         src = [_source("animation", i, name)]
         basis = ["godot.sanitize_animation_name", "godot.gen_unique_animation_name"]
+        if not name:
+            basis = basis + ["godot.import_animation_unnamed"]
         if renamed:
             j = next(k for k in range(i) if imported[k][0] == base)
             out.append(Prediction(
@@ -570,24 +618,23 @@ def predict_godot(gltf: dict) -> List[Prediction]:
                          "that clip instead"),
                 basis=basis, reasons=["duplicate_clip_name"], sources=[_source("animation", j, names[j])] + src,
             ))
-        elif handle in holder:  # an unnamed clip's Animation<k> equals a named clip's
-            j = holder[handle]
+        elif last[handle] != i:  # an unnamed clip's Animation<k> equals a named clip's name
+            j = last[handle]
             out.append(Prediction(
                 code="animation_library_name", subject=_shown("animation", i, name), state=REQUIRED_UNAVAILABLE,
                 handle=handle,
-                message=f"named '{handle}' on import, as animations[{j}] is: the library keeps only one of them",
-                basis=basis + ["godot.import_animation_unnamed"], reasons=["duplicate_clip_name"],
-                sources=[_source("animation", j, names[j])] + src,
+                message=(f"named '{handle}' on import, as animations[{j}] is; the library keeps the one added last "
+                         f"(animations[{j}]), so this clip is gone"),
+                basis=basis + ["godot.animation_library_add_replaces"], reasons=["duplicate_clip_name"],
+                sources=src + [_source("animation", j, names[j])],
             ))
         else:
             how = ("the importer's name for an unnamed animation" if not name
                    else "its glTF name" if handle == name else f"'{name}' with the characters Godot refuses removed")
             out.append(Prediction(
                 code="animation_library_name", subject=_shown("animation", i, name), state=AVAILABLE, handle=handle,
-                message=f"imported as '{handle}' ({how})",
-                basis=basis if name else basis + ["godot.import_animation_unnamed"], sources=src,
+                message=f"imported as '{handle}' ({how})", basis=basis, sources=src,
             ))
-        holder.setdefault(handle, i)
     return out
 
 

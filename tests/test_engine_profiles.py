@@ -422,3 +422,101 @@ def test_threejs_names_of_a_tricky_scene_match_the_loader(tmp_path, oracles):
         capture_output=True, text=True, check=True,
     ).stdout
     assert json.loads(out)["samples"][0]["nodes"]["#2"]["local"]["position"][0] == pytest.approx(0.1, abs=1e-6)
+
+
+def prototype_names(tmp_path):
+    """Nodes named after properties every JavaScript object inherits, and one named like
+    the loader's rename of the first: GLTFLoader keeps its used names in a plain object,
+    so `name in used` is already true for 'constructor' and the count `++` makes is NaN."""
+    raw = RawGltf()
+    names = ["constructor", "toString", "__proto__", "constructor_NaN", "hasOwnProperty"]
+    nodes = [raw.node(n, translation=[0.0, float(k), 0.0]) for k, n in enumerate(names)]
+    root = raw.node("root", children=nodes)
+    raw.scene([root])
+    raw.animation("walk", [_moving(raw, n, 0.1 * (k + 1)) for k, n in enumerate(nodes)])
+    path = tmp_path / "proto.glb"
+    path.write_bytes(raw.glb())
+    return str(path), nodes
+
+
+def test_threejs_names_inherited_by_every_javascript_object_get_a_nan_suffix(tmp_path, capsys):
+    from animsmith.engine import ThreeUniqueNames
+
+    unique = ThreeUniqueNames()
+    got = [unique(n) for n in ["constructor", "constructor", "valueOf", "__proto__", "constructor_NaN", "walk"]]
+    assert got == ["constructor_NaN", "constructor_NaN", "valueOf_NaN", "__proto___NaN", "constructor_NaN", "walk"]
+    glb, nodes = prototype_names(tmp_path)
+    cfg = contract(tmp_path, '[engine]\nprofile = "threejs"\n')
+    code, doc, _ = lint_json(tmp_path, capsys, cfg, glb)
+    assert code == 1
+    bad = [f for f in facets(doc) if f["state"] == "required_unavailable"]
+    assert [(f["handle"], f["reasons"]) for f in bad] == [("constructor_NaN", ["node_name_collision"])]
+    assert [(s["index"], s["name"]) for s in bad[0]["sources"]] == [(nodes[0], "constructor"), (nodes[3], "constructor_NaN")]
+    ok = {f["sources"][0]["name"]: f["handle"] for f in facets(doc) if f["state"] == "available" and f["code"] == "node_binding_name"}
+    assert ok == {"toString": "toString_NaN", "__proto__": "__proto___NaN", "hasOwnProperty": "hasOwnProperty_NaN"}
+
+
+def test_threejs_prototype_names_match_the_loader(tmp_path, oracles):
+    from animsmith.engine import threejs_scene_objects
+    from animsmith.io.read import load_asset
+
+    glb, nodes = prototype_names(tmp_path)
+    listing = json.loads(subprocess.run(
+        ["node", os.path.join(oracles, "sample.mjs"), glb, "--list"], capture_output=True, text=True, check=True
+    ).stdout)
+    _, objects = threejs_scene_objects(load_asset(glb, strict=False).gltf)
+    want = {node["index"]: node["three_name"] for node in listing["nodes"] if node["in_scene"]}
+    assert {n: objects[n].name for n in want} == want
+    assert want[nodes[0]] == want[nodes[3]] == "constructor_NaN"
+
+
+def test_merge_results_verbose_lists_the_available_facets_as_lint_does(tmp_path, capsys):
+    glb = clips_file(tmp_path, ["walk", "run"])
+    cfg = contract(tmp_path, '[engine]\nprofile = "bevy"\n')
+    part = tmp_path / "r.json"
+    run_cli(["--config", cfg, "lint", "--format", "json", "-o", str(part), "--select", "engine-addressability", glb], capsys)
+    code, lint_out, _ = run_cli(["--config", cfg, "lint", "--verbose", "--select", "engine-addressability", glb], capsys)
+    code, merged, _ = run_cli(["merge-results", "--format", "text", "--verbose", str(part)], capsys)
+    assert code == 0
+    assert merged == lint_out
+    assert "animations[0] 'walk': available as 'Animation0'" in merged
+    code, quiet, _ = run_cli(["merge-results", "--format", "text", str(part)], capsys)
+    assert "available as" not in quiet
+
+
+@pytest.mark.parametrize("names, lost, kept", [([None, "Animation"], 0, 1), (["Animation", None], 0, 1)])
+def test_godot_unnamed_clip_meeting_a_named_animation_loses_the_earlier_one(tmp_path, capsys, names, lost, kept):
+    """GLTFDocument imports clips in file order and AnimationLibrary.add_animation replaces an
+    animation of the same name: the clip imported later is the one 'Animation' plays, and the
+    earlier one is gone from the library, whichever of the two is the unnamed one."""
+    glb = clips_file(tmp_path, names)
+    cfg = contract(tmp_path, '[engine]\nprofile = "godot"\n')
+    code, doc, _ = lint_json(tmp_path, capsys, cfg, glb)
+    assert code == 1
+    got = [(f["state"], f["handle"], f["reasons"]) for f in facets(doc)]
+    assert got[kept] == ("available", "Animation", [])
+    assert got[lost] == ("required_unavailable", "Animation", ["duplicate_clip_name"])
+    assert [s["index"] for s in facets(doc)[lost]["sources"]] == [lost, kept]
+
+
+def test_godot_unnamed_clip_skips_the_names_of_non_joint_nodes(tmp_path, capsys):
+    """Godot names an unnamed clip from the scene's unique-name set, which holds the names of
+    the nodes that are not skin joints: a node 'Animation' (and a second one, 'Animation2')
+    push the clip to 'Animation3'; a joint named 'Animation' does not."""
+    from animsmith.engine import godot_animation_names
+
+    assert [n for n, _, _ in godot_animation_names([None, None], {"Animation", "Animation3"})] == ["Animation2", "Animation4"]
+    raw = RawGltf()
+    a = raw.node("Anim.ation")
+    b = raw.node("Animation")
+    joint = raw.node("Animation2")
+    root = raw.node("root", children=[a, b, joint])
+    raw.scene([root])
+    raw.doc.setdefault("skins", []).append({"joints": [joint]})
+    raw.animation(None, [_moving(raw, root, 0.1)])
+    glb = tmp_path / "godot-nodes.glb"
+    glb.write_bytes(raw.glb())
+    cfg = contract(tmp_path, '[engine]\nprofile = "godot"\n')
+    code, doc, _ = lint_json(tmp_path, capsys, cfg, str(glb))
+    assert code == 0
+    assert [(f["state"], f["handle"]) for f in facets(doc)] == [("available", "Animation3")]

@@ -267,3 +267,42 @@ def test_simulator_bakes_as_file_members(tmp_path, capsys):
     assert got["left.glb"] == (pytest.approx(1.44, abs=1e-4), pytest.approx(1.0, abs=1e-4))
     assert t["speed_spread_mps"] == pytest.approx(0.24, abs=1e-4)
     assert t["stride_length_spread_m"] == pytest.approx(0.0, abs=1e-4)
+
+
+def test_pinned_file_member_without_a_pin_names_the_clips_key_to_add(tmp_path, capsys):
+    """A member given as `file.glb#clip` is pinned by its clip's name: the error says which key."""
+    clips = ring()
+    write_clips(tmp_path / "a.glb", clips[:2])
+    write_clips(tmp_path / "b.glb", clips[2:])
+    cfg = (
+        '[gait_groups.ring]\nclips = ["a.glb#fwd", "a.glb#back", "b.glb#left", "b.glb#right"]\n'
+        'travel_policy = "pinned"\n'
+        '[clips.fwd]\nspeed_mps = 1.0\n[clips.back]\nspeed_mps = 1.0\n[clips.left]\nspeed_mps = 1.2\n'
+    )
+    path = write_config(tmp_path / "animsmith.toml", cfg)
+    code, out, err = run_cli(
+        ["--config", path, "lint", "--format", "json", "--select", "gait-group", str(tmp_path / "a.glb"), str(tmp_path / "b.glb")],
+        capsys,
+    )
+    assert code == 1 and err == ""
+    [f] = [f for file in validate_json(out)["files"] for f in file["findings"]]
+    assert f["clip"] == "b.glb#right"
+    assert "declares no speed_mps" in f["message"] and '[clips."right"] speed_mps' in f["message"]
+
+
+def test_diagonal_member_is_judged_like_any_other(tmp_path, capsys):
+    """A forward-left diagonal at 1.3 m/s (velocity (-0.919, 0, 0.919)): heading -45°, stride
+    1.3 × 0.8 / 2 = 0.52 m, and it is the fastest member the uniform error names."""
+    import math
+
+    v = 1.3 / math.sqrt(2.0)
+    clips = ring() + [gait_clip("fwd_left", frames=33, duration_s=DURATION_S, cycles=STRIDES, velocity_mps=(-v, 0.0, v))]
+    cfg = '[gait_groups.ring]\nclips = ["fwd", "back", "left", "right", "fwd_left"]\ntravel_policy = "uniform"\n'
+    code, doc = lint(tmp_path, capsys, clips, cfg)
+    assert code == 1
+    [f] = findings(doc)
+    assert f["measured"] == pytest.approx(0.3, abs=1e-5)
+    assert "fastest fwd_left (1.30 m/s)" in f["message"]
+    diag = {m["member"]: m for m in travel(doc)["members"]}["fwd_left"]
+    assert diag["heading_deg"] == pytest.approx(-45.0, abs=1e-4)
+    assert diag["stride_length_m"] == pytest.approx(0.52, abs=1e-6)

@@ -31,6 +31,9 @@ Profile `threejs` (version r187; three.js `GLTFLoader`, `AnimationClip`,
   (`_1`, `_2`, ...) without checking the names the file already has. Scene,
   camera and light names and mesh primitives (`mesh_<i>` when unnamed) use up
   names too. So nodes `foot`, `foot` and `foot_1` give two objects named `foot_1`.
+  The loader counts names in a plain JavaScript object, so a name every object
+  inherits (`constructor`, `toString`, `valueOf`, `__proto__`, ...) is always
+  renamed `<name>_NaN`: nodes `constructor` and `constructor_NaN` share a name.
 - A track binds to the first object of its name that `PropertyBinding.findNode`
   meets: the scene root, then the default scene depth-first. A name carried by
   two animated nodes, or an animated node that the search meets after another
@@ -53,8 +56,11 @@ imported as `mixamocom` (available). A name an earlier clip already took gets
 `2`, `3`, ... appended (`_gen_unique_animation_name`): playing the clip's own
 name plays the earlier clip, so the renamed one is required-unavailable
 (`duplicate_clip_name`). An unnamed clip is called `Animation`, `Animation2`,
-... (`_import_animation`; a node named `Animation` shifts the number); when that
-equals a named clip's name the library keeps only one of them (required-unavailable).
+... (`_import_animation`), skipping the names of the nodes that are not skin
+joints (`_assign_node_names`: a node named `Animation` shifts the number). When
+that equals a named clip's name, the clip added to the library later replaces the
+earlier one (`AnimationLibrary.add_animation`, clips added in file order): the
+earlier clip is required-unavailable.
 
 Sources the rules were read from: Bevy `bevy_gltf` `GltfAssetLabel`
 (`Animation{i}`); three.js r187 `src/animation/PropertyBinding.js`
@@ -62,9 +68,10 @@ Sources the rules were read from: Bevy `bevy_gltf` `GltfAssetLabel`
 and `examples/jsm/loaders/GLTFLoader.js` (`createUniqueName`, `loadAnimation`,
 `loadScene`, `loadNode`, `_loadNodeShallow`, `loadMesh`, `loadCamera`, the
 `KHR_lights_punctual` light names); Godot `modules/gltf/gltf_document.cpp`
-(`_sanitize_animation_name`, `_gen_unique_animation_name`, `_import_animation`),
+(`_sanitize_animation_name`, `_gen_unique_animation_name`, `_import_animation`,
+`_assign_node_names`),
 `core/string/ustring.cpp` (`String::validate_node_name`) and
-`scene/resources/animation_library.cpp` (`validate_library_name`). The three.js
+`scene/resources/animation_library.cpp` (`validate_library_name`, `add_animation`). The three.js
 node names were compared with three.js r187 itself on every shipped example and
 corpus file.
 

@@ -73,7 +73,9 @@ largest − smallest over the members that have a speed.
   speed_mps to compare"); fewer than two members with a speed is a gap
   ``insufficient_measurable_members``.
 * ``"pinned"``: every member declares ``speed_mps`` in ``[clips.*]``; a member
-  without one is an **error** naming it. A root-motion member whose measured
+  without one is an **error** naming it and the table to add. Pins match the
+  clip's name, like every ``[clips.*]`` entry: a member given as
+  ``packs/left.glb#run_left`` is pinned under ``[clips."run_left"]``. A root-motion member whose measured
   speed is farther from its pin than its ``speed_tolerance_mps`` (else
   ``max_speed_delta_mps``) is an **error** (measured = speed, expected = pin);
   an in-place member's speed is its pin.
@@ -311,6 +313,15 @@ def member_travels(ctx):
     return out
 
 
+def pin_key(ctx, label: str) -> str:
+    """``[clips."run_left"]``: the table a member's pin goes in. Pins match the clip's name, so
+    a member given as ``packs/left.glb#run_left`` is pinned under ``[clips."run_left"]``."""
+    import json
+
+    clip = next((m.clip_name for m in ctx.members if m.label == label and m.clip_name), label)
+    return f"[clips.{json.dumps(clip, ensure_ascii=False)}]"
+
+
 def travel_text(t) -> str:
     """``run_left 1.44 m/s, stride 1.44 m, heading 90°`` (``in place`` for a declared speed)."""
     speed = "-" if t.speed_mps is None else f"{t.speed_mps:.2f} m/s"
@@ -402,7 +413,7 @@ def travel_items(ctx):
             if t.pin_mps is None:
                 yield ctx.finding(
                     f"gait group '{name}' member '{t.label}' declares no speed_mps: travel_policy \"pinned\" "
-                    f"judges every member against its own [clips.*] speed_mps",
+                    f"judges every member against its own [clips.*] speed_mps; add {pin_key(ctx, t.label)} speed_mps",
                     clip=t.label,
                     measured="unpinned",
                     expected="a speed_mps pin",

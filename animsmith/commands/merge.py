@@ -37,7 +37,9 @@ def _read_doc(path: str):
 )
 @click.option("--output", "-o", "output", type=click.Path(dir_okay=False), default=None, help="Write the merged result to FILE (the text report goes to the terminal).")
 @click.option("--deny-warnings", is_flag=True, help="Exit 1 on warnings too.")
-def merge_cmd(results, fmt, output, deny_warnings):
+@click.option("--verbose", "-v", is_flag=True, help="Text output: list every available engine prediction facet too "
+              "(the required-unavailable ones are always listed).")
+def merge_cmd(results, fmt, output, deny_warnings, verbose=False):
     """Merge `animsmith lint --format json` RESULT files into one result.
 
     On a terminal it prints the text report and summary line of `lint`;
@@ -57,13 +59,13 @@ def merge_cmd(results, fmt, output, deny_warnings):
     if fmt is None:  # a person reads the summary; a pipe, a file or --output gets the document
         fmt = "json" if output is not None or not _stdout_is_terminal() else "text"
     if output is not None:
-        _write_output(output, _render(doc, fmt, deny_warnings))
+        _write_output(output, _render(doc, fmt, deny_warnings, verbose=verbose))
         fmt = "text"
     color = fmt == "text" and stdout_color()
     status = decide_exit_status(doc_exit_code(doc, deny_warnings))
     from animsmith.render import for_stdout
 
-    click.echo(for_stdout(_render(doc, fmt, deny_warnings, color=color), fmt), nl=False, color=color)
+    click.echo(for_stdout(_render(doc, fmt, deny_warnings, color=color, verbose=verbose), fmt), nl=False, color=color)
     return status
 
 
@@ -74,18 +76,18 @@ def _stdout_is_terminal() -> bool:
         return False
 
 
-def _render(doc, fmt: str, deny_warnings: bool, color: bool = False) -> str:
-    """Render a merged JSON document in any lint format."""
+def _render(doc, fmt: str, deny_warnings: bool, color: bool = False, verbose: bool = False) -> str:
+    """Render a merged JSON document in any lint format (``verbose``: text lists available facets too)."""
     if fmt == "json":
         return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if fmt == "text":
-        return _text(doc, color)
+        return _text(doc, color, verbose)
     from animsmith.render import render_lint
 
     return render_lint(doc, fmt, deny_warnings=deny_warnings)
 
 
-def _text(doc, color: bool) -> str:
+def _text(doc, color: bool, verbose: bool = False) -> str:
     """The text report of a JSON document (same lines as ``lint``)."""
     from animsmith.render.text import escape, finding_line, gap_line, prediction_lines, summary_line
     from animsmith.render._doc import folded_gaps
@@ -98,7 +100,7 @@ def _text(doc, color: bool) -> str:
             lines.append(f"{escape(fr['path'])}: clean")
             continue
         lines.append(f"{escape(fr['path'])}:")
-        lines += prediction_lines(provenance, facets, color)
+        lines += prediction_lines(provenance, facets, color, verbose)
         for f in fr["findings"]:
             lines.append(finding_line(Finding(**{k: f.get(k) for k in Finding.__dataclass_fields__}), color))
         lines += [gap_line(k, e, color) for k, e in folded_gaps(fr)]

@@ -466,8 +466,8 @@ class ClipAnalysis:
         An in-place clip (core.travel.is_in_place) with a declared ``speed_mps`` is measured on
         a treadmill moving at that speed (``foot_skate_ground_mps``; 0 otherwise).
         """
-        from animsmith.core.footskate import foot_contacts, foot_skate_ratio, skate_budget_problem, skate_points, skate_times_s
-        from animsmith.core.pose import sample_pose
+        from animsmith.core.footskate import SKATE_FPS, SKATE_MAX_SAMPLES, foot_contacts, foot_skate_ratio, skate_points, skate_times_s
+        from animsmith.core.pose import LazyPoseGrid
         from animsmith.core.travel import is_in_place
 
         m: Dict[str, Any] = {}
@@ -482,15 +482,16 @@ class ClipAnalysis:
         points = [b for _, b in skate_points(self.roles) if b is not None]
         if why is None and not points:
             why = "no foot or toe role resolved"
-        duration_s = float(self.grid.duration_s or self.clip.duration_s)
+        duration = float(self.grid.duration_s or self.clip.duration_s)
+        if why is None and duration * SKATE_FPS >= SKATE_MAX_SAMPLES:
+            why = (f"clip lasts {duration:.6g} s, longer than {SKATE_MAX_SAMPLES / SKATE_FPS / 60:.0f} minutes at 20 fps "
+                   "(are its key times in seconds?)")
         if why is None:
-            why = skate_budget_problem(duration_s, self.skeleton.bone_count)
-        if why is None:
-            times = skate_times_s(duration_s)
+            times = skate_times_s(duration)
             if times.shape[0] < 2:
                 why = "clip is shorter than one frame at 20 fps"
-            else:
-                pos = sample_pose(self.skeleton, self.clip, times).model_position_m[:, points, :]
+            else:  # forward kinematics of the feet's chains only
+                pos = LazyPoseGrid(self.skeleton, self.clip, times, duration).model_positions_m(points)
                 ratio, why = foot_skate_ratio(
                     pos, times, treadmill_speed_mps=treadmill, authored_stance=self._authored_stance(points, times)
                 )
