@@ -1,8 +1,8 @@
 """A declared loop whose last pose does not lead into its first pose.
 
 Armed by ``[clips.*] loop = true`` (otherwise not judged: no finding, no gap).
-Needs no roles. On the clip's pose grid, per bone, the wrap from the last
-sample into the first:
+Needs no roles. On the clip's pose grid over the keys' own span (first key to last: a clip keyed from 1/30 s holds its first pose before that, which ``duplicate-loop-endpoint`` reports, and the cycle is judged without the hold), per bone, the wrap
+from the last sample into the first:
 
 * ``position_delta_m`` = model-space distance between the last position and
   the first;
@@ -149,7 +149,7 @@ def seam_over_relative_cap(ctx, lc, field_name: str, floor: float, ratio: float,
         suspects = np.flatnonzero(delta.astype(np.float32) > np.float32(floor))
     if suspects.size == 0:
         return None
-    vel, ang = interior_seam_changes(ctx.analysis.grid, suspects)
+    vel, ang = interior_seam_changes(ctx.analysis.loop_grid, suspects)
     inner = vel if velocity else ang
     if inner is None:
         inner = np.full(suspects.size, np.nan)

@@ -1,7 +1,7 @@
 """A declared loop whose bones change angular velocity across the wrap more than anywhere inside it.
 
 Armed by ``[clips.*] loop = true`` (otherwise not judged). Needs no roles. Per
-bone: outgoing angular velocity = rotation vector of the model-space step
+bone, on the pose grid over the keys' own span (as ``loop-closure``): outgoing angular velocity = rotation vector of the model-space step
 ``q[1]·q[0]⁻¹`` over ``dt_first``, incoming = that of ``q[N−1]·q[N−2]⁻¹`` over
 ``dt_last`` (w ≥ 0 hemisphere, so shortest steps); ``|ω_out − ω_in|`` in deg/s
 compares vectors (20°/s about X vs 20°/s about Y differ by 28.28°/s). For an
@@ -79,7 +79,7 @@ def check(ctx):
         cap = float(fixed)
         if bone is None or not f32_exceeds(delta, cap):
             return
-        _, ang = interior_seam_changes(ctx.analysis.grid, [bone])
+        _, ang = interior_seam_changes(ctx.analysis.loop_grid, [bone])
         inside = None if ang is None else float(ang[0])
         context = "" if inside is None else f"; inside the clip its largest step-to-step change is {inside:.3f} deg/s"
         text = f"cap {cap:.3f} deg/s{context}"

@@ -1,7 +1,7 @@
 """A declared loop whose bones change velocity across the wrap more than anywhere inside it.
 
 Armed by ``[clips.*] loop = true`` (otherwise not judged). Needs no roles. Per
-bone, on the clip's pose grid: outgoing velocity ``(p[1] − p[0]) / dt_first``,
+bone, on the clip's pose grid over the keys' own span (as ``loop-closure``): outgoing velocity ``(p[1] − p[0]) / dt_first``,
 incoming ``(p[N−1] − p[N−2]) / dt_last`` (model space). For a closed cycle
 (the last key repeats the first) the seam change is ``|out − in|`` (the
 last-to-first chord is zero-length, never a velocity); for an open cycle the
@@ -78,7 +78,7 @@ def check(ctx):
         cap = float(fixed)
         if bone is None or not f32_exceeds(delta, cap):
             return
-        vel, _ = interior_seam_changes(ctx.analysis.grid, [bone])
+        vel, _ = interior_seam_changes(ctx.analysis.loop_grid, [bone])
         inside = None if vel is None else float(vel[0])
         context = "" if inside is None else f"; inside the clip its largest step-to-step change is {inside:.4f} m/s"
         text = f"cap {cap:.4f} m/s{context}"
