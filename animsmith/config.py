@@ -15,7 +15,8 @@ Tables
 ------
 * ``[rig]``: ``profile`` (string, default ``"auto"``), ``roles`` {role: bone
   name}, ``required_bones`` (list of bone names), ``units`` (``"metres"``,
-  ``"centimetres"``, ``"millimetres"``, ``"inches"``, US spellings too, or a
+  ``"centimetres"``, ``"millimetres"``, ``"inches"``, US spellings and the symbols
+  ``"m"``, ``"cm"``, ``"mm"``, ``"in"`` too, or a
   positive number of metres per unit; default metres: ``core.units``).
 * ``[clips."<name or glob>"]``: :class:`ClipExpect` fields. Effective
   expectation of a clip = every matching glob entry overlaid in order of
