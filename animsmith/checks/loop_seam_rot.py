@@ -15,6 +15,12 @@ step-to-step angular velocity change inside the clip)`` (defaults 5 deg/s and
 1.5): a seam no larger than what the bone does between two frames anywhere
 else is ordinary angular acceleration; well above it is a hitch. The finding
 names the bone whose seam change is the largest multiple of its cap.
+The bone's largest change inside the clip is the larger of its own and its
+mirror bone's (the bone named like it with left and right swapped, e.g.
+``LeftLeg`` / ``RightLeg``, ``thigh_l`` / ``thigh_r``): a cycle that starts on
+a foot plant — the contact pose animators start walks on — has that plant at
+its seam, and the other foot's plant inside the clip is the same event, so a
+clean loop passes whichever frame it starts on.
 
 **Absolute cap.** ``max_angular_velocity_delta_degps`` set in
 ``[checks.loop-seam-rot]`` (or a clip's own ``[clips.*]
@@ -89,12 +95,13 @@ def check(ctx):
         worst = seam_over_relative_cap(ctx, lc, "seam_angular_velocity_delta_degps", floor, ratio, velocity=False)
         if worst is None:
             return
-        bone, delta, inside, cap = worst
+        bone, delta, inside, cap, twin = worst
+        whose = "its" if twin is None else f"its mirror '{bone_name(ctx, twin)}'s"
         if inside is None:
             text = f"cap {cap:.3f} deg/s"
         else:
             text = (
-                f"{delta / inside:.1f}x its largest step-to-step change inside the clip, {inside:.3f} deg/s; "
+                f"{delta / inside:.1f}x {whose} largest step-to-step change inside the clip, {inside:.3f} deg/s; "
                 f"cap {cap:.3f} deg/s = max({floor:g}, {ratio:g}x that change)"
             ) if inside > 0 else f"it does not turn faster or slower inside the clip; cap {cap:.3f} deg/s"
     name = bone_name(ctx, bone)

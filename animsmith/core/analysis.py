@@ -156,6 +156,13 @@ class ClipAnalysis:
         return pose_grid(self.asset.skeleton, self.clip)
 
     @cached_property
+    def mirror_bones(self) -> np.ndarray:
+        """(B,) each bone's left/right mirror or −1 (core.roles.mirror_bones)."""
+        from animsmith.core.roles import mirror_bones
+
+        return mirror_bones(self.asset.skeleton.names)
+
+    @cached_property
     def loop_grid(self):
         """The grid the loop checks judge: the keys' own span (core.pose.key_span_grid),
         which is :attr:`grid` unless the keys start after 0 s."""
