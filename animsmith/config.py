@@ -15,10 +15,11 @@ Tables
 ------
 * ``[rig]``: ``profile`` (string, default ``"auto"``), ``roles`` {role: bone
   name}, ``required_bones`` (list of bone names), ``units`` (``"metres"``,
-  ``"centimetres"``, ``"millimetres"``, ``"inches"``, US spellings too, or a
-  positive number of metres per unit; default metres: ``core.units``), ``legs``
-  {leg name: {``foot``, ``side`` (``left``/``right``), ``pair`` (0 = the rear pair,
-  default 0), optional ``toe``}} (``core.legs``).
+  ``"centimetres"``, ``"millimetres"``, ``"inches"``, US spellings and the symbols
+  ``"m"``, ``"cm"``, ``"mm"``, ``"in"`` too, or a positive number of metres per unit;
+  default metres: ``core.units``), ``legs`` {leg name: {``foot``, ``side``
+  (``left``/``right``), ``pair`` (0 = the rear pair, default 0), optional ``toe``}}
+  (``core.legs``).
 * ``[clips."<name or glob>"]``: :class:`ClipExpect` fields. Effective
   expectation of a clip = every matching glob entry overlaid in order of
   specificity (fewer literal characters first; equal specificity in file

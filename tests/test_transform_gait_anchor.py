@@ -1175,3 +1175,18 @@ def test_a_centimetre_rig_root_closes_in_metres():
     with pytest.raises(Refusal) as exc:
         ga.prove_gait_anchor(far, far.clips[0], _roles(far), 30.0)
     assert exc.value.code == "horizontal_drift"  # 15 mm: the drift proof refuses first, in metres
+
+
+def test_a_clip_exported_from_frame_1_is_refused_as_a_late_start(capsys, tmp_path):
+    """Blender / Unity exports whose range starts at frame 1 (or later) key every frame from
+    1/30 s on: one key per frame, but none at 0 s. The refusal names the late start, not a
+    missing key."""
+    for start_frames in (1, 15):
+        clip = biped_clip()
+        shift = start_frames / 30.0
+        clip.channels = [Channel.make(c.bone, c.path, c.times.astype(np.float64) + shift, c.values) for c in clip.channels]
+        path = write(tmp_path, clip, name=f"late{start_frames}.glb")
+        err = refuse_cli(capsys, tmp_path, path, "off_grid_key")
+        assert f"starts at {shift:.6f} s, not 0 s" in err
+        assert "move the clip's keys to start at 0 s" in err
+        assert "keys instead of exactly" not in err

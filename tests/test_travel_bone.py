@@ -232,3 +232,26 @@ def test_a_closing_key_off_by_float_noise_still_closes_the_loop(tmp_path, capsys
     assert float(lc.position_delta_m.max()) == pytest.approx(5e-5 * 3 ** 0.5, rel=0.02)
     doc = lint_json(tmp_path, capsys, path, LOOP_ANIMATION)
     assert loop_findings(doc) == []
+
+
+# ------------------------------------------------------------ a turning walk
+
+
+def test_a_turning_walk_measures_its_speed_along_the_arc(tmp_path, capsys):
+    """The hips walk 1.2 m/s along a path whose heading (and the hips' yaw) turns steadily by
+    90° over the 1 s clip: 1.2 m walked, though the endpoints are only the chord
+    2·R·sin(45°) = 1.2·sin(45°)/(π/4) ≈ 1.080 m apart. A declared 1.2 m/s is the truth."""
+    path = write_walks(tmp_path, fbx2gltf_walk("Turn", turn_deg=90.0), fbx2gltf_walk("Walk"))
+    code, out, err = run_cli(["measure", "speed", "--format", "json", path], capsys)
+    assert code == 0 and err == ""
+    clips = {c["name"]: c for c in json.loads(out)["files"][0]["clips"]}
+    assert clips["Turn"]["speed_mps"] == pytest.approx(1.2, abs=1e-5)
+    assert clips["Turn"]["distance_m"] == pytest.approx(1.2, abs=1e-5)
+    assert clips["Turn"]["heading_deg"] == pytest.approx(45.0, abs=1e-4)  # the chord's direction
+    assert clips["Walk"]["speed_mps"] == pytest.approx(1.2, abs=1e-6)  # a straight walk: the chord itself
+    doc = lint_json(tmp_path, capsys, path, '[clips."*"]\nloop = true\nmovement_owner_xz = "animation"\nspeed_mps = 1.2\n'
+                    'speed_tolerance_mps = 0.05\n')
+    assert [f for f in doc["findings"] if f["check_id"] == "root-motion-speed"] == []
+    doc = lint_json(tmp_path, capsys, path, '[clips."*"]\nmovement_owner_xz = "animation"\nspeed_mps = 1.0\n'
+                    'speed_tolerance_mps = 0.05\n')
+    assert {f["clip"] for f in doc["findings"] if f["check_id"] == "root-motion-speed"} == {"Turn", "Walk"}

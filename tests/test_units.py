@@ -67,7 +67,8 @@ def measure_json(capsys, *argv):
 @pytest.mark.parametrize(
     "value, expected",
     [('"metres"', 1.0), ('"meters"', 1.0), ('"Centimetres"', 0.01), ('"centimeters"', 0.01),
-     ('"millimetres"', 0.001), ('"millimeters"', 0.001), ('"inches"', 0.0254), ("0.3048", 0.3048), ("2", 2.0)],
+     ('"millimetres"', 0.001), ('"millimeters"', 0.001), ('"inches"', 0.0254), ("0.3048", 0.3048), ("2", 2.0),
+     ('"m"', 1.0), ('"cm"', 0.01), ('"CM"', 0.01), ('"mm"', 0.001), ('"in"', 0.0254)],
 )
 def test_units_names_and_numbers(tmp_path, value, expected):
     from animsmith.config import load_contract

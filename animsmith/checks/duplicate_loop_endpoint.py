@@ -1,4 +1,4 @@
-"""A declared loop whose last key repeats its first pose on every channel.
+"""A declared loop whose last key repeats its first pose on every channel, or whose keys start after 0 s.
 
 Armed by ``[clips.*] loop = true`` (otherwise not judged). Judged on the
 authored keys, not on sampled poses: every channel with 2 or more keys ends
@@ -19,6 +19,14 @@ makes the wrap a real frame step, which ``loop-closure`` then judges against
 its caps (a walk moves more than 1 cm per frame): set them per clip
 (``max_loop_position_delta_m`` …) or turn this check off for runtimes that
 wrap time.
+
+A declared loop whose keys all start after 0 s (an export range that begins at
+frame 1, or a clip cut from a longer take) is a second warning: a runtime plays
+a clip from 0 s and clamps before the first key, so it holds the first pose for
+that long on every cycle (a hitch; a stall when it is long). Time = the first
+key, measured = that hold in seconds, expected 0. The loop checks
+(``loop-closure``, ``loop-seam-*``) judge the cycle on the keys' own span, so
+the hold is reported here once, not as a seam.
 
 This is the same predicate as ``measure``'s ``loop_endpoint_mode =
 "duplicated_endpoint"`` (one definition in ``animsmith.core.analysis``).
@@ -73,6 +81,18 @@ def check(ctx):
             subjects=[clip.name],
         )
         return
+    start = float(clip.start_s)
+    if start > 0.0:
+        yield ctx.finding(
+            f"declared loop starts at {start:.6f}s, not 0: every channel's first key is after 0, so a "
+            f"runtime that plays the clip from 0 holds the first pose for {start:.3f}s on every cycle; "
+            f"move the keys to start at 0 (an export range that begins at frame 1 writes its first key "
+            f"at 1/fps)",
+            clip=clip.name,
+            time_s=start,
+            measured=start,
+            expected=0.0,
+        )
     duplicated, _ = ctx.analysis.duplicated_endpoint
     if not duplicated:
         return

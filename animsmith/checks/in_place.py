@@ -15,7 +15,8 @@ Armed by ``[clips.*] movement_owner_xz`` (a clip without it is not judged):
   project's slowest gait.
 
 Speed = horizontal endpoint displacement of the clip's travel bone over the
-clip duration, from the clip's shared analysis. The travel bone is the highest
+clip duration (along the arc it walks when the clip turns, docs/measure.md), from the
+clip's shared analysis. The travel bone is the highest
 node above the hips that this clip animates, else the hips (a static scene
 node such as ``RootNode`` never is); ``measure speed`` shows which and why.
 

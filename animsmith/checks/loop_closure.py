@@ -1,8 +1,8 @@
 """A declared loop whose last pose does not lead into its first pose.
 
 Armed by ``[clips.*] loop = true`` (otherwise not judged: no finding, no gap).
-Needs no roles. On the clip's pose grid, per bone, the wrap from the last
-sample into the first:
+Needs no roles. On the clip's pose grid over the keys' own span (first key to last: a clip keyed from 1/30 s holds its first pose before that, which ``duplicate-loop-endpoint`` reports, and the cycle is judged without the hold), per bone, the wrap
+from the last sample into the first:
 
 * ``position_delta_m`` = model-space distance between the last position and
   the first;
@@ -138,10 +138,14 @@ def _worst_over_allowance(delta: np.ndarray, allowed: np.ndarray):
 
 
 def seam_over_relative_cap(ctx, lc, field_name: str, floor: float, ratio: float, velocity: bool):
-    """The seam checks' default rule: (bone, seam change, inner change or None, cap) of the
+    """The seam checks' default rule: (bone, seam change, inner change or None, cap, the
+    mirror bone whose inner change it is or None) of the
     bone whose seam change most exceeds ``max(floor, ratio × its largest step-to-step
-    change inside the clip)``, or None when every bone passes. Only bones above the floor
-    are sampled over the whole clip."""
+    change inside the clip)``, or None when every bone passes. The inner change is the
+    larger of the bone's own and its mirror bone's (core.roles.mirror_bones): a loop that
+    starts on a foot plant has that plant at its seam, and the other foot's plant inside
+    the clip is the same event. Only bones above the floor (and their mirrors) are
+    sampled over the whole clip."""
     from animsmith.core.trajectory import interior_seam_changes
 
     delta = np.asarray(getattr(lc, field_name), dtype=np.float64)
@@ -149,17 +153,25 @@ def seam_over_relative_cap(ctx, lc, field_name: str, floor: float, ratio: float,
         suspects = np.flatnonzero(delta.astype(np.float32) > np.float32(floor))
     if suspects.size == 0:
         return None
-    vel, ang = interior_seam_changes(ctx.analysis.grid, suspects)
-    inner = vel if velocity else ang
-    if inner is None:
-        inner = np.full(suspects.size, np.nan)
+    mirror = ctx.analysis.mirror_bones[suspects]
+    sampled = np.concatenate([suspects, mirror[mirror >= 0]])
+    vel, ang = interior_seam_changes(ctx.analysis.loop_grid, sampled)
+    inner_all = vel if velocity else ang
+    if inner_all is None:
+        inner_all = np.full(sampled.size, np.nan)
+    inner = np.asarray(inner_all[: suspects.size], dtype=np.float64).copy()
+    # a mirror bone's largest change is the same event half a cycle away (a plant, a lift)
+    twin = np.full(suspects.size, np.nan)
+    twin[mirror >= 0] = inner_all[suspects.size:]
+    use_twin = np.isfinite(twin) & ~(twin <= inner)
+    inner[use_twin] = twin[use_twin]
     allowed = np.maximum(floor, np.where(np.isfinite(inner), ratio * inner, 0.0))
     worst = _worst_over_allowance(delta[suspects], allowed)
     if worst is None:
         return None
     i, d, cap = worst
     value = float(inner[i])
-    return int(suspects[i]), d, (value if np.isfinite(value) else None), cap
+    return int(suspects[i]), d, (value if np.isfinite(value) else None), cap, (int(mirror[i]) if use_twin[i] else None)
 
 
 def check(ctx):

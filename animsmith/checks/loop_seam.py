@@ -1,7 +1,8 @@
 """A declared loop whose feet pop at the wrap.
 
 Armed by ``[clips.*] loop = true`` (a clip not declared looping is not judged:
-no finding, no gap). On the clip's pose grid, with ``rel(i, f)`` = the model
+no finding, no gap). On the clip's pose grid over the keys' own span (as
+``loop-closure``), with ``rel(i, f)`` = the model
 position of foot/toe bone ``f`` minus the hips at sample ``i`` and
 ``D(i, j) = max_f |rel(i, f) − rel(j, f)|``:
 

@@ -1,7 +1,7 @@
 """A declared loop whose bones change angular velocity across the wrap more than anywhere inside it.
 
 Armed by ``[clips.*] loop = true`` (otherwise not judged). Needs no roles. Per
-bone: outgoing angular velocity = rotation vector of the model-space step
+bone, on the pose grid over the keys' own span (as ``loop-closure``): outgoing angular velocity = rotation vector of the model-space step
 ``q[1]·q[0]⁻¹`` over ``dt_first``, incoming = that of ``q[N−1]·q[N−2]⁻¹`` over
 ``dt_last`` (w ≥ 0 hemisphere, so shortest steps); ``|ω_out − ω_in|`` in deg/s
 compares vectors (20°/s about X vs 20°/s about Y differ by 28.28°/s). For an
@@ -15,6 +15,12 @@ step-to-step angular velocity change inside the clip)`` (defaults 5 deg/s and
 1.5): a seam no larger than what the bone does between two frames anywhere
 else is ordinary angular acceleration; well above it is a hitch. The finding
 names the bone whose seam change is the largest multiple of its cap.
+The bone's largest change inside the clip is the larger of its own and its
+mirror bone's (the bone named like it with left and right swapped, e.g.
+``LeftLeg`` / ``RightLeg``, ``thigh_l`` / ``thigh_r``): a cycle that starts on
+a foot plant — the contact pose animators start walks on — has that plant at
+its seam, and the other foot's plant inside the clip is the same event, so a
+clean loop passes whichever frame it starts on.
 
 **Absolute cap.** ``max_angular_velocity_delta_degps`` set in
 ``[checks.loop-seam-rot]`` (or a clip's own ``[clips.*]
@@ -79,7 +85,7 @@ def check(ctx):
         cap = float(fixed)
         if bone is None or not f32_exceeds(delta, cap):
             return
-        _, ang = interior_seam_changes(ctx.analysis.grid, [bone])
+        _, ang = interior_seam_changes(ctx.analysis.loop_grid, [bone])
         inside = None if ang is None else float(ang[0])
         context = "" if inside is None else f"; inside the clip its largest step-to-step change is {inside:.3f} deg/s"
         text = f"cap {cap:.3f} deg/s{context}"
@@ -89,12 +95,13 @@ def check(ctx):
         worst = seam_over_relative_cap(ctx, lc, "seam_angular_velocity_delta_degps", floor, ratio, velocity=False)
         if worst is None:
             return
-        bone, delta, inside, cap = worst
+        bone, delta, inside, cap, twin = worst
+        whose = "its" if twin is None else f"its mirror '{bone_name(ctx, twin)}'s"
         if inside is None:
             text = f"cap {cap:.3f} deg/s"
         else:
             text = (
-                f"{delta / inside:.1f}x its largest step-to-step change inside the clip, {inside:.3f} deg/s; "
+                f"{delta / inside:.1f}x {whose} largest step-to-step change inside the clip, {inside:.3f} deg/s; "
                 f"cap {cap:.3f} deg/s = max({floor:g}, {ratio:g}x that change)"
             ) if inside > 0 else f"it does not turn faster or slower inside the clip; cap {cap:.3f} deg/s"
     name = bone_name(ctx, bone)

@@ -1,7 +1,7 @@
 """A declared loop whose bones change velocity across the wrap more than anywhere inside it.
 
 Armed by ``[clips.*] loop = true`` (otherwise not judged). Needs no roles. Per
-bone, on the clip's pose grid: outgoing velocity ``(p[1] − p[0]) / dt_first``,
+bone, on the clip's pose grid over the keys' own span (as ``loop-closure``): outgoing velocity ``(p[1] − p[0]) / dt_first``,
 incoming ``(p[N−1] − p[N−2]) / dt_last`` (model space). For a closed cycle
 (the last key repeats the first) the seam change is ``|out − in|`` (the
 last-to-first chord is zero-length, never a velocity); for an open cycle the
@@ -16,6 +16,12 @@ changes a foot's velocity by metres per second between two frames, so a fixed
 small cap fails every clean loop; a seam well above what the bone does
 anywhere else is a hitch. The finding names the bone whose seam change is the
 largest multiple of its cap.
+The bone's largest change inside the clip is the larger of its own and its
+mirror bone's (the bone named like it with left and right swapped, e.g.
+``LeftLeg`` / ``RightLeg``, ``thigh_l`` / ``thigh_r``): a cycle that starts on
+a foot plant — the contact pose animators start walks on — has that plant at
+its seam, and the other foot's plant inside the clip is the same event, so a
+clean loop passes whichever frame it starts on.
 
 **Absolute cap.** ``max_velocity_delta_mps`` set in ``[checks.loop-seam-vel]``
 (or a clip's own ``[clips.*] max_loop_velocity_delta_mps``) replaces the
@@ -78,7 +84,7 @@ def check(ctx):
         cap = float(fixed)
         if bone is None or not f32_exceeds(delta, cap):
             return
-        vel, _ = interior_seam_changes(ctx.analysis.grid, [bone])
+        vel, _ = interior_seam_changes(ctx.analysis.loop_grid, [bone])
         inside = None if vel is None else float(vel[0])
         context = "" if inside is None else f"; inside the clip its largest step-to-step change is {inside:.4f} m/s"
         text = f"cap {cap:.4f} m/s{context}"
@@ -88,12 +94,13 @@ def check(ctx):
         worst = seam_over_relative_cap(ctx, lc, "seam_velocity_delta_mps", floor, ratio, velocity=True)
         if worst is None:
             return
-        bone, delta, inside, cap = worst
+        bone, delta, inside, cap, twin = worst
+        whose = "its" if twin is None else f"its mirror '{bone_name(ctx, twin)}'s"
         if inside is None:
             text = f"cap {cap:.4f} m/s"
         else:
             text = (
-                f"{delta / inside:.1f}x its largest step-to-step change inside the clip, {inside:.4f} m/s; "
+                f"{delta / inside:.1f}x {whose} largest step-to-step change inside the clip, {inside:.4f} m/s; "
                 f"cap {cap:.4f} m/s = max({floor:g}, {ratio:g}x that change)"
             ) if inside > 0 else f"it does not accelerate inside the clip; cap {cap:.4f} m/s"
     name = bone_name(ctx, bone)

@@ -5,7 +5,8 @@ Armed by ``[clips.*] speed_mps`` on a clip whose ``movement_owner_xz`` is not
 judged (no finding, no gap). Speed = horizontal
 endpoint displacement of the clip's travel bone (the highest node above the
 hips that this clip animates, else the hips; ``measure speed`` shows it) over
-the duration (an out-and-back path measures ~0). Tolerance = the clip's
+the duration (an out-and-back path measures ~0; a clip that turns is read along
+the arc it walks, docs/measure.md). Tolerance = the clip's
 ``speed_tolerance_mps``, else this check's ``default_tolerance_mps``.
 
 * **stray pin**: measured < ``travel_threshold_mps`` but the pin is at or above

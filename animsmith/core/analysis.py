@@ -38,7 +38,7 @@ import numpy as np
 from animsmith.core.endpoint import channel_moves, last_key_mismatch
 from animsmith.core.contacts import DEFAULT_CONTACT_HEIGHT_M
 from animsmith.core.gait import MIN_STRIDE_STEP_M, GaitMetrics, gait_metrics, loop_seam_ratio
-from animsmith.core.pose import pose_grid
+from animsmith.core.pose import key_span_grid, pose_grid
 from animsmith.core.roles import RoleMap
 from animsmith.core.trajectory import (
     LoopContinuity,
@@ -164,6 +164,22 @@ class ClipAnalysis:
         return key_times_problem(self.clip)
 
     @cached_property
+    def mirror_bones(self) -> np.ndarray:
+        """(B,) each bone's left/right mirror or −1 (core.roles.mirror_bones)."""
+        from animsmith.core.roles import mirror_bones
+
+        return mirror_bones(self.asset.skeleton.names)
+
+    @cached_property
+    def loop_grid(self):
+        """The grid the loop checks judge: the keys' own span (core.pose.key_span_grid),
+        which is :attr:`grid` unless the keys start after 0 s."""
+        start = float(self.clip.start_s)
+        if not (start > 0.0):
+            return self.grid
+        return key_span_grid(self.asset.skeleton, self.clip)
+
+    @cached_property
     def gait(self) -> GaitMetrics:
         """Stride anchor, amplitude and cycles; none of them when the key times cannot be
         sampled reliably (:func:`key_times_problem`), as the grid-based checks decide."""
@@ -284,7 +300,7 @@ class ClipAnalysis:
         starts turned by (cached per pair)."""
         key = (float(min_stride_step_m), float(yaw_deg))
         if key not in self._seam_cache:
-            self._seam_cache[key] = loop_seam_ratio(self.grid, self.roles, key[0], yaw_deg=key[1])
+            self._seam_cache[key] = loop_seam_ratio(self.loop_grid, self.roles, key[0], yaw_deg=key[1])
         return self._seam_cache[key]
 
     @property
@@ -295,7 +311,7 @@ class ClipAnalysis:
     @cached_property
     def continuity(self) -> LoopContinuity:
         """Last pose against first pose in model space (``measure``'s loop_continuity)."""
-        return loop_continuity(self.grid)
+        return loop_continuity(self.loop_grid)
 
     def closes_by_keys(self, travelling: bool) -> bool:
         """The authored keys close the loop (a duplicated endpoint); on a travelling clip
@@ -324,12 +340,13 @@ class ClipAnalysis:
         bone = self.travel.bone if travelling else None
 
         def judged(open_cycle: bool) -> LoopContinuity:
+            grid = self.loop_grid
             if bone is None:
-                return loop_continuity(self.grid, None, open_cycle)
-            cycle, why = cycle_transform(self.grid, bone, open_cycle, self.skeleton.parents)
+                return loop_continuity(grid, None, open_cycle)
+            cycle, why = cycle_transform(grid, bone, open_cycle, self.skeleton.parents)
             if cycle is None:
                 return LoopContinuity(unavailable=f"travel bone trajectory unusable ({why})")
-            return loop_continuity(self.grid, cycle, open_cycle)
+            return loop_continuity(grid, cycle, open_cycle)
 
         closed = judged(False)
         if self.closes_by_keys(travelling) or closed.unavailable:

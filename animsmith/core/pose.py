@@ -536,6 +536,24 @@ def sample_pose(skeleton: Skeleton, clip: Clip, times_s, *, duration_s: Optional
     )
 
 
+def key_span_grid(skeleton: Skeleton, clip: Clip) -> PoseGrid:
+    """The clip's keys' own span, [first key, last key], sampled like :func:`pose_grid`
+    (N = max(2, largest key count) uniform samples, snapped to keys): the cycle a loop
+    repeats. Equal to :func:`pose_grid` when the keys start at 0; a clip whose keys
+    start later holds its first pose from 0 s until then, and that hold is not part of
+    the cycle's motion (the loop checks judge the wrap from the last key to the first on
+    this grid; ``duplicate-loop-endpoint`` reports the hold)."""
+    times = clip.distinct_times()
+    duration = _max_finite_time_s(times)
+    start = float(clip.start_s)
+    if not (math.isfinite(start) and 0.0 < start < duration):
+        return pose_grid(skeleton, clip)
+    n = max(2, max((t.shape[0] for t in times), default=0))
+    t = snapped_to_keys(start + _uniform_times_s(n, duration - start), times)
+    t[0], t[-1] = start, duration
+    return LazyPoseGrid(skeleton, clip, t, duration)
+
+
 def pose_grid(skeleton: Skeleton, clip: Clip) -> PoseGrid:
     """The judged grid of ``clip``: :func:`sample_pose` at :func:`grid_times_s`.
 

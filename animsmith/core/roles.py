@@ -631,3 +631,36 @@ def _resolve(skeleton, prof: str, ovr: Dict[str, str]) -> RoleMap:
         conventions={r: conv[r] for r in ROLES if r in conv},
         unresolved={r: unresolved[r] for r in ROLES if r in unresolved},
     )
+
+
+# --------------------------------------------------------------------------
+# Mirror bones
+# --------------------------------------------------------------------------
+
+#: a side marker in a bone name: the words Left/Right (any case, not inside another
+#: word) or a lone L/R letter between separators (``thigh_l``, ``Foot.L``, ``J_Bip_L_Foot``)
+_SIDE_MARK = re.compile(r"(?<![a-z])(Left|LEFT)|(?<![A-Za-z])left|(?<![a-z])(Right|RIGHT)|(?<![A-Za-z])right"
+                        r"|(?<![A-Za-z])[LlRr](?![A-Za-z])")
+_SIDE_SWAP = {"Left": "Right", "LEFT": "RIGHT", "left": "right", "Right": "Left", "RIGHT": "LEFT", "right": "left",
+              "L": "R", "l": "r", "R": "L", "r": "l"}
+
+
+def _digitless(name: str) -> str:
+    return re.sub(r"\d+", "", name)
+
+
+def mirror_bones(names: Sequence[str]) -> np.ndarray:
+    """(B,) int: each bone's mirror (the bone named like it with left and right swapped,
+    digits ignored: ``b_LeftFoot01_017`` ↔ ``b_RightFoot01_021``, ``thigh_l`` ↔ ``thigh_r``,
+    ``Foot.L`` ↔ ``Foot.R``), or −1 when it has no side or its mirror is not one unique bone."""
+    keys: Dict[str, List[int]] = {}
+    for i, n in enumerate(names):
+        keys.setdefault(_digitless(n), []).append(i)
+    out = np.full(len(names), -1, dtype=np.int64)
+    for i, n in enumerate(names):
+        key = _digitless(n)
+        swapped = _SIDE_MARK.sub(lambda m: _SIDE_SWAP[m.group(0)], key)
+        hits = keys.get(swapped, []) if swapped != key else []
+        if len(hits) == 1 and len(keys[key]) == 1:
+            out[i] = hits[0]
+    return out

@@ -13,7 +13,12 @@
   endpoint displacement of the travel bone in model space between the first
   and last grid samples, over the time between them (= the clip duration on
   the judged grid). Out-and-back motion measures ~0: it is displacement, not
-  path length.
+  path length. A clip that turns (the travel bone's net yaw θ over the clip,
+  :func:`yaw_accumulation_deg`, more than ``TURN_THRESHOLD_DEG`` and at most
+  ``MAX_ARC_DEG``) walks an arc: a steady turn of θ covers
+  ``chord · (θ/2) / sin(θ/2)`` along its path, and that arc length is the
+  distance and the speed's numerator — the speed the feet keep pace with, so a
+  clean turning walk measures the speed it is played at, not the shorter chord.
 * **Heading** ``heading_deg = atan2(Δx, Δz)`` in degrees: +Z = 0°, +X = 90°,
   −X = −90°, −Z = 180°. No heading when there is no horizontal travel
   (distance ≤ 1e-6 × max(1, largest endpoint coordinate): float32 noise).
@@ -180,6 +185,22 @@ def heading_deg_of(dx: float, dz: float) -> float:
     return math.degrees(math.atan2(dx + 0.0, dz))
 
 
+#: a net turn above this (degrees) is not read as an arc: a path that winds back
+#: (a spin, a circle walked past half a turn) has no steady-arc reading of its chord
+MAX_ARC_DEG = 180.0
+
+
+def arc_factor(grid, bone: int) -> float:
+    """Arc length ÷ chord of a steady turn by the travel bone's net yaw θ:
+    (θ/2) / sin(θ/2) when ``TURN_THRESHOLD_DEG`` < |θ| ≤ ``MAX_ARC_DEG``, else 1
+    (a straight clip, an open cycle's one-frame wobble, or no readable yaw)."""
+    yaw, _ = yaw_accumulation_deg(grid, bone)
+    if yaw is None or not math.isfinite(yaw) or not (TURN_THRESHOLD_DEG < abs(yaw) <= MAX_ARC_DEG):
+        return 1.0
+    half = math.radians(abs(yaw)) / 2.0
+    return half / math.sin(half)
+
+
 def root_speed(grid, travel: TravelBone) -> RootSpeed:
     """Speed, heading and distance of the clip's travel bone (module docstring)."""
     bone = travel.bone
@@ -206,8 +227,8 @@ def root_speed(grid, travel: TravelBone) -> RootSpeed:
         return out
     dist = float(math.hypot(d[0], d[2]))
     out.displacement_m = (float(d[0]), float(d[1]), float(d[2]))
-    out.distance_m = dist
-    out.speed_mps = dist / dur
+    out.distance_m = dist * arc_factor(grid, bone)
+    out.speed_mps = out.distance_m / dur
     noise = HEADING_NOISE_FRACTION * max(1.0, float(np.max(np.abs(p[[0, -1]]))))
     if dist <= noise:
         out.heading_deg_unavailable = "no horizontal travel (in place)"

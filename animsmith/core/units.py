@@ -3,7 +3,7 @@
 glTF positions are metres, but many exports are not: a centimetre rig (the
 Khronos Fox, FBX pipelines without a 0.01 scale node) stands 40–180 units
 tall. ``[rig] units`` names the file's unit — ``"metres"``,
-``"centimetres"``, ``"millimetres"``, ``"inches"`` (US spellings accepted) or
+``"centimetres"``, ``"millimetres"``, ``"inches"`` (US spellings and m, cm, mm, in accepted) or
 a positive number of metres per unit — and forward kinematics scales every
 model-space position by it (``Skeleton.metres_per_unit``), so every reported
 number and every metre default (3 cm contact height, 1 cm loop closure,
@@ -35,6 +35,11 @@ UNIT_ALIASES: Dict[str, Tuple[float, str]] = {
     "millimetres": (0.001, "millimetres"),
     "millimeters": (0.001, "millimetres"),
     "inches": (0.0254, "inches"),
+    # the symbols DCCs and engines show next to their unit settings
+    "m": (1.0, "metres"),
+    "cm": (0.01, "centimetres"),
+    "mm": (0.001, "millimetres"),
+    "in": (0.0254, "inches"),
 }
 #: what each unit is called in advice ("a centimetre rig?")
 _ADJECTIVE = {"metres": "metre", "centimetres": "centimetre", "millimetres": "millimetre", "inches": "inch"}
@@ -58,7 +63,7 @@ def metres_per_unit(value) -> float:
         if key in UNIT_ALIASES:
             return UNIT_ALIASES[key][0]
         raise ValueError(f"unknown unit {value!r} (one of: metres, centimetres, millimetres, inches — or meters, "
-                         "centimeters, millimeters — or a positive number of metres per unit)")
+                         "centimeters, millimeters, or m, cm, mm, in — or a positive number of metres per unit)")
     raise ValueError(f"must be a unit name or a positive number of metres per unit, got {type(value).__name__}")
 
 

@@ -24,9 +24,10 @@ Proofs, in evaluation order (first failure refuses):
 6. Every channel that is not *exactly constant* (all keys bit-equal as
    float32 — +0 and −0 differ —, cubic tangents all zero; such channels are
    exempt and never change):
-   ``cubic_track`` when CUBICSPLINE, ``key_count`` unless it has exactly E
-   keys, ``off_grid_key`` unless key k is at exactly t_k and the last key is
-   at exactly f32(d).
+   ``cubic_track`` when CUBICSPLINE, ``off_grid_key`` when its first key is
+   not at 0 s (an export that starts at frame 1: named as such, whatever its key
+   count), ``key_count`` unless it has exactly E keys, ``off_grid_key`` unless
+   key k is at exactly t_k and the last key is at exactly f32(d).
 7. Sampling at the E frame times (full FK), then on the trajectory bone:
    ``non_finite`` for a non-finite pose; ``no_heading`` when the heading axis
    loses its horizontal projection; ``horizontal_drift`` when
@@ -130,6 +131,10 @@ CODES = (
 TRAJECTORY_ADVICE = (
     "keep the clip's root motion and align it with runtime phase offsets instead, "
     "or use a trajectory-preserving tool"
+)
+LATE_START_ADVICE = (
+    "move the clip's keys to start at 0 s (an export range that begins at frame 1 writes its "
+    "first key at 1/fps) and re-export, or use runtime phase offsets instead"
 )
 GRID_ADVICE = (
     "bake every animated channel to exactly one key per frame at the clip's frame rate "
@@ -458,6 +463,14 @@ def classify_channels(skeleton, clip, frames: int, fps: float, duration_s: float
                 "cubic_track", clip.name, bone, "CUBICSPLINE", "LINEAR or STEP",
                 f"{label} is a nonconstant CUBICSPLINE channel; rotating its keys would change its tangents' meaning",
                 "bake it to LINEAR keys, one per frame, in the DCC, or use runtime phase offsets instead",
+            )
+        t0 = np.float32(ch.times[0])
+        if t0 != grid[0]:
+            raise _refuse(
+                "off_grid_key", clip.name, bone, float(t0), float(grid[0]),
+                f"{label} starts at {float(t0):.6f} s, not 0 s: a runtime plays the clip from 0 s and holds "
+                f"its first pose until then, so its keys are not the clip's frames at {fps:g} fps",
+                LATE_START_ADVICE,
             )
         k = ch.key_count
         if k != frames:
