@@ -197,6 +197,25 @@ def test_measure_table_fits_100_columns_and_wide_has_every_column(capsys):
     assert row.split()[1:3] == ["1.000", "31"]
 
 
+def test_measure_help_names_every_column_wide_adds_and_its_width(capsys):
+    """`--wide`'s help lists exactly the columns the default table leaves out, and its
+    "about N columns" is within 10 of the widest row on the shipped ring."""
+    code, default, _ = run_cli(["measure", RING], capsys)
+    code, wide, _ = run_cli(["measure", "--wide", RING], capsys)
+    def titles(text):
+        header = next(line for line in text.split("\n") if line.startswith("clip "))
+        return [t for t in re.split(r"\s{2,}", header.strip())]
+    added = [t for t in titles(wide) if t not in titles(default)]
+    assert added == ["frames", "dist m", "yaw deg", "endpoint", "skate"]
+    code, helptext, _ = run_cli(["measure", "--help"], capsys)
+    helptext = " ".join(helptext.split())
+    option = helptext.split("--wide", 1)[1]
+    assert "adds " + ", ".join(added) + ";" in option, option
+    stated = int(re.search(r"about (\d+) columns", option).group(1))
+    widest = max(len(line) for line in wide.rstrip("\n").split("\n"))
+    assert abs(stated - widest) <= 10, (stated, widest)
+
+
 # ---------------------------------------------------------------------------
 # merge-results: text for a person, JSON for a program
 # ---------------------------------------------------------------------------

@@ -323,17 +323,17 @@ def render_json(files: List[Dict[str, Any]], speed: bool) -> None:
 @click.option("--clip", "clip_names", multiple=True, metavar="NAME", help="Only this clip (repeatable; every file must have it).")
 @click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--profile", default=None, metavar="PROFILE", help="Rig profile (auto, mixamo, ue-mannequin, humanoid, rigify, biped, generic, none = only [rig.roles]); overrides [rig] profile.")
-@click.option("--wide", is_flag=True, help="Text: every column (adds frames, dist m, yaw deg, endpoint; about 125 columns wide).")
+@click.option("--wide", is_flag=True, help="Text: every column (adds frames, dist m, yaw deg, endpoint, skate; about 140 columns wide).")
 @config_option
 @click.pass_context
 def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path, wide):
     """Measure every clip of each file: stride anchor (gait_phase), L-R
-    amplitude, cycles, root speed/heading/distance, loop seam ratio, yaw and
-    loop endpoint mode. PATHS are files, folders (searched for .glb/.gltf
-    files) and globs, as for `lint`.
+    amplitude, cycles, root speed/heading/distance, loop seam ratio, yaw, loop
+    endpoint mode and foot-skate ratio (JSON: foot contact timing too). PATHS
+    are files, folders (searched for .glb/.gltf files) and globs, as for `lint`.
 
     The text table shows the columns that fit 100 characters; `--wide` adds
-    frames, dist m, yaw deg and endpoint (JSON always has every field).
+    frames, dist m, yaw deg, endpoint and skate (JSON always has every field).
 
     `animsmith measure speed PATHS...` prints only speed_mps, heading_deg,
     distance_m, duration_s and the travel bone. A metric that cannot be
