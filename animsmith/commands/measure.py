@@ -7,6 +7,7 @@ distance_m, duration_s and the travel bone.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -169,10 +170,11 @@ def _cell(value: Any, key: str, digits: Optional[int]) -> str:
         from animsmith.render.text import phase_text
 
         return phase_text(value, digits or 3)
-    text = fmt(value, digits) if digits is not None else fmt(value)
-    if key == "heading_deg" and text == f"{-180.0:.{digits or 1}f}":  # −Z is 180 (docs): one direction, one text
-        text = text[1:]
-    return text
+    if key == "heading_deg" and isinstance(value, float) and math.isfinite(value):
+        from animsmith.numtext import heading
+
+        return heading(value, 1 if digits is None else digits)  # −Z is 180 (docs): one direction, one text
+    return fmt(value, digits) if digits is not None else fmt(value)
 
 
 def speed_measurements(ca) -> Dict[str, Any]:
