@@ -172,3 +172,27 @@ def test_contact_timing_with_heel_only_has_equal_pairs(tmp_path, capsys):
     assert left_c["lift_s"] == left_c["liftoff_s"] == pytest.approx(9 / 20)
     assert left_c["strike_s"] == left_c["landing_s"] == pytest.approx(0.0)
     assert c["foot_contacts"]["right"]["strike_s"] == pytest.approx(10 / 20)
+
+
+def _stretched(asset, factor):
+    """The asset's clip with every key time multiplied by ``factor`` (same keys, longer clip)."""
+    for ch in asset.clips[0].channels:
+        ch.times = (np.asarray(ch.times, np.float64) * factor).astype(np.float32)
+    return asset
+
+
+def test_a_clip_far_longer_than_its_keys_is_not_resampled_at_20_fps(tmp_path, capsys):
+    """The 20 fps resampling is bounded by the clip's keys, as the judged grid is: 21 keys
+    stretched over 40 s (801 frames) are measured — a 3 cm slide spread over 2 s per key step
+    moves 0.75 mm a frame, no skid, ratio 0 — and over 3 hours (216,001 frames, over
+    max(16,384, 16 x 21)) the ratio is unavailable with the reason, in bounded time."""
+    slide = foot_track(0.0, SLIDING, 0.03)
+    lifted = foot_track(0.30, x=-0.1)
+    c = measure(tmp_path, capsys, _stretched(feet_asset(slide, lifted), 40.0))
+    assert c["duration_s"] == pytest.approx(40.0) and c["foot_skate_ratio"] == 0.0
+    c = measure(tmp_path, capsys, _stretched(feet_asset(slide, lifted), 10800.0))
+    assert c["foot_skate_ratio"] is None
+    assert c["foot_skate_ratio_unavailable"] == (
+        "the clip's 20 fps resampling would hold 216001 frames, over the limit of 16384 "
+        "(max(16384, 16 x its 21 judged frames))"
+    )

@@ -359,8 +359,15 @@ class ClipAnalysis:
         An in-place clip (core.travel.is_in_place) with a declared ``speed_mps`` is measured on
         a treadmill moving at that speed (``foot_skate_ground_mps``; 0 otherwise).
         """
-        from animsmith.core.footskate import foot_contacts, foot_skate_ratio, skate_points, skate_times_s
-        from animsmith.core.pose import sample_pose
+        from animsmith.core.footskate import (
+            foot_contacts,
+            foot_skate_ratio,
+            skate_frame_count,
+            skate_frames_problem,
+            skate_points,
+            skate_times_s,
+        )
+        from animsmith.core.pose import LazyPoseGrid
         from animsmith.core.travel import is_in_place
 
         m: Dict[str, Any] = {}
@@ -376,11 +383,14 @@ class ClipAnalysis:
         if why is None and not points:
             why = "no foot or toe role resolved"
         if why is None:
-            times = skate_times_s(float(self.grid.duration_s or self.clip.duration_s))
+            duration = float(self.grid.duration_s or self.clip.duration_s)
+            why = skate_frames_problem(skate_frame_count(duration), self.grid.frame_count)
+        if why is None:
+            times = skate_times_s(duration)
             if times.shape[0] < 2:
                 why = "clip is shorter than one frame at 20 fps"
-            else:
-                pos = sample_pose(self.skeleton, self.clip, times).model_position_m[:, points, :]
+            else:  # only the measured feet and their ancestors are posed
+                pos = LazyPoseGrid(self.skeleton, self.clip, times, duration).model_positions_m(points)
                 ratio, why = foot_skate_ratio(
                     pos, times, treadmill_speed_mps=treadmill, authored_stance=self._authored_stance(points, times)
                 )

@@ -60,10 +60,34 @@ GROUNDED_FRACTION = 0.1
 SIDES = (("left", "left_foot", "left_toe"), ("right", "right_foot", "right_toe"))
 
 
+#: the 20 fps resampling may hold at most max(SKATE_FLOOR_FRAMES, SKATE_FRAMES_PER_GRID_FRAME x
+#: the judged grid's frames) samples: a clip's cost stays bounded by its keys, as the judged
+#: grid's is (docs/hardening.md), and 16,384 frames is 13.6 minutes at 20 fps
+SKATE_FLOOR_FRAMES = 16 * 1024
+SKATE_FRAMES_PER_GRID_FRAME = 16
+
+
+def skate_frames_problem(sample_count: int, grid_frames: int) -> Optional[str]:
+    """Why a 20 fps resampling of ``sample_count`` frames is not made, or None: a clip whose
+    duration is far longer than its keys explain (a few keys hours apart) would otherwise cost
+    time and memory in proportion to its duration, not its data."""
+    limit = max(SKATE_FLOOR_FRAMES, SKATE_FRAMES_PER_GRID_FRAME * int(grid_frames))
+    if sample_count <= limit:
+        return None
+    return (
+        f"the clip's 20 fps resampling would hold {sample_count} frames, over the limit of {limit} "
+        f"(max({SKATE_FLOOR_FRAMES}, {SKATE_FRAMES_PER_GRID_FRAME} x its {int(grid_frames)} judged frames))"
+    )
+
+
+def skate_frame_count(duration_s: float, fps: float = SKATE_FPS) -> int:
+    """⌊duration · fps⌋ + 1 (a sample within 1e-6 of the end counts)."""
+    return int(np.floor(float(duration_s) * fps + 1e-6)) + 1
+
+
 def skate_times_s(duration_s: float, fps: float = SKATE_FPS) -> np.ndarray:
     """i / fps for i = 0 … ⌊duration · fps⌋ (a sample within 1e-6 of the end counts)."""
-    n = int(np.floor(float(duration_s) * fps + 1e-6)) + 1
-    return np.arange(n, dtype=np.float64) / fps
+    return np.arange(skate_frame_count(duration_s, fps), dtype=np.float64) / fps
 
 
 def skate_points(roles) -> List[Tuple[str, Optional[int]]]:
