@@ -283,3 +283,20 @@ def test_the_walk_rings_travel_table_reads_as_measured(browser, pages, width):  
         assert fits
     finally:
         page.close()
+
+
+def test_figure_labels_keep_a_halo_where_they_cross_a_curve(browser, pages):  # noqa: F811
+    """The group figure's placed labels (×n members, mean, outside) avoid other labels but may
+    cross a curve: each is painted over a white halo (stroke under the fill), in its own colour."""
+    page = _open(browser, pages["ring"], 800)
+    try:
+        styles = page.page.evaluate("""() => Array.from(document.querySelectorAll(
+            'svg .coincident-label, svg .mean-label, svg .outside-label')).map(t => {
+              const cs = getComputedStyle(t);
+              return [t.getAttribute('class'), cs.paintOrder, cs.stroke, parseFloat(cs.strokeWidth), cs.fill, t.getAttribute('fill')]; })""")
+        assert {s[0] for s in styles} == {"coincident-label", "mean-label", "outside-label"}, styles
+        for cls, order, stroke, width, fill, attr in styles:
+            assert order.startswith("stroke") and stroke == "rgb(255, 255, 255)" and width >= 2, (cls, order, stroke, width)
+            assert fill != "rgb(255, 255, 255)" and attr, (cls, fill)
+    finally:
+        page.close()
