@@ -115,10 +115,11 @@ def cli(ctx: click.Context, config_path):
 
     \b
     The contract (--config, else ./animsmith.toml):
-      [rig]                 profile, and [rig.roles] for bones the names do not give
+      [rig]                 profile, units, and [rig.roles] for bones the names do not give
       [clips."<glob>"]      loop, fps, speed_mps, ... expected of matching clips
-      [gait_groups.<name>]  clips = [...]: a blend ring judged by gait-group
+      [gait_groups.<name>]  clips = [...]: a blend ring judged by gait-group (travel_policy too)
       [sync_groups.<name>]  clips = [...]: clips that must share a duration and frame grid
+      [engine]              profile = "threejs" | "bevy" | "godot": the runtime's handles
       [checks.<id>]         severity, enabled, and that check's options
     Example: configs/example.animsmith.toml. Documentation: README.md and docs/
     in the animsmith source; `animsmith checks --markdown` prints the check reference.

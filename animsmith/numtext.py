@@ -16,3 +16,13 @@ def fixed(value: float, digits: int) -> str:
         return text[1:]
     return text
 
+
+
+def heading(value: float, digits: int) -> str:
+    """A heading in degrees (+Z = 0, +X = 90, −Z = 180) with ``digits`` decimals. −Z is one
+    direction with one text: a heading that rounds to −180 reads ``180``, so a clip walking
+    straight back with a little float noise to one side reads as the clip without it."""
+    text = fixed(value, digits)
+    if text == fixed(-180.0, digits):
+        return text[1:]
+    return text

@@ -43,3 +43,20 @@ def test_registry_order_and_declarations():
         assert (spec.scope == "group") == (spec.group_table is not None)
         for opt in spec.config.values():
             assert opt.type in ("number", "integer", "bool", "string", "list")
+
+
+def test_units_docs_name_the_metre_defaults_the_checks_have():
+    """`rig-units` and docs/config.md list the metre defaults a wrong unit breaks; each number
+    is the default its check declares (the in-place threshold read 0.1 m/s, the check's is 0.5)."""
+    from animsmith.checks import get_check
+
+    contact_cm = get_check("foot-slide").defaults()["contact_height_m"] * 100
+    closure_cm = get_check("loop-closure").defaults()["max_position_delta_m"] * 100
+    threshold = get_check("in-place").defaults()["travel_threshold_mps"]
+    phrases = [f"{contact_cm:g} cm contact height", f"{closure_cm:g} cm loop-closure cap", f"{threshold:g} m/s travel threshold"]
+    with open(os.path.join(ROOT, "docs", "config.md"), encoding="utf-8") as fh:
+        config_md = " ".join(fh.read().split())
+    rig_units = " ".join(get_check("rig-units").doc.split())
+    for text in (config_md, rig_units):
+        missing = [p for p in phrases if p not in text]
+        assert not missing, missing

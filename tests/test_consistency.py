@@ -197,6 +197,25 @@ def test_measure_table_fits_100_columns_and_wide_has_every_column(capsys):
     assert row.split()[1:3] == ["1.000", "31"]
 
 
+def test_measure_help_names_every_column_wide_adds_and_its_width(capsys):
+    """`--wide`'s help lists exactly the columns the default table leaves out, and its
+    "about N columns" is within 10 of the widest row on the shipped ring."""
+    code, default, _ = run_cli(["measure", RING], capsys)
+    code, wide, _ = run_cli(["measure", "--wide", RING], capsys)
+    def titles(text):
+        header = next(line for line in text.split("\n") if line.startswith("clip "))
+        return [t for t in re.split(r"\s{2,}", header.strip())]
+    added = [t for t in titles(wide) if t not in titles(default)]
+    assert added == ["frames", "dist m", "yaw deg", "endpoint", "skate"]
+    code, helptext, _ = run_cli(["measure", "--help"], capsys)
+    helptext = " ".join(helptext.split())
+    option = helptext.split("--wide", 1)[1]
+    assert "adds " + ", ".join(added) + ";" in option, option
+    stated = int(re.search(r"about (\d+) columns", option).group(1))
+    widest = max(len(line) for line in wide.rstrip("\n").split("\n"))
+    assert abs(stated - widest) <= 10, (stated, widest)
+
+
 # ---------------------------------------------------------------------------
 # merge-results: text for a person, JSON for a program
 # ---------------------------------------------------------------------------
@@ -275,6 +294,31 @@ def test_report_page_numbers_have_no_negative_zero():
     out = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == ["0.00", "0.000", "0.00", "-0.01", "1.5", "—", "0.000"]
+
+
+def test_no_negative_zero_in_json_or_the_report_pages_data(tmp_path, capsys):
+    """Keys stored as -0.0 (x of the feet, z of everything: a float the file may carry) and a
+    root that walks straight back: no JSON number and no number in the report page's data
+    is -0.0 (JSON keeps a sign a zero does not have; a reader of the data sees it)."""
+    from animsmith.render.json import plain
+
+    assert str(plain(-0.0)) == "0.0" and str(plain([np.float64(-0.0)])[0]) == "0.0"
+    clip = gait_clip("back", velocity_mps=(0.0, 0.0, -1.0))
+    for ch in clip.channels:
+        ch.values[:, 2] = np.where(ch.values[:, 2] == 0.0, np.float32(-0.0), ch.values[:, 2])
+    path = write_clips(tmp_path / "negzero.glb", [clip])
+    assert np.signbit(clip.channels[1].values[0, 2])
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[clips."*"]\nloop = true\nmovement_owner_xz = "animation"\nspeed_mps = 1.0\n')
+    for argv in (["--config", str(cfg), "lint", path, "--format", "json"], ["measure", path, "--format", "json"],
+                 ["inspect", path, "--format", "json"]):
+        code, text, _ = run_cli(argv, capsys)
+        assert code in (0, 1) and not re.search(r"(?<![\w.])-0(\.0+)?(?![\d.])", text), (argv, text)
+    out = tmp_path / "r.html"
+    code, _, _ = run_cli(["--config", str(cfg), "report", path, "-o", str(out)], capsys)
+    data = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', out.read_text("utf-8"), re.S)
+    assert code == 0 and data and "0.0" in data.group(1)
+    assert not re.search(r"(?<![\w.])-0(\.0+)?(?![\d.])", data.group(1))
 
 
 def test_a_negative_key_time_near_zero_keeps_its_sign(tmp_path, capsys):

@@ -17,7 +17,11 @@ RUN_CFG = "examples/run-ring.animsmith.toml"
 
 
 def test_the_root_motion_walk_ring_lints_clean(capsys, monkeypatch):
+    """Clean with the loop checks armed: each member ends one stride from where it began,
+    and the wrap is judged where the next cycle starts."""
     monkeypatch.chdir(ROOT)
+    with open(os.path.join(ROOT, WALK_CFG), encoding="utf-8") as fh:
+        assert "\nloop = true\n" in fh.read()
     assert run_cli(["--config", WALK_CFG, "lint", WALK], capsys) == (
         0,
         f"{WALK}: clean\n0 error(s), 0 warning(s), 0 note(s), 0 coverage gap(s), 0 available prediction facet(s), 0 required-unavailable prediction facet(s)\n",
@@ -54,8 +58,10 @@ def test_the_walk_ring_measures_as_built(capsys, monkeypatch):
         # the declared speed is not the speed the clips travel at
         (("speed_mps = 1.2", "speed_mps = 2.4"), {"root-motion-speed"}, 4, 0),
         # the clips travel although the contract says gameplay moves the character, planted
-        # feet do not sweep back at speed_mps as they would in place, and each loop, played in
-        # place, snaps its stride back at the wrap (one loop-closure and one loop-seam-vel each)
+        # feet do not sweep back at speed_mps as they would in place, and an in-place loop
+        # that ends one stride (1 m) from where it began pops at the wrap (loop-closure) and
+        # jumps in velocity there (loop-seam-vel): the loop checks judge a travelling clip in
+        # its travelling frame only when the animation owns the travel
         (('movement_owner_xz = "animation"', 'movement_owner_xz = "gameplay"'),
          {"in-place", "foot-slide", "loop-closure", "loop-seam-vel"}, 12, 8),
         # the loop checks are armed (loop = true) and judge every clip's seam: an absolute

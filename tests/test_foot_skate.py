@@ -195,3 +195,25 @@ def test_a_long_take_is_measured_and_an_absurd_duration_is_refused_quickly(tmp_p
     assert c["foot_skate_ratio"] is None
     assert SKATE_MAX_SAMPLES / SKATE_FPS == 1800.0
     assert "longer than 30 minutes" in c["foot_skate_ratio_unavailable"]
+
+
+def _stretched(asset, factor):
+    """The asset's clip with every key time multiplied by ``factor`` (same keys, longer clip)."""
+    for ch in asset.clips[0].channels:
+        ch.times = (np.asarray(ch.times, np.float64) * factor).astype(np.float32)
+    return asset
+
+
+def test_a_clip_far_longer_than_its_keys_is_not_resampled_at_20_fps(tmp_path, capsys):
+    """21 keys stretched over 40 s (801 frames at 20 fps) are measured — a 3 cm slide spread
+    over 2 s per key step moves 0.75 mm a frame, no skid, ratio 0 — and over 3 hours (past
+    the 30-minute limit of the 20 fps resampling) the ratio is unavailable with the reason."""
+    slide = foot_track(0.0, SLIDING, 0.03)
+    lifted = foot_track(0.30, x=-0.1)
+    c = measure(tmp_path, capsys, _stretched(feet_asset(slide, lifted), 40.0))
+    assert c["duration_s"] == pytest.approx(40.0) and c["foot_skate_ratio"] == 0.0
+    c = measure(tmp_path, capsys, _stretched(feet_asset(slide, lifted), 10800.0))
+    assert c["foot_skate_ratio"] is None
+    assert c["foot_skate_ratio_unavailable"] == (
+        "clip lasts 10800 s, longer than 30 minutes at 20 fps (are its key times in seconds?)"
+    )

@@ -45,3 +45,22 @@ def test_every_registered_command_has_a_short_help():
     for line in commands:
         name, _, summary = line.strip().partition(" ")
         assert summary.strip(), f"{name} has no one-line summary"
+
+
+def test_root_help_names_every_contract_table_and_rig_key():
+    """`animsmith --help` lists each top-level table the contract accepts ([engine] was
+    missing) and the [rig] keys."""
+    from animsmith.config import TOP_KEYS
+
+    res = CliRunner().invoke(cli, ["--help"], catch_exceptions=False)
+    lines = res.output.split("The contract", 1)[1].split("Example:", 1)[0]
+    for key in TOP_KEYS:
+        assert f"[{key}" in lines, key
+    rig = next(line for line in lines.splitlines() if line.strip().startswith("[rig]"))
+    for key in ("profile", "units", "[rig.roles]"):
+        assert key in rig, key
+
+
+def test_inspect_help_mentions_the_travel_bone_column():
+    res = CliRunner().invoke(cli, ["inspect", "--help"], catch_exceptions=False)
+    assert "travel bone" in " ".join(res.output.split())

@@ -451,6 +451,9 @@ def test_a_heading_of_minus_180_reads_180(tmp_path):
 
     assert _cell(-179.994, "heading_deg", 1) == "180.0" and _cell(179.96, "heading_deg", 1) == "180.0"
     assert _cell(-179.94, "heading_deg", 1) == "-179.9"
+    from animsmith.numtext import heading
+
+    assert heading(-179.6, 0) == "180" and heading(-179.4, 0) == "-179" and heading(-0.04, 1) == "0.0"
 
 
 def test_an_empty_profile_flag_is_an_unknown_profile(ring_glb):

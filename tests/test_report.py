@@ -388,3 +388,18 @@ def test_group_member_curves_are_thinned_to_two_thousand_points():
     folded = np.asarray(thinned_signal(many, 500))
     assert folded.shape == (32_000,)
     assert np.max(np.abs(folded - np.sin(2 * np.pi * np.arange(32_000) / 64))) < 1e-3
+
+
+def test_docs_report_sample_is_what_the_ring_prints(tmp_path, capsys, monkeypatch):
+    """docs/report.md's sample run (`$ animsmith ... report ... -o ring.html` and its `wrote`
+    line) is what the command prints on the shipped ring today (size included)."""
+    with open(os.path.join(ROOT, "docs", "report.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    m = re.search(r"^\$ animsmith (.*)\n(wrote .*)$", text, re.MULTILINE)
+    assert m, "docs/report.md has no sample run"
+    monkeypatch.chdir(ROOT)
+    argv = m.group(1).split()
+    out = tmp_path / "ring.html"
+    argv[argv.index("-o") + 1] = str(out)
+    code, stdout, _ = run_cli(argv, capsys)
+    assert code == 0 and stdout.strip() == m.group(2).replace("ring.html", str(out), 1)

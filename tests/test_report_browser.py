@@ -359,3 +359,23 @@ def test_engine_predictions_are_listed_unavailable_first(browser, tmp_path, caps
         assert "engine-neutral" in plain.page.locator("#predictions").inner_text()
     finally:
         plain.close()
+
+
+def test_travel_table_reads_a_backward_walk_with_float_noise_as_180(browser, tmp_path, capsys):
+    """The group's travel table prints headings as the CLI does: a member walking −Z with
+    1e-9 m/s of drift to −X (atan2 just above −180°) reads 180, not -180."""
+    from builders import gait_clip
+    from lint_support import write_clips
+
+    clips = [gait_clip("fwd", velocity_mps=(0.0, 0.0, 1.0)), gait_clip("back", velocity_mps=(-1e-9, 0.0, -1.0))]
+    glb = write_clips(tmp_path / "ring.glb", clips)
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text('[gait_groups.ring]\nclips = ["fwd", "back"]\ntravel_policy = "accepted"\n')
+    page = Page(browser, write_report(tmp_path, capsys, ["--config", str(cfg), "report", glb]))
+    try:
+        rows = page.page.locator("tr").evaluate_all("els => els.map(e => e.innerText.split('\\t').map(s => s.trim()))")
+        back = next(r for r in rows if r and r[0] == "back")
+        assert back[3] == "180", rows
+        assert page.errors == []
+    finally:
+        page.close()

@@ -27,6 +27,8 @@ from test_report_browser import RING, RING_CFG, Page, browser, write_report  # n
 
 SHOTS = os.path.join(ROOT, "tests", "out", "report-screenshots")
 FOX = os.path.join(ROOT, "examples", "assets", "fox-walk.glb")
+WALK = os.path.join(ROOT, "examples", "assets", "walk-ring-root-motion.glb")
+WALK_CFG = os.path.join(ROOT, "examples", "walk-ring-root-motion.animsmith.toml")
 WIDTHS = (1400, 800)
 
 # every <text> of every figure: [figure index, label, box] in page pixels, plus the figure's box
@@ -74,7 +76,8 @@ def _fox_config(tmp_path):
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory):
-    """report.html of the ring (with its contract) and of the fox example."""
+    """report.html of the ring and of the root-motion walk ring (with their contracts) and of
+    the fox example."""
     import io
     from contextlib import redirect_stderr, redirect_stdout
 
@@ -82,7 +85,8 @@ def pages(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("layout")
     out = {}
-    for name, args in (("ring", ["--config", RING_CFG, "report", RING]), ("fox", ["--config", _fox_config(tmp), "report", FOX])):
+    for name, args in (("ring", ["--config", RING_CFG, "report", RING]), ("walk", ["--config", WALK_CFG, "report", WALK]),
+                       ("fox", ["--config", _fox_config(tmp), "report", FOX])):
         path = str(tmp / f"{name}.html")
         with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()), pytest.raises(SystemExit) as exc:
             main([*args, "-o", path])
@@ -99,7 +103,7 @@ def _open(browser, path, width):  # noqa: F811 - browser is the imported fixture
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("example", ["ring", "fox"])
+@pytest.mark.parametrize("example", ["ring", "walk", "fox"])
 def test_layout_at_a_glance(browser, pages, example, width):  # noqa: F811
     page = Page(browser, pages[example])
     try:
@@ -254,5 +258,45 @@ def test_many_coinciding_members_at_800_px(browser, tmp_path, capsys):  # noqa: 
             assert not _meet(a, b), (ta, tb)
         assert all(_inside(box, figure["box"]) for _, box in figure["texts"])
         assert page.errors == []
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_walk_rings_travel_table_reads_as_measured(browser, pages, width):  # noqa: F811
+    """The root-motion ring's travel table: one row per member at the catalog biped's 1.2 m/s
+    and 1.0 m stride (one cycle of 0.833 s), its heading in degrees (+Z = 0, +X = 90), and the
+    table fits its card."""
+    page = _open(browser, pages["walk"], width)
+    try:
+        rows = page.page.locator("section.card table tr").evaluate_all(
+            "els => els.map(e => Array.from(e.children).map(c => c.textContent.trim()))")
+        body = {r[0]: r[1:] for r in rows if r and r[0].startswith("walk_")}
+        assert body == {
+            "walk_forward": ["1.20", "1.00", "0", "measured"],
+            "walk_backward": ["1.20", "1.00", "180", "measured"],
+            "walk_left": ["1.20", "1.00", "90", "measured"],
+            "walk_right": ["1.20", "1.00", "-90", "measured"],
+        }, rows
+        fits = page.page.evaluate("""() => Array.from(document.querySelectorAll('section.card table')).every(t =>
+            t.getBoundingClientRect().right <= t.closest('section.card').getBoundingClientRect().right)""")
+        assert fits
+    finally:
+        page.close()
+
+
+def test_figure_labels_keep_a_halo_where_they_cross_a_curve(browser, pages):  # noqa: F811
+    """The group figure's placed labels (×n members, mean, outside) avoid other labels but may
+    cross a curve: each is painted over a white halo (stroke under the fill), in its own colour."""
+    page = _open(browser, pages["ring"], 800)
+    try:
+        styles = page.page.evaluate("""() => Array.from(document.querySelectorAll(
+            'svg .coincident-label, svg .mean-label, svg .outside-label')).map(t => {
+              const cs = getComputedStyle(t);
+              return [t.getAttribute('class'), cs.paintOrder, cs.stroke, parseFloat(cs.strokeWidth), cs.fill, t.getAttribute('fill')]; })""")
+        assert {s[0] for s in styles} == {"coincident-label", "mean-label", "outside-label"}, styles
+        for cls, order, stroke, width, fill, attr in styles:
+            assert order.startswith("stroke") and stroke == "rgb(255, 255, 255)" and width >= 2, (cls, order, stroke, width)
+            assert fill != "rgb(255, 255, 255)" and attr, (cls, fill)
     finally:
         page.close()

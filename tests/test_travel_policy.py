@@ -75,6 +75,19 @@ def test_uniform_errors_naming_the_faster_strafes_with_speeds_and_stride_lengths
     assert "stride-length spread 0.08 m" in msg
 
 
+def test_walking_straight_back_with_float_noise_reads_heading_180(tmp_path, capsys):
+    """−Z is heading 180: a backward member whose root drifts 1e-9 m/s to −X has atan2 just
+    above −180°, and the message names the same direction as an exact backward walk."""
+    clips = ring()
+    clips[1] = gait_clip("back", frames=33, duration_s=DURATION_S, cycles=STRIDES, velocity_mps=(-1e-9, 0.0, -1.0))
+    code, doc = lint(tmp_path, capsys, clips, config("uniform"))
+    [f] = findings(doc)
+    assert "back 1.00 m/s, stride 0.40 m, heading 180°" in f["message"], f["message"]
+    assert "-180" not in f["message"]
+    back = next(m for m in travel(doc)["members"] if m["member"] == "back")
+    assert back["heading_deg"] == pytest.approx(-180.0, abs=1e-6)  # the number stays as measured
+
+
 def test_uniform_passes_a_ring_that_travels_alike(tmp_path, capsys):
     code, doc = lint(tmp_path, capsys, ring(strafe_speed=1.0), config("uniform"))
     assert code == 0 and findings(doc) == []

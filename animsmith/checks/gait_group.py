@@ -97,6 +97,7 @@ them as a table.
 
 from __future__ import annotations
 
+from animsmith import numtext
 from animsmith.checks._clip import digits_apart
 from animsmith.checks._group import (
     allowance,
@@ -329,7 +330,7 @@ def travel_text(t) -> str:
     if t.source == "declared":
         heading = "in place, declared speed"
     else:
-        heading = "heading -" if t.heading_deg is None else f"heading {t.heading_deg:.0f}°"
+        heading = "heading -" if t.heading_deg is None else f"heading {numtext.heading(t.heading_deg, 0)}°"
     return f"{t.label} {speed}, stride {stride}, {heading}"
 
 

@@ -5,7 +5,7 @@ Every position is judged in metres: glTF's unit, or the file's unit scaled by
 ``"millimetres"``, ``"inches"`` or a number of metres per unit). A
 centimetre rig read as metres stands tens of metres tall, and every metre
 default — the 3 cm contact height of ``foot-slide``, the 1 cm loop-closure
-cap, the 0.1 m/s in-place speed — means nothing on it.
+cap, the 0.5 m/s travel threshold of ``in-place`` — means nothing on it.
 
 Judged once per file, with its first clip (the rest pose for a file without
 animations): the standing height is the hips' model-space height above the

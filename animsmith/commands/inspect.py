@@ -94,9 +94,11 @@ def _tree_lines(skeleton, roles) -> List[str]:
 def inspect_cmd(ctx, paths, fmt_name, profile, config_path):
     """Show the rig profile and resolved roles (bone + naming convention, or
     why unresolved), the legs (side, pair, foot, and how each was found: the
-    [rig.legs] config, the file's leg map, names or shape; or why none), the bone tree, and each clip's duration, start time,
-    channel and key counts, interpolations, morph-weight channel count and
-    the count of skipped node-less (KHR_animation_pointer) channels.
+    [rig.legs] config, the file's leg map, names or shape; or why none), the bone
+    tree, and each clip's duration, start time, channel and key counts,
+    interpolations, morph-weight channel count, the count of skipped node-less
+    (KHR_animation_pointer) channels and its travel bone (the bone speed and heading
+    follow, and why).
 
     PATHS are files, folders (searched for .glb/.gltf files) and globs, as
     for `lint`; several files are shown one after another (JSON: a `files`

@@ -7,6 +7,7 @@ distance_m, duration_s and the travel bone.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -169,10 +170,11 @@ def _cell(value: Any, key: str, digits: Optional[int]) -> str:
         from animsmith.render.text import phase_text
 
         return phase_text(value, digits or 3)
-    text = fmt(value, digits) if digits is not None else fmt(value)
-    if key == "heading_deg" and text == f"{-180.0:.{digits or 1}f}":  # −Z is 180 (docs): one direction, one text
-        text = text[1:]
-    return text
+    if key == "heading_deg" and isinstance(value, float) and math.isfinite(value):
+        from animsmith.numtext import heading
+
+        return heading(value, 1 if digits is None else digits)  # −Z is 180 (docs): one direction, one text
+    return fmt(value, digits) if digits is not None else fmt(value)
 
 
 def speed_measurements(ca) -> Dict[str, Any]:
@@ -341,17 +343,17 @@ def render_json(files: List[Dict[str, Any]], speed: bool) -> None:
 @click.option("--clip", "clip_names", multiple=True, metavar="NAME", help="Only this clip (repeatable; every file must have it).")
 @click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--profile", default=None, metavar="PROFILE", help="Rig profile (auto, mixamo, ue-mannequin, humanoid, rigify, biped, generic, none = only [rig.roles]); overrides [rig] profile.")
-@click.option("--wide", is_flag=True, help="Text: every column (adds frames, dist m, yaw deg, endpoint; about 125 columns wide).")
+@click.option("--wide", is_flag=True, help="Text: every column (adds frames, dist m, yaw deg, endpoint, skate; about 140 columns wide).")
 @config_option
 @click.pass_context
 def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path, wide):
     """Measure every clip of each file: stride anchor (gait_phase), L-R
-    amplitude, cycles, root speed/heading/distance, loop seam ratio, yaw and
-    loop endpoint mode. PATHS are files, folders (searched for .glb/.gltf
-    files) and globs, as for `lint`.
+    amplitude, cycles, root speed/heading/distance, loop seam ratio, yaw, loop
+    endpoint mode and foot-skate ratio (JSON: foot contact timing too). PATHS
+    are files, folders (searched for .glb/.gltf files) and globs, as for `lint`.
 
     The text table shows the columns that fit 100 characters; `--wide` adds
-    frames, dist m, yaw deg and endpoint (JSON always has every field).
+    frames, dist m, yaw deg, endpoint and skate (JSON always has every field).
 
     `animsmith measure speed PATHS...` prints only speed_mps, heading_deg,
     distance_m, duration_s and the travel bone. A metric that cannot be

@@ -64,10 +64,15 @@ GROUNDED_FRACTION = 0.1
 SIDES = (("left", "left_foot", "left_toe"), ("right", "right_foot", "right_toe"))
 
 
+
+def skate_frame_count(duration_s: float, fps: float = SKATE_FPS) -> int:
+    """⌊duration · fps⌋ + 1 (a sample within 1e-6 of the end counts)."""
+    return int(np.floor(float(duration_s) * fps + 1e-6)) + 1
+
+
 def skate_times_s(duration_s: float, fps: float = SKATE_FPS) -> np.ndarray:
     """i / fps for i = 0 … ⌊duration · fps⌋ (a sample within 1e-6 of the end counts)."""
-    n = int(np.floor(float(duration_s) * fps + 1e-6)) + 1
-    return np.arange(n, dtype=np.float64) / fps
+    return np.arange(skate_frame_count(duration_s, fps), dtype=np.float64) / fps
 
 
 def skate_points(roles) -> List[Tuple[str, Optional[int]]]:

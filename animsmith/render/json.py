@@ -19,15 +19,15 @@ SCHEMA_VERSION = 1
 
 
 def plain(value: Any, *, keep_arrays: bool = False) -> Any:
-    """JSON-safe copy: numpy scalars/arrays to Python, non-finite floats to None.
+    """JSON-safe copy: numpy scalars/arrays to Python, non-finite floats to None, -0.0 to 0.0.
     ``keep_arrays``: numpy arrays (ndim >= 1) stay as they are, for an encoder that
     converts them one at a time while it writes (the report page)."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, int):
         return int(value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
+    if isinstance(value, float):  # + 0.0: a zero has no sign (-0.0 reads as a direction)
+        return value + 0.0 if math.isfinite(value) else None
     if isinstance(value, dict):
         return {str(k): plain(v, keep_arrays=keep_arrays) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):

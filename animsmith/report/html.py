@@ -44,8 +44,9 @@ def asset_text(name: str) -> str:
 
 
 class _PageEncoder(json.JSONEncoder):
-    """Numpy arrays become lists one at a time, as the text is written (non-finite -> null):
-    the page's curves are held as 8-byte numbers until then, never all as Python lists."""
+    """Numpy arrays become lists one at a time, as the text is written (non-finite -> null,
+    -0.0 -> 0.0): the page's curves are held as 8-byte numbers until then, never all as
+    Python lists."""
 
     def default(self, o):
         import numpy as np
@@ -54,7 +55,7 @@ class _PageEncoder(json.JSONEncoder):
 
         if isinstance(o, np.ndarray):
             if o.dtype.kind == "f":
-                out = o.astype(object)
+                out = (o + 0.0).astype(object)  # + 0.0: no -0.0 in the page's data either
                 out[~np.isfinite(o)] = None
                 return out.tolist()
             return plain(o.tolist())

@@ -100,6 +100,8 @@
   }
   // a value that rounds to zero shows without a sign (never "-0.0")
   function fmt(v, d) { if (v === null || v === undefined || !isFinite(v)) return "—"; var t = Number(v).toFixed(d === undefined ? 3 : d); return /^-[0.]*$/.test(t) ? t.slice(1) : t; }
+  // a heading in degrees: -Z is 180, so a heading that rounds to -180 reads 180 (as the CLI prints it)
+  function fmtHeading(v, d) { var t = fmt(v, d); return t === fmt(-180, d) ? t.slice(1) : t; }
   function flash(el) {
     el.classList.add("flash");
     setTimeout(function () { el.classList.remove("flash"); }, 1600);
@@ -438,7 +440,7 @@
       h("td", null, tr, m.member);
       h("td", null, tr, fmt(m.speed_mps, 2));
       h("td", null, tr, fmt(m.stride_length_m, 2));
-      h("td", null, tr, fmt(m.heading_deg, 0));
+      h("td", null, tr, fmtHeading(m.heading_deg, 0));
       h("td", null, tr, m.source === "declared" ? "in place, declared speed" : (m.source === "in_place" ? "in place, no speed" : "measured"));
     });
   }
