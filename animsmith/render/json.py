@@ -187,7 +187,7 @@ def _write_plain(o: Any, out: list, nl: str) -> None:
     if t is str:
         out.append(_STR(o))
     elif t is float:
-        out.append(_FLOAT_REPR(o) if -_INF < o < _INF else "null")
+        out.append(_FLOAT_REPR(o + 0.0) if -_INF < o < _INF else "null")  # + 0.0: never -0.0, as plain()
     elif t is dict:
         if not o:
             out.append("{}")
@@ -204,7 +204,7 @@ def _write_plain(o: Any, out: list, nl: str) -> None:
             if tv is str:
                 out.append(_STR(v))
             elif tv is float:
-                out.append(_FLOAT_REPR(v) if -_INF < v < _INF else "null")
+                out.append(_FLOAT_REPR(v + 0.0) if -_INF < v < _INF else "null")
             elif v is None:
                 out.append("null")
             elif tv is int:
@@ -222,7 +222,7 @@ def _write_plain(o: Any, out: list, nl: str) -> None:
         for v in o:
             out.append(sep)
             if type(v) is float:
-                out.append(_FLOAT_REPR(v) if -_INF < v < _INF else "null")
+                out.append(_FLOAT_REPR(v + 0.0) if -_INF < v < _INF else "null")
             else:
                 _write_plain(v, out, inner)
             sep = "," + inner
@@ -242,7 +242,7 @@ def _write_plain(o: Any, out: list, nl: str) -> None:
     elif isinstance(o, int):
         out.append(_INT_REPR(int(o)))
     elif isinstance(o, float):  # numpy float64 and other float subclasses, written as floats
-        out.append(_FLOAT_REPR(o) if -_INF < o < _INF else "null")
+        out.append(_FLOAT_REPR(float(o) + 0.0) if -_INF < o < _INF else "null")
     elif getattr(o, "tolist", None) is not None:
         _write_plain(o.tolist(), out, nl)
     else:
