@@ -386,6 +386,11 @@ def threejs_scene_objects(gltf: dict) -> Tuple[Optional[ThreeObject], Dict[int, 
 
     default = gltf.get("scene", 0)
     if not isinstance(default, int) or isinstance(default, bool) or not 0 <= default < len(scenes):
+        # no scene (an animation-only file): the loader still makes every node an animation
+        # targets, named as above, for tracks that are played on another model
+        for n in _animated_nodes(gltf):
+            if 0 <= n < len(nodes):
+                make(n)
         return None, objects
     scene = scenes[default]
     root = ThreeObject(scene_name.get(default, ""), "scene", default, _name_of(scene))
@@ -469,6 +474,8 @@ def predict_threejs_nodes(gltf: dict) -> List[Prediction]:
     out: List[Prediction] = []
     reported: set = set()
     basis = ["threejs.sanitizeNodeName", "threejs.createUniqueName", "threejs.PropertyBinding.findNode_first"]
+    if root is None:  # no scene: the clips are played on a model loaded from another file
+        return _threejs_sceneless_nodes(animated, nodes, objects, basis)
     for n in animated:
         original = _name_of(nodes[n]) if 0 <= n < len(nodes) else None
         subject = _shown("node", n, original)
@@ -511,6 +518,52 @@ def predict_threejs_nodes(gltf: dict) -> List[Prediction]:
             basis=basis, reasons=["node_name_collision"],
             sources=[_source(o.kind, o.index, o.original) for o in sharers],
         ))
+    return out
+
+
+def _threejs_sceneless_nodes(animated, nodes, objects, basis) -> List[Prediction]:
+    """A file without a scene (animation-only exports) is played on a model loaded from
+    another file: each track binds by its three.js name to that model's object of the same
+    name, which this file cannot show. Its names are predicted all the same, and two
+    animated nodes that end up with one name are required-unavailable (their tracks bind one
+    object, whatever the model)."""
+    by_name: Dict[str, List[int]] = {}
+    for n in animated:
+        obj = objects.get(n)
+        if obj is not None and obj.name:
+            by_name.setdefault(obj.name, []).append(n)
+    out: List[Prediction] = []
+    reported: set = set()
+    for n in animated:
+        original = _name_of(nodes[n]) if 0 <= n < len(nodes) else None
+        obj = objects.get(n)
+        name = obj.name if obj is not None else ""
+        if not name:
+            out.append(Prediction(
+                code="node_binding_name", subject=_shown("node", n, original), state=REQUIRED_UNAVAILABLE,
+                handle=None, message="the node has no name, and a clip played on another model binds its tracks by name",
+                basis=["threejs.default_scene"], reasons=["unnamed_node_without_scene"],
+                sources=[_source("node", n, original)],
+            ))
+            continue
+        sharers = by_name[name]
+        if len(sharers) == 1:
+            renamed = "" if name == original else f" (renamed from '{original}')"
+            out.append(Prediction(
+                code="node_binding_name", subject=_shown("node", n, original), state=AVAILABLE, handle=name,
+                message=(f"the file has no scene: played on another model, the tracks bind to its object "
+                         f"named '{name}'{renamed}"),
+                basis=basis + ["threejs.no_scene"], sources=[_source("node", n, original)],
+            ))
+        elif name not in reported:
+            reported.add(name)
+            listed = ", ".join(_shown("node", k, _name_of(nodes[k])) for k in sharers)
+            out.append(Prediction(
+                code="node_binding_name", subject=f"'{name}'", state=REQUIRED_UNAVAILABLE, handle=name,
+                message=f"{listed} all end up named '{name}' in three.js; their tracks animate one object",
+                basis=basis + ["threejs.no_scene"], reasons=["node_name_collision"],
+                sources=[_source("node", k, _name_of(nodes[k])) for k in sharers],
+            ))
     return out
 
 

@@ -520,3 +520,34 @@ def test_godot_unnamed_clip_skips_the_names_of_non_joint_nodes(tmp_path, capsys)
     code, doc, _ = lint_json(tmp_path, capsys, cfg, str(glb))
     assert code == 0
     assert [(f["state"], f["handle"]) for f in facets(doc)] == [("available", "Animation3")]
+
+
+def test_threejs_animation_only_file_without_a_scene(tmp_path, capsys):
+    """An animation-only export (no scene: its clips are played on a character loaded from
+    another file) binds its tracks by name on that model: the names are predicted, available,
+    and only two animated nodes that end up with one three.js name are unavailable."""
+    raw = RawGltf()
+    hips = raw.node("mixamorig:Hips")
+    foot_a = raw.node("foot")
+    foot_b = raw.node("foot")
+    foot_c = raw.node("foot_1")
+    raw.animation("walk", [_moving(raw, hips, 0.3), _moving(raw, foot_a, 0.1), _moving(raw, foot_b, 0.1), _moving(raw, foot_c, 0.1)])
+    path = tmp_path / "anim-only.glb"
+    path.write_bytes(raw.glb())
+    cfg = contract(tmp_path, '[engine]\nprofile = "threejs"\n')
+    code, doc, _ = lint_json(tmp_path, capsys, cfg, str(path))
+    nodes = [f for f in facets(doc) if f["code"] == "node_binding_name"]
+    by_state = {(f["state"], f["handle"]) for f in nodes}
+    # sanitizeNodeName drops ':'; 'foot' keeps its name, the second 'foot' becomes 'foot_1'
+    # (createUniqueName), and 'foot_1' keeps 'foot_1': two nodes named 'foot_1'
+    assert ("available", "mixamorigHips") in by_state and ("available", "foot") in by_state
+    assert ("required_unavailable", "foot_1") in by_state
+    assert len(nodes) == 3 and code == 1
+
+    raw = RawGltf()
+    hips = raw.node("mixamorig:Hips")
+    raw.animation("walk", [_moving(raw, hips, 0.3)])
+    path.write_bytes(raw.glb())
+    code, doc, _ = lint_json(tmp_path, capsys, cfg, str(path))
+    assert code == 0
+    assert [(f["state"], f["handle"]) for f in facets(doc) if f["code"] == "node_binding_name"] == [("available", "mixamorigHips")]

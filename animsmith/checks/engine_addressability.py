@@ -42,6 +42,11 @@ Profile `threejs` (version r187; three.js `GLTFLoader`, `AnimationClip`,
   An animated node outside the default scene is required-unavailable
   (`not_in_default_scene`). An unnamed node is bound by its object's unique
   `uuid` (available, no handle).
+- A file without a scene (an animation-only export) is played on a character
+  loaded from another file: each animated node's predicted name is available as
+  the name its tracks bind to on that model; two animated nodes that end up with
+  one name (`node_name_collision`) or an unnamed one
+  (`unnamed_node_without_scene`) are required-unavailable.
 - Names are predicted in the loader's order: scenes and their nodes
   depth-first (a node before its camera and light, its children, then its
   skin's joints), then nodes only animations reach, then the other cameras,
