@@ -518,3 +518,35 @@ def test_the_duty_factor_uses_the_contracts_contact_height(tmp_path):
     assert [leg["duty_factor"] for leg in wide] == [1.0] * 4
     narrow = measure_json(str(glb))["files"][0]["clips"][0]["legs"]
     assert all(0.0 < leg["duty_factor"] < 1.0 for leg in narrow)
+
+
+@pytest.mark.parametrize(
+    "body, problem",
+    [
+        ('l = { foot = "leg_joint_L_5", side = "left" }\nr = { foot = "leg_joint_L_5", side = "right" }\n',
+         "rig.legs.r.foot: leg 'l' already uses bone 'leg_joint_L_5'; each leg needs its own foot"),
+        ('l = { foot = "leg_joint_L_4", side = "left", toe = "leg_joint_L_5" }\nr = { foot = "leg_joint_L_5", side = "right" }\n',
+         "rig.legs.r.foot: leg 'l' already uses bone 'leg_joint_L_5'; each leg needs its own foot"),
+        ('l = { foot = "leg_joint_L_5", side = "left", toe = "leg_joint_L_5" }\nr = { foot = "leg_joint_R_5", side = "right" }\n',
+         "rig.legs.l.toe: the toe is the foot bone 'leg_joint_L_5'"),
+    ],
+)
+def test_rig_legs_naming_one_bone_for_two_legs_exit_2_before_reading(tmp_path, body, problem):
+    """One bone cannot be two feet: CesiumMan's left foot declared as both legs would make
+    the body the foot itself and measure a constant left-right difference."""
+    bad = tmp_path / "bad.animsmith.toml"
+    bad.write_text("[rig.legs]\n" + body)
+    res = subprocess.run([sys.executable, "-m", "animsmith", "--config", str(bad), "measure", str(tmp_path / "absent.glb")],
+                         capture_output=True, text=True)
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr == f"animsmith: bad config {bad}: {problem}\n"
+
+
+def test_a_leg_map_naming_one_foot_twice_is_passed_over():
+    from animsmith.core.legs import extras_leg_entries
+
+    doc = {"version": 1, "legs": [{"name": "a", "side": "left", "pair": 0, "foot": "f"},
+                                  {"name": "b", "side": "right", "pair": 0, "foot": "f"}]}
+    entries, _, why = extras_leg_entries(Asset(skeleton=_chain_skeleton(["f"], [-1], [[0, 0, 0]]), clips=[], extras={"animsmith_legs": doc}))
+    assert entries is None
+    assert why == "the file's leg map is unusable: animsmith_legs.legs[1].foot: leg 'a' already uses bone 'f'; each leg needs its own foot"

@@ -514,6 +514,13 @@ def validate_leg_table(doc: Any, where: str) -> List[Dict[str, Any]]:
         toe = leg.get("toe")
         if toe is not None and (not isinstance(toe, str) or not toe):
             raise ValueError(f"{w}.toe: expected a bone name")
+        # one bone is one foot: two legs on one foot would measure the same bone twice
+        other = next((o for o in out if foot in (o["foot"], o["toe"]) or (toe is not None and toe in (o["foot"], o["toe"]))), None)
+        if other is not None:
+            bone = foot if foot in (other["foot"], other["toe"]) else toe
+            raise ValueError(f"{w}.{'foot' if bone == foot else 'toe'}: leg {other['name']!r} already uses bone {bone!r}; each leg needs its own foot")
+        if toe == foot:
+            raise ValueError(f"{w}.toe: the toe is the foot bone {foot!r}")
         out.append({"name": name, "side": side, "pair": pair, "foot": foot, "toe": toe})
     taken = [(leg["pair"], leg["side"]) for leg in out]
     dup = sorted({t for t in taken if taken.count(t) > 1})
