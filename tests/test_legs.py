@@ -550,3 +550,63 @@ def test_a_leg_map_naming_one_foot_twice_is_passed_over():
     entries, _, why = extras_leg_entries(Asset(skeleton=_chain_skeleton(["f"], [-1], [[0, 0, 0]]), clips=[], extras={"animsmith_legs": doc}))
     assert entries is None
     assert why == "the file's leg map is unusable: animsmith_legs.legs[1].foot: leg 'a' already uses bone 'f'; each leg needs its own foot"
+
+
+def _mixamo_biped_with(extra):
+    """A Mixamo-named standing biped (hips 1 m up, feet at y 0.1, arms in an A-pose) with
+    ``extra`` chains [(name, parent name, rest offset)] added; the feet bob in antiphase
+    h_L = 0.05·sin 2πu, h_R = −h_L: stride anchor 0.75."""
+    names = ["Armature", "mixamorig:Hips"]
+    parents = [-1, 0]
+    rest = [[0, 0, 0], [0, 1.0, 0]]
+
+    def add(name, parent, offset):
+        names.append(name)
+        parents.append(names.index(parent))
+        rest.append(offset)
+
+    for side, x in (("Left", 0.1), ("Right", -0.1)):
+        add(f"mixamorig:{side}UpLeg", "mixamorig:Hips", [x, 0, 0])
+        add(f"mixamorig:{side}Leg", f"mixamorig:{side}UpLeg", [0, -0.45, 0])
+        add(f"mixamorig:{side}Foot", f"mixamorig:{side}Leg", [0, -0.45, 0])
+    add("mixamorig:Spine", "mixamorig:Hips", [0, 0.2, 0])
+    add("mixamorig:Head", "mixamorig:Spine", [0, 0.5, 0])
+    for side, x in (("Left", 1), ("Right", -1)):
+        add(f"mixamorig:{side}Arm", "mixamorig:Spine", [x * 0.2, 0.3, 0])
+        add(f"mixamorig:{side}ForeArm", f"mixamorig:{side}Arm", [x * 0.18, -0.18, 0])
+        add(f"mixamorig:{side}Hand", f"mixamorig:{side}ForeArm", [x * 0.18, -0.18, 0])
+    for name, parent, offset in extra:
+        add(name, parent, offset)
+    sk = _chain_skeleton(names, parents, rest)
+    t = np.linspace(0.0, 1.0, 31)
+    h = 0.05 * np.sin(2 * np.pi * t)
+    z = np.zeros_like(t)
+    clip = Clip("walk", [
+        Channel.make(names.index("mixamorig:LeftFoot"), "translation", t, np.stack([z, -0.45 + h, z], axis=1)),
+        Channel.make(names.index("mixamorig:RightFoot"), "translation", t, np.stack([z, -0.45 - h, z], axis=1)),
+    ])
+    return Asset(skeleton=sk, clips=[clip])
+
+
+@pytest.mark.parametrize("extra", [
+    [],
+    # a skirt whose back strands carry side markers: 'back' + L/R, and the arms' 'ForeArm' + Left/Right
+    [("Skirt_Back_L", "mixamorig:Hips", [0.12, -0.05, -0.12]), ("Skirt_Back_L.001", "Skirt_Back_L", [0, -0.3, -0.05]),
+     ("Skirt_Back_R", "mixamorig:Hips", [-0.12, -0.05, -0.12]), ("Skirt_Back_R.001", "Skirt_Back_R", [0, -0.3, -0.05])],
+    [("J_Sec_L_SkirtBack0_01", "mixamorig:Hips", [0.12, -0.05, -0.12]), ("J_Sec_R_SkirtBack0_01", "mixamorig:Hips", [-0.12, -0.05, -0.12])],
+])
+def test_a_mixamo_biped_keeps_one_pair_whatever_its_forearms_and_skirt_are_called(extra):
+    """'LeftForeArm' holds fore + left, 'Skirt_Back_L' back + left: neither is a leg, so the
+    biped keeps its two feet as pair 0 and walks as a biped."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.legs import resolve_rig
+
+    asset = _mixamo_biped_with(extra)
+    roles = resolve_rig(asset)
+    names = asset.skeleton.names
+    assert [(leg.name, leg.pair, names[leg.foot], leg.found_by) for leg in roles.legs.legs] == [
+        ("left", 0, "mixamorig:LeftFoot", "name"), ("right", 0, "mixamorig:RightFoot", "name")]
+    assert roles.legs.notes == []
+    m = ClipAnalysis(asset, asset.clips[0], roles).measurements()
+    assert [p["pair"] for p in m["pairs"]] == [0] and m["gait_pattern"] == "biped"
+    assert m["gait_phase"] == pytest.approx(0.75, abs=1e-6)

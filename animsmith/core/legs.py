@@ -19,7 +19,8 @@ Where legs come from (the first source that gives legs wins)
    with the reason.
 3. ``name``: front/hind words with side markers (``FrontLeg.L``, ``BackLeg.L``,
    ``hind_left``, ``Leg_FL``, ``Leg_BR``): a fore/front and a hind/back/rear end,
-   each with both sides. Then the biped roles: feet and hands both resolved, with
+   each with both sides. A name that also names an arm, a hand, clothing, hair,
+   a tail or the head (``LeftForeArm``, ``Skirt_Back_L``) is no leg. Then the biped roles: feet and hands both resolved, with
    the hands hanging within a quarter of the hips' height of the feet in the rest
    pose (``b_LeftFoot01`` / ``b_LeftHand`` of the Khronos Fox): feet = pair 0,
    hands = pair 1. Else the left and right foot roles: one pair.
@@ -367,6 +368,14 @@ _HIND = {"hind", "back", "rear"}
 _CORNER = {"fl": ("fore", "left"), "fr": ("fore", "right"), "bl": ("hind", "left"), "br": ("hind", "right"), "hl": ("hind", "left"), "hr": ("hind", "right")}
 _SIDE_WORDS = {"left": "left", "l": "left", "lf": "left", "lft": "left", "right": "right", "r": "right", "rt": "right", "rgt": "right"}
 _FOOT_WORDS = {"foot", "feet", "paw", "hoof", "ankle"}
+#: a name with one of these words is no leg whatever its front/back and side words say
+#: (a biped's ``LeftForeArm``, a skirt's ``Skirt_Back_L``, hair, a cape, a tail)
+_NOT_LEG_WORDS = {
+    "arm", "forearm", "upperarm", "hand", "finger", "thumb", "pinky", "shoulder", "clavicle", "collar",
+    "elbow", "wrist", "skirt", "hair", "bang", "bangs", "cape", "cloak", "coat", "cloth", "dress",
+    "sleeve", "hood", "scarf", "ribbon", "tail", "ear", "eye", "brow", "lid", "lip", "cheek", "jaw",
+    "mouth", "tongue", "tooth", "teeth", "wing", "breast", "bust", "chest", "neck", "head", "spine",
+}
 
 
 #: a name can only say fore/hind when it holds one of these (a cheap first test)
@@ -381,7 +390,7 @@ def _corner_of(stem: str) -> Optional[Tuple[str, str]]:
         return None
     raw = [w.lower() for w in re.split(r"[^A-Za-z0-9]+", stem) if w]
     words = name_words(stem)
-    if any(w in _GENERIC_STOP for w in words):
+    if any(w in _GENERIC_STOP or w in _NOT_LEG_WORDS for w in words):
         return None
     corners = {_CORNER[w] for w in raw if w in _CORNER}
     if len(corners) == 1 and not any(w in _FORE or w in _HIND for w in words):
