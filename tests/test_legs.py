@@ -610,3 +610,86 @@ def test_a_mixamo_biped_keeps_one_pair_whatever_its_forearms_and_skirt_are_calle
     m = ClipAnalysis(asset, asset.clips[0], roles).measurements()
     assert [p["pair"] for p in m["pairs"]] == [0] and m["gait_pattern"] == "biped"
     assert m["gait_phase"] == pytest.approx(0.75, abs=1e-6)
+
+
+def _turned_quadruped(yaw_deg, sweep_m=0.1, clips=("walk",)):
+    """An unnamed quadruped (legs 'a'..'d' = hind left, hind right, fore left, fore right of
+    the animal) turned by ``yaw_deg`` about Y: facing +Z at 0, +X at 90, -Z at 180. Each
+    foot bobs h = 0.05·sin θ and slides z = −sweep·cos θ along the animal's forward axis,
+    θ = 2π(u + p) with the lateral-sequence walk's catalog phases (hind left 0, fore left
+    0.75, hind right 0.5, fore right 0.25): at the trough (stance) the foot moves backwards.
+    ``clips`` names a clip per entry; a name starting with 'back' walks backwards."""
+    a = np.radians(yaw_deg)
+    c, s = np.cos(a), np.sin(a)
+
+    def turn(v):
+        v = np.asarray(v, dtype=np.float64)
+        return np.stack([v[..., 0] * c + v[..., 2] * s, v[..., 1], -v[..., 0] * s + v[..., 2] * c], axis=-1)
+
+    corners = {"a": (0.1, -0.3, 0.0), "b": (-0.1, -0.3, 0.5), "c": (0.1, 0.3, 0.75), "d": (-0.1, 0.3, 0.25)}
+    names, parents, rest = ["Armature", "body"], [-1, 0], [[0, 0, 0], [0, 0.5, 0]]
+    feet = {}
+    for leg, (x, z, _) in corners.items():
+        k = len(names)
+        names += [f"{leg}_upper", f"{leg}_lower", f"{leg}_end"]
+        parents += [1, k, k + 1]
+        rest += [list(turn([x, 0, z])), [0, -0.25, 0], [0, -0.25, 0]]
+        feet[leg] = k + 2
+    names += ["neck", "head"]
+    parents += [1, len(names) - 2]
+    rest += [list(turn([0, 0.1, 0.35])), list(turn([0, 0.1, 0.15]))]
+    sk = _chain_skeleton(names, parents, rest)
+    t = np.linspace(0.0, 1.0, 31)
+    out = []
+    for name in clips:
+        direction = -1.0 if name.startswith("back") else 1.0
+        channels = []
+        for leg, (_, _, p) in corners.items():
+            th = 2 * np.pi * (direction * t + p)
+            local = np.stack([np.zeros_like(t), -0.25 + 0.05 * np.sin(th), -sweep_m * np.cos(th)], axis=1)
+            channels.append(Channel.make(feet[leg], "translation", t, turn(local)))
+        out.append(Clip(name, channels))
+    return Asset(skeleton=sk, clips=out)
+
+
+@pytest.mark.parametrize("yaw, facing", [(0, "+Z"), (90, "+X"), (180, "-Z"), (-90, "-X")])
+def test_a_rig_found_by_shape_faces_where_its_stride_goes(yaw, facing):
+    """Sides and pairs follow the stride, not the glTF front: turned any quarter turn, the
+    animal's hind left foot stays leg 0 and its walk stays a walk."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.legs import resolve_rig
+
+    asset = _turned_quadruped(yaw)
+    roles = resolve_rig(asset)
+    names = asset.skeleton.names
+    assert [(leg.name, names[leg.foot]) for leg in roles.legs.legs] == [
+        ("hind_left", "a_end"), ("hind_right", "b_end"), ("fore_left", "c_end"), ("fore_right", "d_end")]
+    assert all(leg.why.endswith(f"facing {facing} (the stride of 'walk')") for leg in roles.legs.legs)
+    m = ClipAnalysis(asset, asset.clips[0], roles).measurements()
+    assert m["gait_pattern"] == "walk"
+    # offsets from the hind left leg: the catalog phases' differences (0, 0.5, 0.75, 0.25)
+    for leg, expected in zip(m["legs"], (0.0, 0.5, 0.75, 0.25)):
+        assert circ(leg["offset"], expected) <= 0.02
+
+
+def test_without_a_stride_the_shape_takes_the_gltf_front_and_says_so():
+    from animsmith.core.legs import resolve_rig
+
+    still = resolve_rig(_turned_quadruped(0, sweep_m=0.0)).legs.legs
+    assert still[0].why.endswith("facing +Z (the glTF front: no clip strides)")
+    # a ring walking forwards and backwards strides along +Z and -Z: the glTF front decides
+    ring = _turned_quadruped(180, clips=("walk", "back_walk"))
+    legs = resolve_rig(ring).legs.legs
+    assert legs[0].why.endswith("facing +Z (the glTF front: the clips stride along +Z, -Z)")
+    assert [ring.skeleton.names[leg.foot] for leg in legs] == ["d_end", "c_end", "b_end", "a_end"]
+
+
+def test_a_stride_between_the_axes_leaves_the_sides_unclear():
+    from animsmith.core.legs import resolve_rig
+
+    legs = resolve_rig(_turned_quadruped(45)).legs
+    assert legs.legs == []
+    assert legs.unresolved == (
+        "no legs by shape: rest pose: in 'walk' the stride runs 45 degrees from +Z, between the axes: "
+        "which way the character faces is unclear"
+    )

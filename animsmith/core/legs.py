@@ -29,7 +29,7 @@ Where legs come from (the first source that gives legs wins)
 Found by shape
 --------------
 In the rest pose (when it shows no legs: the first frame of the first clip), with
-Y up and the character facing +Z (the glTF front; +X is its left):
+Y up:
 
 * end joints = skin joints without joint children (every node when the file has
   no skin); the ground = the lowest end joint; an end joint is *low* when it lies
@@ -39,10 +39,15 @@ Y up and the character facing +Z (the glTF front; +X is its left):
   ancestor;
 * the body is the nearest common ancestor of the feet, and must stand above the
   highest foot by more than the low band (chains that do not hang are no legs);
-* sides by the sign of each foot's X offset from the feet's mean X; both sides must
-  hold as many feet, and no foot may lie on the centre line;
-* pairs by Z (rear first): the i-th left foot from the rear pairs with the i-th
-  right one; two feet of one side at the same Z make the order unclear;
+* the character faces the way its clips stride (:func:`rig_facing`): relative to the
+  body, feet in stance sweep backwards, so the one horizontal axis the striding clips
+  show is the front; with no stride, or clips striding along different axes (a ring),
+  the glTF front +Z; clips striding only between the axes leave the sides unclear;
+* sides by the sign of each foot's offset from the feet's mean across the facing
+  (left is +X when facing +Z); both sides must hold as many feet, and no foot may
+  lie on the centre line;
+* pairs along the facing (rear first): the i-th left foot from the rear pairs with
+  the i-th right one; two feet of one side level front to back make the order unclear;
 * the first frame of the first clip must not contradict the rest pose: no other end
   joint may hang lower than the highest foot there (a crawl whose arms hang lower
   than its legs).
@@ -77,6 +82,17 @@ CENTRE_LINE_FRACTION = 0.01
 MAX_LOW_ENDS = 4 * MAX_LEGS
 #: more bones than this naming one leg (fore left...) are no leg chain
 MAX_NAMED_CHAIN = 64
+#: a clip's stride shows the facing when its feet's stance sweep lies within this many degrees of a horizontal axis
+FACING_SNAP_DEG = 30.0
+#: ... and adds up to at least this share of the body's height above the feet
+MIN_SWEEP_FRACTION = 0.05
+#: a foot is in stance in this lowest share of its height swing (the facing only)
+STANCE_SWING_FRACTION = 0.25
+#: clips, and samples per clip, read for the facing (bounded work on long files)
+MAX_FACING_CLIPS = 16
+MAX_FACING_SAMPLES = 241
+#: the horizontal axes a character may face, with the yaw (degrees from +Z toward +X) of each
+FACING_AXES = (("+Z", 0.0), ("+X", 90.0), ("-Z", 180.0), ("-X", -90.0))
 
 
 @dataclass
@@ -239,7 +255,8 @@ def _end_joints(skeleton) -> List[int]:
 # --------------------------------------------------------------------------
 
 
-def _shape_in_pose(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[LegMap], str]:
+def _shape_feet(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[Tuple[List[int], int]], str]:
+    """((feet, body), "") of the chains hanging lowest in ``pos``, or (None, why)."""
     names = skeleton.names
     parents = np.asarray(skeleton.parents)
     ends = _end_joints(skeleton)
@@ -289,23 +306,33 @@ def _shape_in_pose(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[LegM
             f"({', '.join(repr(names[f]) for f in feet[:4])} meet at {names[body]!r} "
             "without a drop)" if body is not None else f"{where}: the feet have no common ancestor"
         )
+    return (feet, int(body)), ""
+
+
+def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: str, facing: str, facing_why: str) -> Tuple[Optional[LegMap], str]:
+    """Sides and pairs of the feet in ``pos``, turned so the character faces +Z (its left +X)."""
+    names = skeleton.names
+    joints = np.asarray(skeleton.is_joint, dtype=bool)
+    span_bones = np.nonzero(joints)[0] if joints.any() else np.arange(len(names))
+    y = pos[:, 1]
+    span = float(np.max(y[span_bones]) - np.min(y[span_bones]))
     x = pos[:, 0]
     centre = float(np.mean([x[f] for f in feet]))
     on_line = [f for f in feet if abs(float(x[f]) - centre) <= CENTRE_LINE_FRACTION * span]
     if on_line:
-        return None, f"{where}: {names[on_line[0]]!r} lies on the centre line (X); its side is unclear"
+        return None, f"{where}: {names[on_line[0]]!r} lies on the centre line (facing {facing}); its side is unclear"
     left = sorted((f for f in feet if x[f] > centre), key=lambda f: float(pos[f, 2]))
     right = sorted((f for f in feet if x[f] < centre), key=lambda f: float(pos[f, 2]))
     if len(left) != len(right):
         return None, (
-            f"{where}: {len(left)} low chain(s) on the left (+X) and {len(right)} on the right: "
+            f"{where}: {len(left)} low chain(s) on the left and {len(right)} on the right (facing {facing}): "
             "they do not form mirror pairs"
         )
     for side in (left, right):
         for a, b in zip(side, side[1:]):
             if abs(float(pos[b, 2] - pos[a, 2])) <= CENTRE_LINE_FRACTION * span:
                 return None, (
-                    f"{where}: {names[a]!r} and {names[b]!r} stand at the same Z on one side: "
+                    f"{where}: {names[a]!r} and {names[b]!r} stand level front to back (facing {facing}): "
                     "which pair each belongs to is unclear"
                 )
     count = len(left)
@@ -320,20 +347,115 @@ def _shape_in_pose(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[LegM
                     foot=int(foot),
                     found_by="shape",
                     why=f"lowest end joint of a chain from {names[body]!r} ({where}), "
-                    f"{'+X' if side == 'left' else '-X'} side, pair {pair} of {count} from the rear (-Z)",
+                    f"{side} side, pair {pair} of {count} from the rear, facing {facing} ({facing_why})",
                 )
             )
     return LegMap(legs=_ordered(legs), body=int(body)), ""
 
 
-def legs_by_shape(skeleton, rest_pos: np.ndarray, frame_pos: Optional[np.ndarray], clip_name: Optional[str]) -> LegMap:
-    """Legs from the rest pose (else the first frame), checked against the first frame
-    (module docstring). A refusal is a LegMap without legs and with the reason."""
+def _turned(pos: np.ndarray, yaw_deg: float) -> np.ndarray:
+    """Positions turned about Y so that the yaw ``yaw_deg`` (from +Z toward +X) becomes +Z."""
+    if yaw_deg == 0.0:
+        return pos
+    a = np.radians(yaw_deg)
+    c, s = float(np.round(np.cos(a))), float(np.round(np.sin(a)))  # quarter turns: exact
+    out = np.array(pos, dtype=np.float64, copy=True)
+    out[:, 0] = pos[:, 0] * c - pos[:, 2] * s
+    out[:, 2] = pos[:, 0] * s + pos[:, 2] * c
+    return out
+
+
+def clip_facing(skeleton, clip, body: int, feet: Sequence[int]) -> Tuple[Optional[str], Optional[str]]:
+    """(axis, None): the horizontal axis (``+Z``, ``+X``, ``-Z``, ``-X``) the character faces in
+    ``clip``, or (None, why). A foot in stance stays put while the body moves on, so relative
+    to the body the stance feet sweep backwards, in place or travelling: the facing is
+    opposite their summed sweep (a foot is in stance in the lowest quarter of its height
+    swing). The sweep must add up to :data:`MIN_SWEEP_FRACTION` of the body's height above
+    the feet and lie within :data:`FACING_SNAP_DEG` of an axis."""
+    from animsmith.core.pose import LazyPoseGrid, clip_duration_s, grid_times_s
+
+    if not clip.channels:
+        return None, "no channels"
+    try:
+        times = grid_times_s(clip)
+        if len(times) > MAX_FACING_SAMPLES:
+            times = np.linspace(float(times[0]), float(times[-1]), MAX_FACING_SAMPLES)
+        grid = LazyPoseGrid(skeleton, clip, times, clip_duration_s(clip))
+        pos = np.asarray(grid.model_positions_m([int(body)] + [int(f) for f in feet]), dtype=np.float64)
+    except Exception:  # malformed key times: the checks report them; no stride to read
+        return None, "its key times cannot be sampled"
+    if pos.shape[0] < 3 or not np.all(np.isfinite(pos)):
+        return None, "too few finite samples"
+    h = pos[:, 1:, 1]
+    lo, hi = h.min(axis=0), h.max(axis=0)
+    height = float(np.mean(pos[:, 0, 1]) - np.mean(lo))
+    if not height > 0.0:
+        return None, "the feet do not hang below the body"
+    stance = (h - lo) <= STANCE_SWING_FRACTION * (hi - lo)
+    stance &= (hi - lo) > 1e-6 * height  # a foot that never lifts shows no stride
+    rel = pos[:, 1:, :] - pos[:, :1, :]
+    both = stance[:-1] & stance[1:]
+    sweep = np.where(both[..., None], np.diff(rel, axis=0), 0.0).sum(axis=(0, 1))
+    length = float(np.hypot(sweep[0], sweep[2]))
+    if length < MIN_SWEEP_FRACTION * height:
+        return None, "its feet do not sweep along the ground"
+    yaw = float(np.degrees(np.arctan2(-sweep[0], -sweep[2])))
+    for axis, axis_yaw in FACING_AXES:
+        d = abs((yaw - axis_yaw + 180.0) % 360.0 - 180.0)
+        if d <= FACING_SNAP_DEG:
+            return axis, None
+    return None, f"the stride runs {yaw:.0f} degrees from +Z, between the axes"
+
+
+def rig_facing(asset, body: int, feet: Sequence[int]) -> Tuple[Optional[str], str]:
+    """(axis, why) the rig faces: the one axis the clips that stride along an axis show
+    (:func:`clip_facing`); +Z, the glTF front, when no clip strides or the clips stride
+    along different axes (a ring of forward, backward and sideways steps); (None, why)
+    when clips stride only between the axes (the sides would be a guess)."""
+    seen: Dict[str, List[str]] = {}
+    between: List[Tuple[str, str]] = []
+    for clip in asset.clips[:MAX_FACING_CLIPS]:
+        axis, why = clip_facing(asset.skeleton, clip, body, feet)
+        if axis is not None:
+            seen.setdefault(axis, []).append(str(clip.name))
+        elif why is not None and why.endswith("between the axes"):
+            between.append((str(clip.name), why))
+    if len(seen) == 1:
+        axis, clips = next(iter(seen.items()))
+        shown = ", ".join(repr(c) for c in clips[:3]) + (" ..." if len(clips) > 3 else "")
+        return axis, f"the stride of {shown}"
+    if seen:
+        return "+Z", "the glTF front: the clips stride along " + ", ".join(sorted(seen))
+    if between:
+        name, why = between[0]
+        return None, f"in {name!r} {why}: which way the character faces is unclear"
+    return "+Z", "the glTF front: no clip strides"
+
+
+def legs_by_shape(asset, rest_pos: np.ndarray, frame_pos: Optional[np.ndarray], clip_name: Optional[str]) -> LegMap:
+    """Legs from the rest pose (else the first frame), checked against the first frame,
+    sides and pairs as the rig faces (:func:`rig_facing`; module docstring). A refusal is
+    a LegMap without legs and with the reason."""
+    skeleton = asset.skeleton
     names = skeleton.names
-    found, why = _shape_in_pose(skeleton, rest_pos, "rest pose")
+
+    unclear: List[str] = []
+
+    def attempt(pos: np.ndarray, where: str) -> Tuple[Optional[LegMap], str]:
+        found, why = _shape_feet(skeleton, pos, where)
+        if found is None:
+            return None, why
+        feet, body = found
+        facing, facing_why = rig_facing(asset, body, feet)
+        if facing is None:
+            unclear.append(facing_why)
+            return None, f"{where}: {facing_why}"
+        return _assign_sides(skeleton, _turned(pos, dict(FACING_AXES)[facing]), feet, body, where, facing, facing_why)
+
+    found, why = attempt(rest_pos, "rest pose")
     where_pos = rest_pos
-    if found is None and frame_pos is not None:
-        found2, why2 = _shape_in_pose(skeleton, frame_pos, f"first frame of {clip_name!r}")
+    if found is None and frame_pos is not None and not unclear:  # the clips' facing holds for every pose
+        found2, why2 = attempt(frame_pos, f"first frame of {clip_name!r}")
         if found2 is None:
             return LegMap(unresolved=f"no legs by shape: {why}; {why2}")
         found, where_pos = found2, frame_pos
@@ -642,7 +764,7 @@ def resolve_legs(asset, roles, declared: Optional[List[Dict[str, Any]]] = None, 
     if not shape:
         return LegMap(unresolved="no leg names match, and a named rig profile does not look for legs by shape", notes=notes, names=skeleton.names)
     frame, clip_name = first_frame_positions_m(asset)
-    found = legs_by_shape(skeleton, rest, frame, clip_name)
+    found = legs_by_shape(asset, rest, frame, clip_name)
     found.notes = notes + found.notes
     found.names = skeleton.names
     return found
