@@ -693,3 +693,14 @@ def test_a_stride_between_the_axes_leaves_the_sides_unclear():
         "no legs by shape: rest pose: in 'walk' the stride runs 45 degrees from +Z, between the axes: "
         "which way the character faces is unclear"
     )
+
+
+def test_sim_bake_help_says_the_bake_needs_no_config(tmp_path):
+    """What the help promises, checked: a fox bake measures every leg with no config."""
+    code, text = run("sim", "bake", "--help")
+    assert code == 0 and "[rig.roles]" not in text
+    assert "leg map, so measure, lint and report find every leg with no config" in " ".join(text.split())
+    out = tmp_path / "fox.glb"
+    assert run("sim", "bake", "fox", "-o", str(out))[0] == 0
+    clip = measure_json(str(out))["files"][0]["clips"][0]
+    assert all(leg["phase"] is not None for leg in clip["legs"]) and len(clip["legs"]) == 4
