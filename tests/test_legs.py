@@ -704,3 +704,31 @@ def test_sim_bake_help_says_the_bake_needs_no_config(tmp_path):
     assert run("sim", "bake", "fox", "-o", str(out))[0] == 0
     clip = measure_json(str(out))["files"][0]["clips"][0]
     assert all(leg["phase"] is not None for leg in clip["legs"]) and len(clip["legs"]) == 4
+
+
+def test_a_tail_on_the_ground_is_no_leg():
+    """An unnamed biped whose tail tip rests on the ground on the centre line, lower than
+    its feet: legs come in left/right pairs, so the tail is passed over with a note and
+    the feet (h_L = 0.05·sin 2πu, h_R = −h_L: stride anchor 0.75) are the legs."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.legs import resolve_rig
+
+    names = ["pelvis", "thigh_a", "shin_a", "foot_a", "thigh_b", "shin_b", "foot_b", "chest", "head", "tail_1", "tail_2"]
+    parents = [-1, 0, 1, 2, 0, 4, 5, 0, 7, 0, 9]
+    rest = [[0, 1.0, 0], [0.1, 0, 0], [0, -0.45, 0], [0, -0.45, 0], [-0.1, 0, 0], [0, -0.45, 0], [0, -0.45, 0],
+            [0, 0.5, 0], [0, 0.3, 0], [0, -0.2, -0.3], [0, -0.75, -0.4]]
+    t = np.linspace(0.0, 1.0, 31)
+    h = 0.05 * np.sin(2 * np.pi * t)
+    sweep = -0.1 * np.cos(2 * np.pi * t)  # backwards while low: facing +Z
+    zeros = np.zeros_like(t)
+    clip = Clip("walk", [
+        Channel.make(3, "translation", t, np.stack([zeros, -0.45 + h, sweep], axis=1)),
+        Channel.make(6, "translation", t, np.stack([zeros, -0.45 - h, -sweep], axis=1)),
+    ])
+    asset = Asset(skeleton=_chain_skeleton(names, parents, rest), clips=[clip])
+    roles = resolve_rig(asset)
+    assert [(leg.name, names[leg.foot]) for leg in roles.legs.legs] == [("left", "foot_a"), ("right", "foot_b")]
+    assert roles.legs.notes == ["'tail_2' hangs low on the centre line (rest pose): no leg, since legs come in left/right pairs"]
+    assert roles.names["hips"] == "pelvis"
+    m = ClipAnalysis(asset, clip, roles).measurements()
+    assert m["gait_phase"] == pytest.approx(0.75, abs=1e-6) and m["gait_pattern"] == "biped"

@@ -44,8 +44,9 @@ Y up:
   show is the front; with no stride, or clips striding along different axes (a ring),
   the glTF front +Z; clips striding only between the axes leave the sides unclear;
 * sides by the sign of each foot's offset from the feet's mean across the facing
-  (left is +X when facing +Z); both sides must hold as many feet, and no foot may
-  lie on the centre line;
+  (left is +X when facing +Z); both sides must hold as many feet; a chain on the
+  centre line (a tail on the ground) is no leg when the others hang from a body of
+  their own, else its side is unclear;
 * pairs along the facing (rear first): the i-th left foot from the rear pairs with
   the i-th right one; two feet of one side level front to back make the order unclear;
 * the first frame of the first clip must not contradict the rest pose: no other end
@@ -121,6 +122,8 @@ class LegMap:
     notes: List[str] = field(default_factory=list)
     #: the legs are the biped roles' feet (and hands): they add no role
     from_roles: bool = False
+    #: low chains the shape rule found to be no legs (a tail on the centre line)
+    no_legs: List[int] = field(default_factory=list)
     names: Sequence[str] = ()
 
     @property
@@ -319,8 +322,16 @@ def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: 
     x = pos[:, 0]
     centre = float(np.mean([x[f] for f in feet]))
     on_line = [f for f in feet if abs(float(x[f]) - centre) <= CENTRE_LINE_FRACTION * span]
+    notes: List[str] = []
     if on_line:
-        return None, f"{where}: {names[on_line[0]]!r} lies on the centre line (facing {facing}); its side is unclear"
+        sided = [f for f in feet if f not in on_line]
+        parents = np.asarray(skeleton.parents)
+        body2 = common_ancestor(parents, sided) if len(sided) >= 2 else None
+        if body2 is None or float(y[body2]) - max(float(y[f]) for f in sided) <= LOW_BAND_FRACTION * span:
+            return None, f"{where}: {names[on_line[0]]!r} lies on the centre line (facing {facing}); its side is unclear"
+        # legs come in left/right pairs: a chain on the centre line (a tail on the ground) is none
+        feet, body = sided, int(body2)
+        notes = [f"{names[f]!r} hangs low on the centre line ({where}): no leg, since legs come in left/right pairs" for f in on_line]
     left = sorted((f for f in feet if x[f] > centre), key=lambda f: float(pos[f, 2]))
     right = sorted((f for f in feet if x[f] < centre), key=lambda f: float(pos[f, 2]))
     if len(left) != len(right):
@@ -350,7 +361,7 @@ def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: 
                     f"{side} side, pair {pair} of {count} from the rear, facing {facing} ({facing_why})",
                 )
             )
-    return LegMap(legs=_ordered(legs), body=int(body)), ""
+    return LegMap(legs=_ordered(legs), body=int(body), notes=notes, no_legs=[int(f) for f in on_line]), ""
 
 
 def _turned(pos: np.ndarray, yaw_deg: float) -> np.ndarray:
@@ -465,7 +476,7 @@ def legs_by_shape(asset, rest_pos: np.ndarray, frame_pos: Optional[np.ndarray], 
         feet = {leg.foot for leg in found.legs}
         y = frame_pos[:, 1]
         top = max(float(y[f]) for f in feet)
-        below = [e for e in _end_joints(skeleton) if not _under_any(skeleton.parents, e, feet) and float(y[e]) < top]
+        below = [e for e in _end_joints(skeleton) if not _under_any(skeleton.parents, e, feet | set(found.no_legs)) and float(y[e]) < top]
         if below:
             hi = max(feet, key=lambda f: float(y[f]))
             return LegMap(
