@@ -732,3 +732,34 @@ def test_a_tail_on_the_ground_is_no_leg():
     assert roles.names["hips"] == "pelvis"
     m = ClipAnalysis(asset, clip, roles).measurements()
     assert m["gait_phase"] == pytest.approx(0.75, abs=1e-6) and m["gait_pattern"] == "biped"
+
+
+def test_arms_reaching_the_ground_in_the_rest_pose_are_no_legs():
+    """An unnamed long-armed biped: the hands hang as low as the ankles in the rest pose,
+    but their chains climb 0.6 m (two thirds of the hips' height) above the pelvis first
+    (spine, shoulders), while the legs go straight down from it: the hands are arms. The
+    feet bob h_L = 0.05·sin 2πu, h_R = −h_L (stride anchor 0.75)."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.legs import resolve_rig
+
+    names = ["pelvis", "thigh_a", "shin_a", "foot_a", "thigh_b", "shin_b", "foot_b",
+             "spine", "shoulder_a", "arm_a", "hand_a", "shoulder_b", "arm_b", "hand_b"]
+    parents = [-1, 0, 1, 2, 0, 4, 5, 0, 7, 8, 9, 7, 11, 12]
+    rest = [[0, 1.0, 0], [0.1, 0, 0], [0, -0.45, 0], [0, -0.45, 0.05], [-0.1, 0, 0], [0, -0.45, 0], [0, -0.45, 0.05],
+            [0, 0.6, 0], [0.2, 0, -0.05], [0.05, -0.7, 0], [0, -0.8, 0], [-0.2, 0, -0.05], [-0.05, -0.7, 0], [0, -0.8, 0]]
+    t = np.linspace(0.0, 1.0, 31)
+    h = 0.05 * np.sin(2 * np.pi * t)
+    sweep = -0.1 * np.cos(2 * np.pi * t)
+    clip = Clip("walk", [
+        Channel.make(3, "translation", t, np.stack([np.zeros_like(t), -0.45 + h, 0.05 + sweep], axis=1)),
+        Channel.make(6, "translation", t, np.stack([np.zeros_like(t), -0.45 - h, 0.05 - sweep], axis=1)),
+    ])
+    asset = Asset(skeleton=_chain_skeleton(names, parents, rest), clips=[clip])
+    roles = resolve_rig(asset)
+    assert [(leg.name, names[leg.foot]) for leg in roles.legs.legs] == [("left", "foot_a"), ("right", "foot_b")]
+    assert roles.legs.notes == [
+        f"'{hand}' reaches the ground (rest pose) on a chain that climbs above 'pelvis' first: an arm, no leg"
+        for hand in ("hand_a", "hand_b")
+    ]
+    m = ClipAnalysis(asset, clip, roles).measurements()
+    assert m["gait_phase"] == pytest.approx(0.75, abs=1e-6) and m["gait_pattern"] == "biped"

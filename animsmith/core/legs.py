@@ -37,6 +37,9 @@ Y up:
 * low end joints whose nearest common ancestor is itself within a quarter of the
   body's height above the ground are one foot (a heel and a toe): the foot is that
   ancestor;
+* arms reaching the ground are no legs: when some feet hang on chains climbing more than
+  40 % of the body's height above the body first (spine, shoulders) and the others on
+  chains going straight down from it (at most 10 %), the climbing ones are arms;
 * the body is the nearest common ancestor of the feet, and must stand above the
   highest foot by more than the low band (chains that do not hang are no legs);
 * the character faces the way its clips stride (:func:`rig_facing`): relative to the
@@ -77,6 +80,11 @@ LOW_BAND_FRACTION = 0.15
 ONE_FOOT_FRACTION = 0.25
 #: hands within this share of the hips' height above the feet are fore feet
 HANDS_AS_FEET_FRACTION = 0.25
+#: a low chain climbing more than this share of the body's height above the body is an arm
+#: (a biped's shoulders stand about half its hips' height above them) ...
+ARM_CLIMB_FRACTION = 0.4
+#: ... when the other low chains climb at most this share (legs straight down from the body)
+LEG_CLIMB_FRACTION = 0.1
 #: a foot within this share of the span from the centre line has no side
 CENTRE_LINE_FRACTION = 0.01
 #: more low end joints than this (a mesh of joints, a hostile file) are no legs
@@ -301,6 +309,19 @@ def _shape_feet(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[Tuple[L
     feet = [g[0] if len(g) == 1 else common_ancestor(parents, g) for g in groups]
     if len(feet) < 2:
         return None, f"{where}: the lowest end joints all belong to one foot ({names[feet[0]]!r})"
+    # arms reaching the ground: chains that climb far above the body (spine, shoulder)
+    # before they hang, beside legs that go straight down from it
+    arms: List[int] = []
+    if body_h > 0.0:
+        climb = {}
+        for f in feet:
+            path = _ancestors(parents, f)
+            path = path[: path.index(body)] if body in path else path
+            climb[f] = (max(float(y[b]) for b in path) - float(y[body])) / body_h
+        climbers = [f for f in feet if climb[f] > ARM_CLIMB_FRACTION]
+        straight = [f for f in feet if climb[f] <= LEG_CLIMB_FRACTION]
+        if climbers and len(straight) >= 2 and len(climbers) + len(straight) == len(feet):
+            arms, feet = climbers, straight
     body = common_ancestor(parents, feet)
     top_foot = max(float(y[f]) for f in feet)
     if body is None or float(y[body]) - top_foot <= band:
@@ -309,10 +330,11 @@ def _shape_feet(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[Tuple[L
             f"({', '.join(repr(names[f]) for f in feet[:4])} meet at {names[body]!r} "
             "without a drop)" if body is not None else f"{where}: the feet have no common ancestor"
         )
-    return (feet, int(body)), ""
+    return (feet, int(body), arms), ""
 
 
-def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: str, facing: str, facing_why: str) -> Tuple[Optional[LegMap], str]:
+def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: str, facing: str, facing_why: str,
+                  arms: Sequence[int] = ()) -> Tuple[Optional[LegMap], str]:
     """Sides and pairs of the feet in ``pos``, turned so the character faces +Z (its left +X)."""
     names = skeleton.names
     joints = np.asarray(skeleton.is_joint, dtype=bool)
@@ -322,7 +344,10 @@ def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: 
     x = pos[:, 0]
     centre = float(np.mean([x[f] for f in feet]))
     on_line = [f for f in feet if abs(float(x[f]) - centre) <= CENTRE_LINE_FRACTION * span]
-    notes: List[str] = []
+    notes: List[str] = [
+        f"{names[a]!r} reaches the ground ({where}) on a chain that climbs above {names[body]!r} first: an arm, no leg"
+        for a in arms
+    ]
     if on_line:
         sided = [f for f in feet if f not in on_line]
         parents = np.asarray(skeleton.parents)
@@ -331,7 +356,7 @@ def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: 
             return None, f"{where}: {names[on_line[0]]!r} lies on the centre line (facing {facing}); its side is unclear"
         # legs come in left/right pairs: a chain on the centre line (a tail on the ground) is none
         feet, body = sided, int(body2)
-        notes = [f"{names[f]!r} hangs low on the centre line ({where}): no leg, since legs come in left/right pairs" for f in on_line]
+        notes += [f"{names[f]!r} hangs low on the centre line ({where}): no leg, since legs come in left/right pairs" for f in on_line]
     left = sorted((f for f in feet if x[f] > centre), key=lambda f: float(pos[f, 2]))
     right = sorted((f for f in feet if x[f] < centre), key=lambda f: float(pos[f, 2]))
     if len(left) != len(right):
@@ -361,7 +386,7 @@ def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: 
                     f"{side} side, pair {pair} of {count} from the rear, facing {facing} ({facing_why})",
                 )
             )
-    return LegMap(legs=_ordered(legs), body=int(body), notes=notes, no_legs=[int(f) for f in on_line]), ""
+    return LegMap(legs=_ordered(legs), body=int(body), notes=notes, no_legs=[int(f) for f in list(on_line) + list(arms)]), ""
 
 
 def _turned(pos: np.ndarray, yaw_deg: float) -> np.ndarray:
@@ -456,12 +481,12 @@ def legs_by_shape(asset, rest_pos: np.ndarray, frame_pos: Optional[np.ndarray], 
         found, why = _shape_feet(skeleton, pos, where)
         if found is None:
             return None, why
-        feet, body = found
+        feet, body, arms = found
         facing, facing_why = rig_facing(asset, body, feet)
         if facing is None:
             unclear.append(facing_why)
             return None, f"{where}: {facing_why}"
-        return _assign_sides(skeleton, _turned(pos, dict(FACING_AXES)[facing]), feet, body, where, facing, facing_why)
+        return _assign_sides(skeleton, _turned(pos, dict(FACING_AXES)[facing]), feet, body, where, facing, facing_why, arms)
 
     found, why = attempt(rest_pos, "rest pose")
     where_pos = rest_pos
