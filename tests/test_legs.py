@@ -652,58 +652,49 @@ def _turned_quadruped(yaw_deg, sweep_m=0.1, clips=("walk",)):
     return Asset(skeleton=sk, clips=out)
 
 
-@pytest.mark.parametrize("yaw, facing", [(0, "+Z"), (90, "+X"), (180, "-Z"), (-90, "-X")])
-def test_a_rig_found_by_shape_faces_where_its_stride_goes(yaw, facing):
-    """Sides and pairs follow the stride, not the glTF front: turned any quarter turn, the
-    animal's hind left foot stays leg 0 and its walk stays a walk."""
+def test_legs_by_shape_face_the_gltf_front_and_say_so():
+    """Facing +Z, the animal's hind left foot is leg 0 and its lateral-sequence walk a walk
+    (offsets from the hind left leg: the catalog phases' differences 0, 0.5, 0.75, 0.25)."""
     from animsmith.core.analysis import ClipAnalysis
     from animsmith.core.legs import resolve_rig
 
-    asset = _turned_quadruped(yaw)
+    asset = _turned_quadruped(0)
     roles = resolve_rig(asset)
     names = asset.skeleton.names
     assert [(leg.name, names[leg.foot]) for leg in roles.legs.legs] == [
         ("hind_left", "a_end"), ("hind_right", "b_end"), ("fore_left", "c_end"), ("fore_right", "d_end")]
-    assert all(leg.why.endswith(f"facing {facing} (the stride of 'walk')") for leg in roles.legs.legs)
+    assert roles.legs.legs[0].why == (
+        "lowest end joint of a chain from 'body' (rest pose), left side (+X), pair 0 of 2 from the rear (-Z): "
+        "facing +Z, the glTF front")
+    assert roles.legs.notes == []
     m = ClipAnalysis(asset, asset.clips[0], roles).measurements()
     assert m["gait_pattern"] == "walk"
-    # offsets from the hind left leg: the catalog phases' differences (0, 0.5, 0.75, 0.25)
     for leg, expected in zip(m["legs"], (0.0, 0.5, 0.75, 0.25)):
         assert circ(leg["offset"], expected) <= 0.02
 
 
-def test_without_a_stride_the_shape_takes_the_gltf_front_and_says_so():
+@pytest.mark.parametrize("yaw, axis", [(90, "+X"), (180, "-Z"), (-90, "-X")])
+def test_a_stride_away_from_the_gltf_front_is_noted(yaw, axis):
+    """The animal modelled facing another axis strides toward it: the shape rule keeps the
+    glTF front (a backward or sideways clip strides the same way) and says the sides and
+    pairs may be swapped."""
     from animsmith.core.legs import resolve_rig
 
-    still = resolve_rig(_turned_quadruped(0, sweep_m=0.0)).legs.legs
-    assert still[0].why.endswith("facing +Z (the glTF front: no clip strides)")
-    # a ring walking forwards and backwards strides along +Z and -Z: the glTF front decides
-    ring = _turned_quadruped(180, clips=("walk", "back_walk"))
-    legs = resolve_rig(ring).legs.legs
-    assert legs[0].why.endswith("facing +Z (the glTF front: the clips stride along +Z, -Z)")
-    assert [ring.skeleton.names[leg.foot] for leg in legs] == ["d_end", "c_end", "b_end", "a_end"]
+    legs = resolve_rig(_turned_quadruped(yaw)).legs
+    assert legs.notes == [
+        f"the legs found by shape take the glTF front +Z, but 'walk' strides toward {axis}: if the character "
+        f"faces {axis}, its sides and pairs are swapped; declare them in [rig.legs]"
+    ]
 
 
-def test_a_stride_between_the_axes_leaves_the_sides_unclear():
+def test_clips_striding_different_ways_or_not_at_all_leave_no_note():
     from animsmith.core.legs import resolve_rig
 
-    legs = resolve_rig(_turned_quadruped(45)).legs
-    assert legs.legs == []
-    assert legs.unresolved == (
-        "no legs by shape: rest pose: in 'walk' the stride runs 45 degrees from +Z, between the axes: "
-        "which way the character faces is unclear"
-    )
-
-
-def test_sim_bake_help_says_the_bake_needs_no_config(tmp_path):
-    """What the help promises, checked: a fox bake measures every leg with no config."""
-    code, text = run("sim", "bake", "--help")
-    assert code == 0 and "[rig.roles]" not in text
-    assert "leg map, so measure, lint and report find every leg with no config" in " ".join(text.split())
-    out = tmp_path / "fox.glb"
-    assert run("sim", "bake", "fox", "-o", str(out))[0] == 0
-    clip = measure_json(str(out))["files"][0]["clips"][0]
-    assert all(leg["phase"] is not None for leg in clip["legs"]) and len(clip["legs"]) == 4
+    assert resolve_rig(_turned_quadruped(0, sweep_m=0.0)).legs.notes == []
+    # forwards and backwards: the strides disagree, nothing to say
+    assert resolve_rig(_turned_quadruped(180, clips=("walk", "back_walk"))).legs.notes == []
+    # backwards only: the note (the user knows which way the clip walks)
+    assert len(resolve_rig(_turned_quadruped(0, clips=("back_walk",))).legs.notes) == 1
 
 
 def test_a_tail_on_the_ground_is_no_leg():

@@ -42,16 +42,17 @@ Y up:
   chains going straight down from it (at most 10 %), the climbing ones are arms;
 * the body is the nearest common ancestor of the feet, and must stand above the
   highest foot by more than the low band (chains that do not hang are no legs);
-* the character faces the way its clips stride (:func:`rig_facing`): relative to the
-  body, feet in stance sweep backwards, so the one horizontal axis the striding clips
-  show is the front; with no stride, or clips striding along different axes (a ring),
-  the glTF front +Z; clips striding only between the axes leave the sides unclear;
-* sides by the sign of each foot's offset from the feet's mean across the facing
-  (left is +X when facing +Z); both sides must hold as many feet; a chain on the
+* the character faces +Z, the glTF front (its left is +X). The clips' stride does not
+  decide it (a clip walking backwards or sideways strides that way too), but when
+  every clip that strides goes toward one other axis (:func:`stride_note`: relative
+  to the body, feet in stance sweep backwards), a note says the sides and pairs may
+  be swapped;
+* sides by the sign of each foot's X offset from the feet's mean; both sides must
+  hold as many feet; a chain on the
   centre line (a tail on the ground) is no leg when the others hang from a body of
   their own, else its side is unclear;
-* pairs along the facing (rear first): the i-th left foot from the rear pairs with
-  the i-th right one; two feet of one side level front to back make the order unclear;
+* pairs by Z (rear first): the i-th left foot from the rear pairs with the i-th
+  right one; two feet of one side at the same Z make the order unclear;
 * the first frame of the first clip must not contradict the rest pose: no other end
   joint may hang lower than the highest foot there (a crawl whose arms hang lower
   than its legs).
@@ -91,16 +92,16 @@ CENTRE_LINE_FRACTION = 0.01
 MAX_LOW_ENDS = 4 * MAX_LEGS
 #: more bones than this naming one leg (fore left...) are no leg chain
 MAX_NAMED_CHAIN = 64
-#: a clip's stride shows the facing when its feet's stance sweep lies within this many degrees of a horizontal axis
+#: a clip strides along a horizontal axis when its feet's stance sweep lies within this many degrees of it
 FACING_SNAP_DEG = 30.0
 #: ... and adds up to at least this share of the body's height above the feet
 MIN_SWEEP_FRACTION = 0.05
-#: a foot is in stance in this lowest share of its height swing (the facing only)
+#: a foot is in stance in this lowest share of its height swing (the stride note only)
 STANCE_SWING_FRACTION = 0.25
-#: clips, and samples per clip, read for the facing (bounded work on long files)
+#: clips, and samples per clip, read for the stride (bounded work on long files)
 MAX_FACING_CLIPS = 16
 MAX_FACING_SAMPLES = 241
-#: the horizontal axes a character may face, with the yaw (degrees from +Z toward +X) of each
+#: the horizontal axes a clip may stride toward, with the yaw (degrees from +Z toward +X) of each
 FACING_AXES = (("+Z", 0.0), ("+X", 90.0), ("-Z", 180.0), ("-X", -90.0))
 
 
@@ -333,9 +334,9 @@ def _shape_feet(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[Tuple[L
     return (feet, int(body), arms), ""
 
 
-def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: str, facing: str, facing_why: str,
+def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: str,
                   arms: Sequence[int] = ()) -> Tuple[Optional[LegMap], str]:
-    """Sides and pairs of the feet in ``pos``, turned so the character faces +Z (its left +X)."""
+    """Sides and pairs of the feet in ``pos``, the character facing +Z (its left +X)."""
     names = skeleton.names
     joints = np.asarray(skeleton.is_joint, dtype=bool)
     span_bones = np.nonzero(joints)[0] if joints.any() else np.arange(len(names))
@@ -353,7 +354,7 @@ def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: 
         parents = np.asarray(skeleton.parents)
         body2 = common_ancestor(parents, sided) if len(sided) >= 2 else None
         if body2 is None or float(y[body2]) - max(float(y[f]) for f in sided) <= LOW_BAND_FRACTION * span:
-            return None, f"{where}: {names[on_line[0]]!r} lies on the centre line (facing {facing}); its side is unclear"
+            return None, f"{where}: {names[on_line[0]]!r} lies on the centre line (X); its side is unclear"
         # legs come in left/right pairs: a chain on the centre line (a tail on the ground) is none
         feet, body = sided, int(body2)
         notes += [f"{names[f]!r} hangs low on the centre line ({where}): no leg, since legs come in left/right pairs" for f in on_line]
@@ -361,14 +362,14 @@ def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: 
     right = sorted((f for f in feet if x[f] < centre), key=lambda f: float(pos[f, 2]))
     if len(left) != len(right):
         return None, (
-            f"{where}: {len(left)} low chain(s) on the left and {len(right)} on the right (facing {facing}): "
+            f"{where}: {len(left)} low chain(s) on the left (+X) and {len(right)} on the right: "
             "they do not form mirror pairs"
         )
     for side in (left, right):
         for a, b in zip(side, side[1:]):
             if abs(float(pos[b, 2] - pos[a, 2])) <= CENTRE_LINE_FRACTION * span:
                 return None, (
-                    f"{where}: {names[a]!r} and {names[b]!r} stand level front to back (facing {facing}): "
+                    f"{where}: {names[a]!r} and {names[b]!r} stand at the same Z on one side: "
                     "which pair each belongs to is unclear"
                 )
     count = len(left)
@@ -383,28 +384,17 @@ def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: 
                     foot=int(foot),
                     found_by="shape",
                     why=f"lowest end joint of a chain from {names[body]!r} ({where}), "
-                    f"{side} side, pair {pair} of {count} from the rear, facing {facing} ({facing_why})",
+                    f"{side} side ({'+X' if side == 'left' else '-X'}), pair {pair} of {count} from the rear (-Z): "
+                    "facing +Z, the glTF front",
                 )
             )
     return LegMap(legs=_ordered(legs), body=int(body), notes=notes, no_legs=[int(f) for f in list(on_line) + list(arms)]), ""
 
 
-def _turned(pos: np.ndarray, yaw_deg: float) -> np.ndarray:
-    """Positions turned about Y so that the yaw ``yaw_deg`` (from +Z toward +X) becomes +Z."""
-    if yaw_deg == 0.0:
-        return pos
-    a = np.radians(yaw_deg)
-    c, s = float(np.round(np.cos(a))), float(np.round(np.sin(a)))  # quarter turns: exact
-    out = np.array(pos, dtype=np.float64, copy=True)
-    out[:, 0] = pos[:, 0] * c - pos[:, 2] * s
-    out[:, 2] = pos[:, 0] * s + pos[:, 2] * c
-    return out
-
-
-def clip_facing(skeleton, clip, body: int, feet: Sequence[int]) -> Tuple[Optional[str], Optional[str]]:
-    """(axis, None): the horizontal axis (``+Z``, ``+X``, ``-Z``, ``-X``) the character faces in
-    ``clip``, or (None, why). A foot in stance stays put while the body moves on, so relative
-    to the body the stance feet sweep backwards, in place or travelling: the facing is
+def clip_stride_axis(skeleton, clip, body: int, feet: Sequence[int]) -> Tuple[Optional[str], Optional[str]]:
+    """(axis, None): the horizontal axis (``+Z``, ``+X``, ``-Z``, ``-X``) the character strides
+    toward in ``clip``, or (None, why). A foot in stance stays put while the body moves on, so relative
+    to the body the stance feet sweep backwards, in place or travelling: the stride goes
     opposite their summed sweep (a foot is in stance in the lowest quarter of its height
     swing). The sweep must add up to :data:`MIN_SWEEP_FRACTION` of the body's height above
     the feet and lie within :data:`FACING_SNAP_DEG` of an axis."""
@@ -443,54 +433,48 @@ def clip_facing(skeleton, clip, body: int, feet: Sequence[int]) -> Tuple[Optiona
     return None, f"the stride runs {yaw:.0f} degrees from +Z, between the axes"
 
 
-def rig_facing(asset, body: int, feet: Sequence[int]) -> Tuple[Optional[str], str]:
-    """(axis, why) the rig faces: the one axis the clips that stride along an axis show
-    (:func:`clip_facing`); +Z, the glTF front, when no clip strides or the clips stride
-    along different axes (a ring of forward, backward and sideways steps); (None, why)
-    when clips stride only between the axes (the sides would be a guess)."""
+def stride_note(asset, body: int, feet: Sequence[int]) -> Optional[str]:
+    """A note when every clip that strides along an axis (:func:`clip_stride_axis`) strides
+    along one other than +Z: the shape rule takes the glTF front +Z (a clip walking
+    backwards or sideways strides that way too, so the stride decides nothing), but a
+    character modelled facing that axis gets its sides and pairs swapped."""
     seen: Dict[str, List[str]] = {}
-    between: List[Tuple[str, str]] = []
     for clip in asset.clips[:MAX_FACING_CLIPS]:
-        axis, why = clip_facing(asset.skeleton, clip, body, feet)
+        axis, _ = clip_stride_axis(asset.skeleton, clip, body, feet)
         if axis is not None:
             seen.setdefault(axis, []).append(str(clip.name))
-        elif why is not None and why.endswith("between the axes"):
-            between.append((str(clip.name), why))
-    if len(seen) == 1:
-        axis, clips = next(iter(seen.items()))
-        shown = ", ".join(repr(c) for c in clips[:3]) + (" ..." if len(clips) > 3 else "")
-        return axis, f"the stride of {shown}"
-    if seen:
-        return "+Z", "the glTF front: the clips stride along " + ", ".join(sorted(seen))
-    if between:
-        name, why = between[0]
-        return None, f"in {name!r} {why}: which way the character faces is unclear"
-    return "+Z", "the glTF front: no clip strides"
+    if len(seen) != 1 or "+Z" in seen:
+        return None
+    axis, clips = next(iter(seen.items()))
+    shown = ", ".join(repr(c) for c in clips[:3]) + (" ..." if len(clips) > 3 else "")
+    return (
+        f"the legs found by shape take the glTF front +Z, but {shown} stride{'s' if len(clips) == 1 else ''} "
+        f"toward {axis}: if the character faces {axis}, its sides and pairs are swapped; declare them in [rig.legs]"
+    )
 
 
 def legs_by_shape(asset, rest_pos: np.ndarray, frame_pos: Optional[np.ndarray], clip_name: Optional[str]) -> LegMap:
     """Legs from the rest pose (else the first frame), checked against the first frame,
-    sides and pairs as the rig faces (:func:`rig_facing`; module docstring). A refusal is
+    sides and pairs with the character facing +Z (module docstring). A refusal is
     a LegMap without legs and with the reason."""
     skeleton = asset.skeleton
     names = skeleton.names
-
-    unclear: List[str] = []
 
     def attempt(pos: np.ndarray, where: str) -> Tuple[Optional[LegMap], str]:
         found, why = _shape_feet(skeleton, pos, where)
         if found is None:
             return None, why
         feet, body, arms = found
-        facing, facing_why = rig_facing(asset, body, feet)
-        if facing is None:
-            unclear.append(facing_why)
-            return None, f"{where}: {facing_why}"
-        return _assign_sides(skeleton, _turned(pos, dict(FACING_AXES)[facing]), feet, body, where, facing, facing_why, arms)
+        legs, why = _assign_sides(skeleton, pos, feet, body, where, arms)
+        if legs is not None:
+            note = stride_note(asset, body, [leg.foot for leg in legs.legs])
+            if note:
+                legs.notes.append(note)
+        return legs, why
 
     found, why = attempt(rest_pos, "rest pose")
     where_pos = rest_pos
-    if found is None and frame_pos is not None and not unclear:  # the clips' facing holds for every pose
+    if found is None and frame_pos is not None:
         found2, why2 = attempt(frame_pos, f"first frame of {clip_name!r}")
         if found2 is None:
             return LegMap(unresolved=f"no legs by shape: {why}; {why2}")
