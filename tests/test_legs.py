@@ -518,3 +518,239 @@ def test_the_duty_factor_uses_the_contracts_contact_height(tmp_path):
     assert [leg["duty_factor"] for leg in wide] == [1.0] * 4
     narrow = measure_json(str(glb))["files"][0]["clips"][0]["legs"]
     assert all(0.0 < leg["duty_factor"] < 1.0 for leg in narrow)
+
+
+@pytest.mark.parametrize(
+    "body, problem",
+    [
+        ('l = { foot = "leg_joint_L_5", side = "left" }\nr = { foot = "leg_joint_L_5", side = "right" }\n',
+         "rig.legs.r.foot: leg 'l' already uses bone 'leg_joint_L_5'; each leg needs its own foot"),
+        ('l = { foot = "leg_joint_L_4", side = "left", toe = "leg_joint_L_5" }\nr = { foot = "leg_joint_L_5", side = "right" }\n',
+         "rig.legs.r.foot: leg 'l' already uses bone 'leg_joint_L_5'; each leg needs its own foot"),
+        ('l = { foot = "leg_joint_L_5", side = "left", toe = "leg_joint_L_5" }\nr = { foot = "leg_joint_R_5", side = "right" }\n',
+         "rig.legs.l.toe: the toe is the foot bone 'leg_joint_L_5'"),
+    ],
+)
+def test_rig_legs_naming_one_bone_for_two_legs_exit_2_before_reading(tmp_path, body, problem):
+    """One bone cannot be two feet: CesiumMan's left foot declared as both legs would make
+    the body the foot itself and measure a constant left-right difference."""
+    bad = tmp_path / "bad.animsmith.toml"
+    bad.write_text("[rig.legs]\n" + body)
+    res = subprocess.run([sys.executable, "-m", "animsmith", "--config", str(bad), "measure", str(tmp_path / "absent.glb")],
+                         capture_output=True, text=True)
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr == f"animsmith: bad config {bad}: {problem}\n"
+
+
+def test_a_leg_map_naming_one_foot_twice_is_passed_over():
+    from animsmith.core.legs import extras_leg_entries
+
+    doc = {"version": 1, "legs": [{"name": "a", "side": "left", "pair": 0, "foot": "f"},
+                                  {"name": "b", "side": "right", "pair": 0, "foot": "f"}]}
+    entries, _, why = extras_leg_entries(Asset(skeleton=_chain_skeleton(["f"], [-1], [[0, 0, 0]]), clips=[], extras={"animsmith_legs": doc}))
+    assert entries is None
+    assert why == "the file's leg map is unusable: animsmith_legs.legs[1].foot: leg 'a' already uses bone 'f'; each leg needs its own foot"
+
+
+def _mixamo_biped_with(extra):
+    """A Mixamo-named standing biped (hips 1 m up, feet at y 0.1, arms in an A-pose) with
+    ``extra`` chains [(name, parent name, rest offset)] added; the feet bob in antiphase
+    h_L = 0.05·sin 2πu, h_R = −h_L: stride anchor 0.75."""
+    names = ["Armature", "mixamorig:Hips"]
+    parents = [-1, 0]
+    rest = [[0, 0, 0], [0, 1.0, 0]]
+
+    def add(name, parent, offset):
+        names.append(name)
+        parents.append(names.index(parent))
+        rest.append(offset)
+
+    for side, x in (("Left", 0.1), ("Right", -0.1)):
+        add(f"mixamorig:{side}UpLeg", "mixamorig:Hips", [x, 0, 0])
+        add(f"mixamorig:{side}Leg", f"mixamorig:{side}UpLeg", [0, -0.45, 0])
+        add(f"mixamorig:{side}Foot", f"mixamorig:{side}Leg", [0, -0.45, 0])
+    add("mixamorig:Spine", "mixamorig:Hips", [0, 0.2, 0])
+    add("mixamorig:Head", "mixamorig:Spine", [0, 0.5, 0])
+    for side, x in (("Left", 1), ("Right", -1)):
+        add(f"mixamorig:{side}Arm", "mixamorig:Spine", [x * 0.2, 0.3, 0])
+        add(f"mixamorig:{side}ForeArm", f"mixamorig:{side}Arm", [x * 0.18, -0.18, 0])
+        add(f"mixamorig:{side}Hand", f"mixamorig:{side}ForeArm", [x * 0.18, -0.18, 0])
+    for name, parent, offset in extra:
+        add(name, parent, offset)
+    sk = _chain_skeleton(names, parents, rest)
+    t = np.linspace(0.0, 1.0, 31)
+    h = 0.05 * np.sin(2 * np.pi * t)
+    z = np.zeros_like(t)
+    clip = Clip("walk", [
+        Channel.make(names.index("mixamorig:LeftFoot"), "translation", t, np.stack([z, -0.45 + h, z], axis=1)),
+        Channel.make(names.index("mixamorig:RightFoot"), "translation", t, np.stack([z, -0.45 - h, z], axis=1)),
+    ])
+    return Asset(skeleton=sk, clips=[clip])
+
+
+@pytest.mark.parametrize("extra", [
+    [],
+    # a skirt whose back strands carry side markers: 'back' + L/R, and the arms' 'ForeArm' + Left/Right
+    [("Skirt_Back_L", "mixamorig:Hips", [0.12, -0.05, -0.12]), ("Skirt_Back_L.001", "Skirt_Back_L", [0, -0.3, -0.05]),
+     ("Skirt_Back_R", "mixamorig:Hips", [-0.12, -0.05, -0.12]), ("Skirt_Back_R.001", "Skirt_Back_R", [0, -0.3, -0.05])],
+    [("J_Sec_L_SkirtBack0_01", "mixamorig:Hips", [0.12, -0.05, -0.12]), ("J_Sec_R_SkirtBack0_01", "mixamorig:Hips", [-0.12, -0.05, -0.12])],
+])
+def test_a_mixamo_biped_keeps_one_pair_whatever_its_forearms_and_skirt_are_called(extra):
+    """'LeftForeArm' holds fore + left, 'Skirt_Back_L' back + left: neither is a leg, so the
+    biped keeps its two feet as pair 0 and walks as a biped."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.legs import resolve_rig
+
+    asset = _mixamo_biped_with(extra)
+    roles = resolve_rig(asset)
+    names = asset.skeleton.names
+    assert [(leg.name, leg.pair, names[leg.foot], leg.found_by) for leg in roles.legs.legs] == [
+        ("left", 0, "mixamorig:LeftFoot", "name"), ("right", 0, "mixamorig:RightFoot", "name")]
+    assert roles.legs.notes == []
+    m = ClipAnalysis(asset, asset.clips[0], roles).measurements()
+    assert [p["pair"] for p in m["pairs"]] == [0] and m["gait_pattern"] == "biped"
+    assert m["gait_phase"] == pytest.approx(0.75, abs=1e-6)
+
+
+def _turned_quadruped(yaw_deg, sweep_m=0.1, clips=("walk",)):
+    """An unnamed quadruped (legs 'a'..'d' = hind left, hind right, fore left, fore right of
+    the animal) turned by ``yaw_deg`` about Y: facing +Z at 0, +X at 90, -Z at 180. Each
+    foot bobs h = 0.05·sin θ and slides z = −sweep·cos θ along the animal's forward axis,
+    θ = 2π(u + p) with the lateral-sequence walk's catalog phases (hind left 0, fore left
+    0.75, hind right 0.5, fore right 0.25): at the trough (stance) the foot moves backwards.
+    ``clips`` names a clip per entry; a name starting with 'back' walks backwards."""
+    a = np.radians(yaw_deg)
+    c, s = np.cos(a), np.sin(a)
+
+    def turn(v):
+        v = np.asarray(v, dtype=np.float64)
+        return np.stack([v[..., 0] * c + v[..., 2] * s, v[..., 1], -v[..., 0] * s + v[..., 2] * c], axis=-1)
+
+    corners = {"a": (0.1, -0.3, 0.0), "b": (-0.1, -0.3, 0.5), "c": (0.1, 0.3, 0.75), "d": (-0.1, 0.3, 0.25)}
+    names, parents, rest = ["Armature", "body"], [-1, 0], [[0, 0, 0], [0, 0.5, 0]]
+    feet = {}
+    for leg, (x, z, _) in corners.items():
+        k = len(names)
+        names += [f"{leg}_upper", f"{leg}_lower", f"{leg}_end"]
+        parents += [1, k, k + 1]
+        rest += [list(turn([x, 0, z])), [0, -0.25, 0], [0, -0.25, 0]]
+        feet[leg] = k + 2
+    names += ["neck", "head"]
+    parents += [1, len(names) - 2]
+    rest += [list(turn([0, 0.1, 0.35])), list(turn([0, 0.1, 0.15]))]
+    sk = _chain_skeleton(names, parents, rest)
+    t = np.linspace(0.0, 1.0, 31)
+    out = []
+    for name in clips:
+        direction = -1.0 if name.startswith("back") else 1.0
+        channels = []
+        for leg, (_, _, p) in corners.items():
+            th = 2 * np.pi * (direction * t + p)
+            local = np.stack([np.zeros_like(t), -0.25 + 0.05 * np.sin(th), -sweep_m * np.cos(th)], axis=1)
+            channels.append(Channel.make(feet[leg], "translation", t, turn(local)))
+        out.append(Clip(name, channels))
+    return Asset(skeleton=sk, clips=out)
+
+
+def test_legs_by_shape_face_the_gltf_front_and_say_so():
+    """Facing +Z, the animal's hind left foot is leg 0 and its lateral-sequence walk a walk
+    (offsets from the hind left leg: the catalog phases' differences 0, 0.5, 0.75, 0.25)."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.legs import resolve_rig
+
+    asset = _turned_quadruped(0)
+    roles = resolve_rig(asset)
+    names = asset.skeleton.names
+    assert [(leg.name, names[leg.foot]) for leg in roles.legs.legs] == [
+        ("hind_left", "a_end"), ("hind_right", "b_end"), ("fore_left", "c_end"), ("fore_right", "d_end")]
+    assert roles.legs.legs[0].why == (
+        "lowest end joint of a chain from 'body' (rest pose), left side (+X), pair 0 of 2 from the rear (-Z): "
+        "facing +Z, the glTF front")
+    assert roles.legs.notes == []
+    m = ClipAnalysis(asset, asset.clips[0], roles).measurements()
+    assert m["gait_pattern"] == "walk"
+    for leg, expected in zip(m["legs"], (0.0, 0.5, 0.75, 0.25)):
+        assert circ(leg["offset"], expected) <= 0.02
+
+
+@pytest.mark.parametrize("yaw, axis", [(90, "+X"), (180, "-Z"), (-90, "-X")])
+def test_a_stride_away_from_the_gltf_front_is_noted(yaw, axis):
+    """The animal modelled facing another axis strides toward it: the shape rule keeps the
+    glTF front (a backward or sideways clip strides the same way) and says the sides and
+    pairs may be swapped."""
+    from animsmith.core.legs import resolve_rig
+
+    legs = resolve_rig(_turned_quadruped(yaw)).legs
+    assert legs.notes == [
+        f"the legs found by shape take the glTF front +Z, but 'walk' strides toward {axis}: if the character "
+        f"faces {axis}, its sides and pairs are swapped; declare them in [rig.legs]"
+    ]
+
+
+def test_clips_striding_different_ways_or_not_at_all_leave_no_note():
+    from animsmith.core.legs import resolve_rig
+
+    assert resolve_rig(_turned_quadruped(0, sweep_m=0.0)).legs.notes == []
+    # forwards and backwards: the strides disagree, nothing to say
+    assert resolve_rig(_turned_quadruped(180, clips=("walk", "back_walk"))).legs.notes == []
+    # backwards only: the note (the user knows which way the clip walks)
+    assert len(resolve_rig(_turned_quadruped(0, clips=("back_walk",))).legs.notes) == 1
+
+
+def test_a_tail_on_the_ground_is_no_leg():
+    """An unnamed biped whose tail tip rests on the ground on the centre line, lower than
+    its feet: legs come in left/right pairs, so the tail is passed over with a note and
+    the feet (h_L = 0.05·sin 2πu, h_R = −h_L: stride anchor 0.75) are the legs."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.legs import resolve_rig
+
+    names = ["pelvis", "thigh_a", "shin_a", "foot_a", "thigh_b", "shin_b", "foot_b", "chest", "head", "tail_1", "tail_2"]
+    parents = [-1, 0, 1, 2, 0, 4, 5, 0, 7, 0, 9]
+    rest = [[0, 1.0, 0], [0.1, 0, 0], [0, -0.45, 0], [0, -0.45, 0], [-0.1, 0, 0], [0, -0.45, 0], [0, -0.45, 0],
+            [0, 0.5, 0], [0, 0.3, 0], [0, -0.2, -0.3], [0, -0.75, -0.4]]
+    t = np.linspace(0.0, 1.0, 31)
+    h = 0.05 * np.sin(2 * np.pi * t)
+    sweep = -0.1 * np.cos(2 * np.pi * t)  # backwards while low: facing +Z
+    zeros = np.zeros_like(t)
+    clip = Clip("walk", [
+        Channel.make(3, "translation", t, np.stack([zeros, -0.45 + h, sweep], axis=1)),
+        Channel.make(6, "translation", t, np.stack([zeros, -0.45 - h, -sweep], axis=1)),
+    ])
+    asset = Asset(skeleton=_chain_skeleton(names, parents, rest), clips=[clip])
+    roles = resolve_rig(asset)
+    assert [(leg.name, names[leg.foot]) for leg in roles.legs.legs] == [("left", "foot_a"), ("right", "foot_b")]
+    assert roles.legs.notes == ["'tail_2' hangs low on the centre line (rest pose): no leg, since legs come in left/right pairs"]
+    assert roles.names["hips"] == "pelvis"
+    m = ClipAnalysis(asset, clip, roles).measurements()
+    assert m["gait_phase"] == pytest.approx(0.75, abs=1e-6) and m["gait_pattern"] == "biped"
+
+
+def test_arms_reaching_the_ground_in_the_rest_pose_are_no_legs():
+    """An unnamed long-armed biped: the hands hang as low as the ankles in the rest pose,
+    but their chains climb 0.6 m (two thirds of the hips' height) above the pelvis first
+    (spine, shoulders), while the legs go straight down from it: the hands are arms. The
+    feet bob h_L = 0.05·sin 2πu, h_R = −h_L (stride anchor 0.75)."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.legs import resolve_rig
+
+    names = ["pelvis", "thigh_a", "shin_a", "foot_a", "thigh_b", "shin_b", "foot_b",
+             "spine", "shoulder_a", "arm_a", "hand_a", "shoulder_b", "arm_b", "hand_b"]
+    parents = [-1, 0, 1, 2, 0, 4, 5, 0, 7, 8, 9, 7, 11, 12]
+    rest = [[0, 1.0, 0], [0.1, 0, 0], [0, -0.45, 0], [0, -0.45, 0.05], [-0.1, 0, 0], [0, -0.45, 0], [0, -0.45, 0.05],
+            [0, 0.6, 0], [0.2, 0, -0.05], [0.05, -0.7, 0], [0, -0.8, 0], [-0.2, 0, -0.05], [-0.05, -0.7, 0], [0, -0.8, 0]]
+    t = np.linspace(0.0, 1.0, 31)
+    h = 0.05 * np.sin(2 * np.pi * t)
+    sweep = -0.1 * np.cos(2 * np.pi * t)
+    clip = Clip("walk", [
+        Channel.make(3, "translation", t, np.stack([np.zeros_like(t), -0.45 + h, 0.05 + sweep], axis=1)),
+        Channel.make(6, "translation", t, np.stack([np.zeros_like(t), -0.45 - h, 0.05 - sweep], axis=1)),
+    ])
+    asset = Asset(skeleton=_chain_skeleton(names, parents, rest), clips=[clip])
+    roles = resolve_rig(asset)
+    assert [(leg.name, names[leg.foot]) for leg in roles.legs.legs] == [("left", "foot_a"), ("right", "foot_b")]
+    assert roles.legs.notes == [
+        f"'{hand}' reaches the ground (rest pose) on a chain that climbs above 'pelvis' first: an arm, no leg"
+        for hand in ("hand_a", "hand_b")
+    ]
+    m = ClipAnalysis(asset, clip, roles).measurements()
+    assert m["gait_phase"] == pytest.approx(0.75, abs=1e-6) and m["gait_pattern"] == "biped"

@@ -5,7 +5,9 @@ Layout facts asserted on the drawn page (not on the code that draws it):
 * no two text labels of one figure overlap, and none leaves its figure;
 * each side keeps one colour on the whole page: a legend swatch, the curve,
   the contact bars and the trail naming one side or body bone are painted in
-  the same colour, and left and right differ;
+  the same colour, and left and right differ; on a multi-pair rig (the fox)
+  each leg has its own foot-height row and contact lane, no left leg shares a
+  colour with a right one, and pair 0's rows wear the foot trails' colours;
 * a figure spans its card: the gait-group figure the card's full content
   width, the clip charts up to the card's right edge;
 * members whose curves coincide stay visible (one line painted in turn by each
@@ -95,6 +97,23 @@ def pages(tmp_path_factory):
     return out
 
 
+def _rig_legs(example):
+    """``rig.legs`` of the example as ``measure --format json`` reports them."""
+    import io
+    import json
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from animsmith.cli import main
+
+    args = {"ring": ["--config", RING_CFG, "measure", "--format", "json", RING],
+            "fox": ["measure", "--format", "json", FOX]}[example]  # the fox's contract names no rig
+    out = io.StringIO()
+    with redirect_stdout(out), redirect_stderr(io.StringIO()), pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 0
+    return json.loads(out.getvalue())["files"][0]["rig"]["legs"]
+
+
 def _open(browser, path, width):  # noqa: F811 - browser is the imported fixture
     page = Page(browser, path)
     page.page.set_viewport_size({"width": width, "height": 900})
@@ -133,10 +152,22 @@ def test_layout_at_a_glance(browser, pages, example, width):  # noqa: F811
         assert {"left_foot", "right_foot", "hips"} <= set(colours), colours
         for key, seen in colours.items():
             assert len({c for _, c in seen}) == 1, (key, seen)
-        for key in ("left_foot", "right_foot"):
-            assert {w for w, _ in colours[key]} >= {"legend", "curve", "bar", "lane", "trail"}, (key, colours[key])
         paint = {key: next(iter(seen))[1] for key, seen in colours.items()}
-        assert len({paint["left_foot"], paint["right_foot"], paint["hips"]}) == 3
+        # one foot-height row per leg on a multi-pair rig (its legs as measure reports them),
+        # else the left and right foot; the trails follow pair 0's feet
+        legs = _rig_legs(example)
+        rows = {leg["name"]: leg["side"] for leg in legs} if len({leg["pair"] for leg in legs}) > 1 else {
+            "left_foot": "left", "right_foot": "right"}
+        for key in rows:
+            assert {w for w, _ in colours[key]} >= {"legend", "curve", "bar", "lane"}, (key, colours.get(key))
+        for key in ("left_foot", "right_foot"):
+            assert {w for w, _ in colours[key]} >= {"legend", "trail"}, (key, colours[key])
+        left = {paint[k] for k, side in rows.items() if side == "left"} | {paint["left_foot"]}
+        right = {paint[k] for k, side in rows.items() if side == "right"} | {paint["right_foot"]}
+        assert not left & right and paint["hips"] not in left | right, (left, right, paint["hips"])
+        pair0 = {leg["side"]: leg["name"] for leg in legs if leg["pair"] == 0}
+        if rows.keys() != {"left_foot", "right_foot"}:  # pair 0's rows wear their trails' colours
+            assert (paint[pair0["left"]], paint[pair0["right"]]) == (paint["left_foot"], paint["right_foot"])
 
         # figures span their card
         spans = p.evaluate("""() => Array.from(document.querySelectorAll('section.card svg.gait-figure, section.card .charts svg'))

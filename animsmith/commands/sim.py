@@ -78,8 +78,8 @@ def catalog_cmd(fmt: str) -> int:
 def bake_cmd(creature: str, output: str, terrain: str, speed, cycles: float, fps: float, in_place: bool) -> int:
     """Bake CREATURE (a built-in name: `animsmith sim catalog` lists them; or a
     .toml/.json creature file) walking straight ahead into a GLB, one clip named
-    walk (walk_<terrain> off flat ground). Rigs other than the biped need
-    [rig.roles] before lint can judge them (docs/sim.md)."""
+    walk (walk_<terrain> off flat ground). The file carries the creature's leg
+    map, so measure, lint and report find every leg with no config (docs/sim.md)."""
     from animsmith.render.text import escape
     from animsmith.sim.bake import BakeRequestError, bake, bake_plan, to_glb
     from animsmith.sim.creature import resolve_creature

@@ -19,7 +19,8 @@ Where legs come from (the first source that gives legs wins)
    with the reason.
 3. ``name``: front/hind words with side markers (``FrontLeg.L``, ``BackLeg.L``,
    ``hind_left``, ``Leg_FL``, ``Leg_BR``): a fore/front and a hind/back/rear end,
-   each with both sides. Then the biped roles: feet and hands both resolved, with
+   each with both sides. A name that also names an arm, a hand, clothing, hair,
+   a tail or the head (``LeftForeArm``, ``Skirt_Back_L``) is no leg. Then the biped roles: feet and hands both resolved, with
    the hands hanging within a quarter of the hips' height of the feet in the rest
    pose (``b_LeftFoot01`` / ``b_LeftHand`` of the Khronos Fox): feet = pair 0,
    hands = pair 1. Else the left and right foot roles: one pair.
@@ -28,7 +29,7 @@ Where legs come from (the first source that gives legs wins)
 Found by shape
 --------------
 In the rest pose (when it shows no legs: the first frame of the first clip), with
-Y up and the character facing +Z (the glTF front; +X is its left):
+Y up:
 
 * end joints = skin joints without joint children (every node when the file has
   no skin); the ground = the lowest end joint; an end joint is *low* when it lies
@@ -36,10 +37,20 @@ Y up and the character facing +Z (the glTF front; +X is its left):
 * low end joints whose nearest common ancestor is itself within a quarter of the
   body's height above the ground are one foot (a heel and a toe): the foot is that
   ancestor;
+* arms reaching the ground are no legs: when some feet hang on chains climbing more than
+  40 % of the body's height above the body first (spine, shoulders) and the others on
+  chains going straight down from it (at most 10 %), the climbing ones are arms;
 * the body is the nearest common ancestor of the feet, and must stand above the
   highest foot by more than the low band (chains that do not hang are no legs);
-* sides by the sign of each foot's X offset from the feet's mean X; both sides must
-  hold as many feet, and no foot may lie on the centre line;
+* the character faces +Z, the glTF front (its left is +X). The clips' stride does not
+  decide it (a clip walking backwards or sideways strides that way too), but when
+  every clip that strides goes toward one other axis (:func:`stride_note`: relative
+  to the body, feet in stance sweep backwards), a note says the sides and pairs may
+  be swapped;
+* sides by the sign of each foot's X offset from the feet's mean; both sides must
+  hold as many feet; a chain on the
+  centre line (a tail on the ground) is no leg when the others hang from a body of
+  their own, else its side is unclear;
 * pairs by Z (rear first): the i-th left foot from the rear pairs with the i-th
   right one; two feet of one side at the same Z make the order unclear;
 * the first frame of the first clip must not contradict the rest pose: no other end
@@ -70,12 +81,28 @@ LOW_BAND_FRACTION = 0.15
 ONE_FOOT_FRACTION = 0.25
 #: hands within this share of the hips' height above the feet are fore feet
 HANDS_AS_FEET_FRACTION = 0.25
+#: a low chain climbing more than this share of the body's height above the body is an arm
+#: (a biped's shoulders stand about half its hips' height above them) ...
+ARM_CLIMB_FRACTION = 0.4
+#: ... when the other low chains climb at most this share (legs straight down from the body)
+LEG_CLIMB_FRACTION = 0.1
 #: a foot within this share of the span from the centre line has no side
 CENTRE_LINE_FRACTION = 0.01
 #: more low end joints than this (a mesh of joints, a hostile file) are no legs
 MAX_LOW_ENDS = 4 * MAX_LEGS
 #: more bones than this naming one leg (fore left...) are no leg chain
 MAX_NAMED_CHAIN = 64
+#: a clip strides along a horizontal axis when its feet's stance sweep lies within this many degrees of it
+FACING_SNAP_DEG = 30.0
+#: ... and adds up to at least this share of the body's height above the feet
+MIN_SWEEP_FRACTION = 0.05
+#: a foot is in stance in this lowest share of its height swing (the stride note only)
+STANCE_SWING_FRACTION = 0.25
+#: clips, and samples per clip, read for the stride (bounded work on long files)
+MAX_FACING_CLIPS = 16
+MAX_FACING_SAMPLES = 241
+#: the horizontal axes a clip may stride toward, with the yaw (degrees from +Z toward +X) of each
+FACING_AXES = (("+Z", 0.0), ("+X", 90.0), ("-Z", 180.0), ("-X", -90.0))
 
 
 @dataclass
@@ -104,6 +131,8 @@ class LegMap:
     notes: List[str] = field(default_factory=list)
     #: the legs are the biped roles' feet (and hands): they add no role
     from_roles: bool = False
+    #: low chains the shape rule found to be no legs (a tail on the centre line)
+    no_legs: List[int] = field(default_factory=list)
     names: Sequence[str] = ()
 
     @property
@@ -238,7 +267,8 @@ def _end_joints(skeleton) -> List[int]:
 # --------------------------------------------------------------------------
 
 
-def _shape_in_pose(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[LegMap], str]:
+def _shape_feet(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[Tuple[List[int], int]], str]:
+    """((feet, body), "") of the chains hanging lowest in ``pos``, or (None, why)."""
     names = skeleton.names
     parents = np.asarray(skeleton.parents)
     ends = _end_joints(skeleton)
@@ -280,6 +310,19 @@ def _shape_in_pose(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[LegM
     feet = [g[0] if len(g) == 1 else common_ancestor(parents, g) for g in groups]
     if len(feet) < 2:
         return None, f"{where}: the lowest end joints all belong to one foot ({names[feet[0]]!r})"
+    # arms reaching the ground: chains that climb far above the body (spine, shoulder)
+    # before they hang, beside legs that go straight down from it
+    arms: List[int] = []
+    if body_h > 0.0:
+        climb = {}
+        for f in feet:
+            path = _ancestors(parents, f)
+            path = path[: path.index(body)] if body in path else path
+            climb[f] = (max(float(y[b]) for b in path) - float(y[body])) / body_h
+        climbers = [f for f in feet if climb[f] > ARM_CLIMB_FRACTION]
+        straight = [f for f in feet if climb[f] <= LEG_CLIMB_FRACTION]
+        if climbers and len(straight) >= 2 and len(climbers) + len(straight) == len(feet):
+            arms, feet = climbers, straight
     body = common_ancestor(parents, feet)
     top_foot = max(float(y[f]) for f in feet)
     if body is None or float(y[body]) - top_foot <= band:
@@ -288,11 +331,33 @@ def _shape_in_pose(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[LegM
             f"({', '.join(repr(names[f]) for f in feet[:4])} meet at {names[body]!r} "
             "without a drop)" if body is not None else f"{where}: the feet have no common ancestor"
         )
+    return (feet, int(body), arms), ""
+
+
+def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: str,
+                  arms: Sequence[int] = ()) -> Tuple[Optional[LegMap], str]:
+    """Sides and pairs of the feet in ``pos``, the character facing +Z (its left +X)."""
+    names = skeleton.names
+    joints = np.asarray(skeleton.is_joint, dtype=bool)
+    span_bones = np.nonzero(joints)[0] if joints.any() else np.arange(len(names))
+    y = pos[:, 1]
+    span = float(np.max(y[span_bones]) - np.min(y[span_bones]))
     x = pos[:, 0]
     centre = float(np.mean([x[f] for f in feet]))
     on_line = [f for f in feet if abs(float(x[f]) - centre) <= CENTRE_LINE_FRACTION * span]
+    notes: List[str] = [
+        f"{names[a]!r} reaches the ground ({where}) on a chain that climbs above {names[body]!r} first: an arm, no leg"
+        for a in arms
+    ]
     if on_line:
-        return None, f"{where}: {names[on_line[0]]!r} lies on the centre line (X); its side is unclear"
+        sided = [f for f in feet if f not in on_line]
+        parents = np.asarray(skeleton.parents)
+        body2 = common_ancestor(parents, sided) if len(sided) >= 2 else None
+        if body2 is None or float(y[body2]) - max(float(y[f]) for f in sided) <= LOW_BAND_FRACTION * span:
+            return None, f"{where}: {names[on_line[0]]!r} lies on the centre line (X); its side is unclear"
+        # legs come in left/right pairs: a chain on the centre line (a tail on the ground) is none
+        feet, body = sided, int(body2)
+        notes += [f"{names[f]!r} hangs low on the centre line ({where}): no leg, since legs come in left/right pairs" for f in on_line]
     left = sorted((f for f in feet if x[f] > centre), key=lambda f: float(pos[f, 2]))
     right = sorted((f for f in feet if x[f] < centre), key=lambda f: float(pos[f, 2]))
     if len(left) != len(right):
@@ -319,20 +384,98 @@ def _shape_in_pose(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[LegM
                     foot=int(foot),
                     found_by="shape",
                     why=f"lowest end joint of a chain from {names[body]!r} ({where}), "
-                    f"{'+X' if side == 'left' else '-X'} side, pair {pair} of {count} from the rear (-Z)",
+                    f"{side} side ({'+X' if side == 'left' else '-X'}), pair {pair} of {count} from the rear (-Z): "
+                    "facing +Z, the glTF front",
                 )
             )
-    return LegMap(legs=_ordered(legs), body=int(body)), ""
+    return LegMap(legs=_ordered(legs), body=int(body), notes=notes, no_legs=[int(f) for f in list(on_line) + list(arms)]), ""
 
 
-def legs_by_shape(skeleton, rest_pos: np.ndarray, frame_pos: Optional[np.ndarray], clip_name: Optional[str]) -> LegMap:
-    """Legs from the rest pose (else the first frame), checked against the first frame
-    (module docstring). A refusal is a LegMap without legs and with the reason."""
+def clip_stride_axis(skeleton, clip, body: int, feet: Sequence[int]) -> Tuple[Optional[str], Optional[str]]:
+    """(axis, None): the horizontal axis (``+Z``, ``+X``, ``-Z``, ``-X``) the character strides
+    toward in ``clip``, or (None, why). A foot in stance stays put while the body moves on, so relative
+    to the body the stance feet sweep backwards, in place or travelling: the stride goes
+    opposite their summed sweep (a foot is in stance in the lowest quarter of its height
+    swing). The sweep must add up to :data:`MIN_SWEEP_FRACTION` of the body's height above
+    the feet and lie within :data:`FACING_SNAP_DEG` of an axis."""
+    from animsmith.core.pose import LazyPoseGrid, clip_duration_s, grid_times_s
+
+    if not clip.channels:
+        return None, "no channels"
+    try:
+        times = grid_times_s(clip)
+        if len(times) > MAX_FACING_SAMPLES:
+            times = np.linspace(float(times[0]), float(times[-1]), MAX_FACING_SAMPLES)
+        grid = LazyPoseGrid(skeleton, clip, times, clip_duration_s(clip))
+        pos = np.asarray(grid.model_positions_m([int(body)] + [int(f) for f in feet]), dtype=np.float64)
+    except Exception:  # malformed key times: the checks report them; no stride to read
+        return None, "its key times cannot be sampled"
+    if pos.shape[0] < 3 or not np.all(np.isfinite(pos)):
+        return None, "too few finite samples"
+    h = pos[:, 1:, 1]
+    lo, hi = h.min(axis=0), h.max(axis=0)
+    height = float(np.mean(pos[:, 0, 1]) - np.mean(lo))
+    if not height > 0.0:
+        return None, "the feet do not hang below the body"
+    stance = (h - lo) <= STANCE_SWING_FRACTION * (hi - lo)
+    stance &= (hi - lo) > 1e-6 * height  # a foot that never lifts shows no stride
+    rel = pos[:, 1:, :] - pos[:, :1, :]
+    both = stance[:-1] & stance[1:]
+    sweep = np.where(both[..., None], np.diff(rel, axis=0), 0.0).sum(axis=(0, 1))
+    length = float(np.hypot(sweep[0], sweep[2]))
+    if length < MIN_SWEEP_FRACTION * height:
+        return None, "its feet do not sweep along the ground"
+    yaw = float(np.degrees(np.arctan2(-sweep[0], -sweep[2])))
+    for axis, axis_yaw in FACING_AXES:
+        d = abs((yaw - axis_yaw + 180.0) % 360.0 - 180.0)
+        if d <= FACING_SNAP_DEG:
+            return axis, None
+    return None, f"the stride runs {yaw:.0f} degrees from +Z, between the axes"
+
+
+def stride_note(asset, body: int, feet: Sequence[int]) -> Optional[str]:
+    """A note when every clip that strides along an axis (:func:`clip_stride_axis`) strides
+    along one other than +Z: the shape rule takes the glTF front +Z (a clip walking
+    backwards or sideways strides that way too, so the stride decides nothing), but a
+    character modelled facing that axis gets its sides and pairs swapped."""
+    seen: Dict[str, List[str]] = {}
+    for clip in asset.clips[:MAX_FACING_CLIPS]:
+        axis, _ = clip_stride_axis(asset.skeleton, clip, body, feet)
+        if axis is not None:
+            seen.setdefault(axis, []).append(str(clip.name))
+    if len(seen) != 1 or "+Z" in seen:
+        return None
+    axis, clips = next(iter(seen.items()))
+    shown = ", ".join(repr(c) for c in clips[:3]) + (" ..." if len(clips) > 3 else "")
+    return (
+        f"the legs found by shape take the glTF front +Z, but {shown} stride{'s' if len(clips) == 1 else ''} "
+        f"toward {axis}: if the character faces {axis}, its sides and pairs are swapped; declare them in [rig.legs]"
+    )
+
+
+def legs_by_shape(asset, rest_pos: np.ndarray, frame_pos: Optional[np.ndarray], clip_name: Optional[str]) -> LegMap:
+    """Legs from the rest pose (else the first frame), checked against the first frame,
+    sides and pairs with the character facing +Z (module docstring). A refusal is
+    a LegMap without legs and with the reason."""
+    skeleton = asset.skeleton
     names = skeleton.names
-    found, why = _shape_in_pose(skeleton, rest_pos, "rest pose")
+
+    def attempt(pos: np.ndarray, where: str) -> Tuple[Optional[LegMap], str]:
+        found, why = _shape_feet(skeleton, pos, where)
+        if found is None:
+            return None, why
+        feet, body, arms = found
+        legs, why = _assign_sides(skeleton, pos, feet, body, where, arms)
+        if legs is not None:
+            note = stride_note(asset, body, [leg.foot for leg in legs.legs])
+            if note:
+                legs.notes.append(note)
+        return legs, why
+
+    found, why = attempt(rest_pos, "rest pose")
     where_pos = rest_pos
     if found is None and frame_pos is not None:
-        found2, why2 = _shape_in_pose(skeleton, frame_pos, f"first frame of {clip_name!r}")
+        found2, why2 = attempt(frame_pos, f"first frame of {clip_name!r}")
         if found2 is None:
             return LegMap(unresolved=f"no legs by shape: {why}; {why2}")
         found, where_pos = found2, frame_pos
@@ -342,7 +485,7 @@ def legs_by_shape(skeleton, rest_pos: np.ndarray, frame_pos: Optional[np.ndarray
         feet = {leg.foot for leg in found.legs}
         y = frame_pos[:, 1]
         top = max(float(y[f]) for f in feet)
-        below = [e for e in _end_joints(skeleton) if not _under_any(skeleton.parents, e, feet) and float(y[e]) < top]
+        below = [e for e in _end_joints(skeleton) if not _under_any(skeleton.parents, e, feet | set(found.no_legs)) and float(y[e]) < top]
         if below:
             hi = max(feet, key=lambda f: float(y[f]))
             return LegMap(
@@ -367,6 +510,14 @@ _HIND = {"hind", "back", "rear"}
 _CORNER = {"fl": ("fore", "left"), "fr": ("fore", "right"), "bl": ("hind", "left"), "br": ("hind", "right"), "hl": ("hind", "left"), "hr": ("hind", "right")}
 _SIDE_WORDS = {"left": "left", "l": "left", "lf": "left", "lft": "left", "right": "right", "r": "right", "rt": "right", "rgt": "right"}
 _FOOT_WORDS = {"foot", "feet", "paw", "hoof", "ankle"}
+#: a name with one of these words is no leg whatever its front/back and side words say
+#: (a biped's ``LeftForeArm``, a skirt's ``Skirt_Back_L``, hair, a cape, a tail)
+_NOT_LEG_WORDS = {
+    "arm", "forearm", "upperarm", "hand", "finger", "thumb", "pinky", "shoulder", "clavicle", "collar",
+    "elbow", "wrist", "skirt", "hair", "bang", "bangs", "cape", "cloak", "coat", "cloth", "dress",
+    "sleeve", "hood", "scarf", "ribbon", "tail", "ear", "eye", "brow", "lid", "lip", "cheek", "jaw",
+    "mouth", "tongue", "tooth", "teeth", "wing", "breast", "bust", "chest", "neck", "head", "spine",
+}
 
 
 #: a name can only say fore/hind when it holds one of these (a cheap first test)
@@ -381,7 +532,7 @@ def _corner_of(stem: str) -> Optional[Tuple[str, str]]:
         return None
     raw = [w.lower() for w in re.split(r"[^A-Za-z0-9]+", stem) if w]
     words = name_words(stem)
-    if any(w in _GENERIC_STOP for w in words):
+    if any(w in _GENERIC_STOP or w in _NOT_LEG_WORDS for w in words):
         return None
     corners = {_CORNER[w] for w in raw if w in _CORNER}
     if len(corners) == 1 and not any(w in _FORE or w in _HIND for w in words):
@@ -514,6 +665,13 @@ def validate_leg_table(doc: Any, where: str) -> List[Dict[str, Any]]:
         toe = leg.get("toe")
         if toe is not None and (not isinstance(toe, str) or not toe):
             raise ValueError(f"{w}.toe: expected a bone name")
+        # one bone is one foot: two legs on one foot would measure the same bone twice
+        other = next((o for o in out if foot in (o["foot"], o["toe"]) or (toe is not None and toe in (o["foot"], o["toe"]))), None)
+        if other is not None:
+            bone = foot if foot in (other["foot"], other["toe"]) else toe
+            raise ValueError(f"{w}.{'foot' if bone == foot else 'toe'}: leg {other['name']!r} already uses bone {bone!r}; each leg needs its own foot")
+        if toe == foot:
+            raise ValueError(f"{w}.toe: the toe is the foot bone {foot!r}")
         out.append({"name": name, "side": side, "pair": pair, "foot": foot, "toe": toe})
     taken = [(leg["pair"], leg["side"]) for leg in out]
     dup = sorted({t for t in taken if taken.count(t) > 1})
@@ -626,7 +784,7 @@ def resolve_legs(asset, roles, declared: Optional[List[Dict[str, Any]]] = None, 
     if not shape:
         return LegMap(unresolved="no leg names match, and a named rig profile does not look for legs by shape", notes=notes, names=skeleton.names)
     frame, clip_name = first_frame_positions_m(asset)
-    found = legs_by_shape(skeleton, rest, frame, clip_name)
+    found = legs_by_shape(asset, rest, frame, clip_name)
     found.notes = notes + found.notes
     found.names = skeleton.names
     return found
