@@ -106,6 +106,7 @@ def _rig_legs(example):
     from animsmith.cli import main
 
     args = {"ring": ["--config", RING_CFG, "measure", "--format", "json", RING],
+            "walk": ["--config", WALK_CFG, "measure", "--format", "json", WALK],
             "fox": ["measure", "--format", "json", FOX]}[example]  # the fox's contract names no rig
     out = io.StringIO()
     with redirect_stdout(out), redirect_stderr(io.StringIO()), pytest.raises(SystemExit) as exc:

@@ -689,8 +689,8 @@
     var feetKeys = clip.feet_order || ["left", "right"].filter(function (k) { return clip.feet[k]; });
     feetKeys.forEach(function (k) {
       var foot = clip.feet[k], side = foot.side || k, leg = foot.leg || 0;
-      // a side's first leg is its foot role (the trail of that name): one key, one colour
-      var key = (k === "left" || k === "right" || leg === 0) ? side + "_foot" : k, color = colorOf(side, leg);
+      // a side's first leg wears its foot role's colour (the trail of that foot)
+      var key = (k === "left" || k === "right") ? k + "_foot" : k, color = colorOf(side, leg);
       var lab = k === "left" ? "L" : k === "right" ? "R" : k.slice(0, 7);
       feetSeries.push({ xs: clip.times, ys: foot.height, color: color, label: k, key: key });
       lanes.push({ label: lab, key: key, color: color, spans: spansOf(clip.times, foot.stance) });
