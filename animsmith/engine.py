@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 AVAILABLE = "available"
 REQUIRED_UNAVAILABLE = "required_unavailable"
@@ -301,13 +301,8 @@ def threejs_scene_objects(gltf: dict) -> Tuple[Optional[ThreeObject], Dict[int, 
         for r in roots if isinstance(roots, list) else []:
             if isinstance(r, int) and not isinstance(r, bool):
                 deep_with_skins(r)
-    for anim in _items(gltf, "animations"):
-        channels = anim.get("channels") if isinstance(anim, dict) else None
-        for ch in channels if isinstance(channels, list) else []:
-            target = ch.get("target") if isinstance(ch, dict) else None
-            node = target.get("node") if isinstance(target, dict) else None
-            if isinstance(node, int) and not isinstance(node, bool):
-                deep_with_skins(node)
+    for node in _targeted_nodes(gltf):
+        deep_with_skins(node)
     for c, camera in enumerate(cameras):
         if c not in camera_name:
             cname = _name_of(camera)
@@ -394,17 +389,21 @@ def _depth_first(root: ThreeObject) -> List[ThreeObject]:
     return out
 
 
-def _animated_nodes(gltf: dict) -> List[int]:
-    """Indices of the nodes some animation channel targets, in first-targeted order."""
-    out: Dict[int, None] = {}
+def _targeted_nodes(gltf: dict) -> Iterator[int]:
+    """The node index of every animation channel's target, in file order (repeats kept;
+    a channel without an integer target node is passed over)."""
     for anim in _items(gltf, "animations"):
         channels = anim.get("channels") if isinstance(anim, dict) else None
         for ch in channels if isinstance(channels, list) else []:
             target = ch.get("target") if isinstance(ch, dict) else None
             node = target.get("node") if isinstance(target, dict) else None
             if isinstance(node, int) and not isinstance(node, bool):
-                out.setdefault(node, None)
-    return list(out)
+                yield node
+
+
+def _animated_nodes(gltf: dict) -> List[int]:
+    """Indices of the nodes some animation channel targets, in first-targeted order."""
+    return list(dict.fromkeys(_targeted_nodes(gltf)))
 
 
 def predict_threejs_clips(gltf: dict) -> List[Prediction]:
