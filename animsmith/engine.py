@@ -27,6 +27,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from animsmith.results import Prediction
+
 AVAILABLE = "available"
 REQUIRED_UNAVAILABLE = "required_unavailable"
 
@@ -84,28 +86,6 @@ PROFILES: Dict[str, Profile] = {
         ),
     ),
 }
-
-
-@dataclass
-class Prediction:
-    """One prediction about one item of the file.
-
-    ``code``: what is predicted (``animation_asset_label``, ``clip_name``,
-    ``node_binding_name``, ``animation_library_name``); ``subject``: the source item as
-    a user finds it in the file (``animations[2] 'walk'``, ``nodes[5] 'foot'``, or the
-    contested handle for a collision); ``handle``: the runtime's name for it (None: the
-    runtime binds it by object identity, not by name); ``basis``: the rule ids the
-    prediction rests on; ``reasons``: why no handle reaches the item (unavailable only);
-    ``sources``: the glTF items involved (``{"kind", "index", "name"}``)."""
-
-    code: str
-    subject: str
-    state: str
-    handle: Optional[str]
-    message: str
-    basis: List[str] = field(default_factory=list)
-    reasons: List[str] = field(default_factory=list)
-    sources: List[Dict[str, Any]] = field(default_factory=list)
 
 
 def _name_of(item: Any) -> Optional[str]:
