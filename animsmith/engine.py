@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from animsmith.results import Prediction
 
 AVAILABLE = "available"
 REQUIRED_UNAVAILABLE = "required_unavailable"
@@ -85,28 +87,6 @@ PROFILES: Dict[str, Profile] = {
         ),
     ),
 }
-
-
-@dataclass
-class Prediction:
-    """One prediction about one item of the file.
-
-    ``code``: what is predicted (``animation_asset_label``, ``clip_name``,
-    ``node_binding_name``, ``animation_library_name``); ``subject``: the source item as
-    a user finds it in the file (``animations[2] 'walk'``, ``nodes[5] 'foot'``, or the
-    contested handle for a collision); ``handle``: the runtime's name for it (None: the
-    runtime binds it by object identity, not by name); ``basis``: the rule ids the
-    prediction rests on; ``reasons``: why no handle reaches the item (unavailable only);
-    ``sources``: the glTF items involved (``{"kind", "index", "name"}``)."""
-
-    code: str
-    subject: str
-    state: str
-    handle: Optional[str]
-    message: str
-    basis: List[str] = field(default_factory=list)
-    reasons: List[str] = field(default_factory=list)
-    sources: List[Dict[str, Any]] = field(default_factory=list)
 
 
 def _name_of(item: Any) -> Optional[str]:
@@ -316,13 +296,8 @@ def threejs_scene_objects(gltf: dict) -> Tuple[Optional[ThreeObject], Dict[int, 
         for r in roots if isinstance(roots, list) else []:
             if isinstance(r, int) and not isinstance(r, bool):
                 deep_with_skins(r)
-    for anim in _items(gltf, "animations"):
-        channels = anim.get("channels") if isinstance(anim, dict) else None
-        for ch in channels if isinstance(channels, list) else []:
-            target = ch.get("target") if isinstance(ch, dict) else None
-            node = target.get("node") if isinstance(target, dict) else None
-            if isinstance(node, int) and not isinstance(node, bool):
-                deep_with_skins(node)
+    for node in _targeted_nodes(gltf):
+        deep_with_skins(node)
     for c, camera in enumerate(cameras):
         if c not in camera_name:
             cname = _name_of(camera)
@@ -414,17 +389,21 @@ def _depth_first(root: ThreeObject) -> List[ThreeObject]:
     return out
 
 
-def _animated_nodes(gltf: dict) -> List[int]:
-    """Indices of the nodes some animation channel targets, in first-targeted order."""
-    out: Dict[int, None] = {}
+def _targeted_nodes(gltf: dict) -> Iterator[int]:
+    """The node index of every animation channel's target, in file order (repeats kept;
+    a channel without an integer target node is passed over)."""
     for anim in _items(gltf, "animations"):
         channels = anim.get("channels") if isinstance(anim, dict) else None
         for ch in channels if isinstance(channels, list) else []:
             target = ch.get("target") if isinstance(ch, dict) else None
             node = target.get("node") if isinstance(target, dict) else None
             if isinstance(node, int) and not isinstance(node, bool):
-                out.setdefault(node, None)
-    return list(out)
+                yield node
+
+
+def _animated_nodes(gltf: dict) -> List[int]:
+    """Indices of the nodes some animation channel targets, in first-targeted order."""
+    return list(dict.fromkeys(_targeted_nodes(gltf)))
 
 
 def predict_threejs_clips(gltf: dict) -> List[Prediction]:

@@ -67,16 +67,17 @@ FACET_STATES = ("available", "required_unavailable")
 
 
 @dataclass
-class PredictionFacet:
-    """One engine prediction (``[engine] profile``): how the runtime will address one item.
+class Prediction:
+    """One prediction of an engine profile (:mod:`animsmith.engine`) about one item of the file.
 
-    ``state`` ``available`` carries the predicted ``handle`` (None when the runtime binds
-    by object identity) and its ``basis`` (rule ids); ``required_unavailable`` carries
-    ``reasons`` (codes) and fails the run whatever ``--allow`` or a severity says.
-    ``code``: what is predicted; ``subject``: the item as found in the file; ``sources``:
-    the glTF items involved (``{"kind", "index", "name"}``)."""
+    ``code``: what is predicted (``animation_asset_label``, ``clip_name``,
+    ``node_binding_name``, ``animation_library_name``); ``subject``: the source item as
+    a user finds it in the file (``animations[2] 'walk'``, ``nodes[5] 'foot'``, or the
+    contested handle for a collision); ``handle``: the runtime's name for it (None: the
+    runtime binds it by object identity, not by name); ``basis``: the rule ids the
+    prediction rests on; ``reasons``: why no handle reaches the item (unavailable only);
+    ``sources``: the glTF items involved (``{"kind", "index", "name"}``)."""
 
-    check_id: str
     code: str
     subject: str
     state: str
@@ -85,6 +86,20 @@ class PredictionFacet:
     basis: List[str] = field(default_factory=list)
     reasons: List[str] = field(default_factory=list)
     sources: List[Dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class PredictionFacet(Prediction):
+    """One engine prediction (``[engine] profile``): how the runtime will address one item.
+
+    ``state`` ``available`` carries the predicted ``handle`` (None when the runtime binds
+    by object identity) and its ``basis`` (rule ids); ``required_unavailable`` carries
+    ``reasons`` (codes) and fails the run whatever ``--allow`` or a severity says.
+    ``code``: what is predicted; ``subject``: the item as found in the file; ``sources``:
+    the glTF items involved (``{"kind", "index", "name"}``); ``check_id``: the check
+    that made it."""
+
+    check_id: str
 
     @property
     def unavailable(self) -> bool:

@@ -3,24 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
 
+from animsmith.core.travel import finite  # noqa: F401 - the group checks' one rule for a usable number
 from animsmith.numtext import fixed
 
 #: a spread within this of its cap (cycles, seconds, fps) counts as "at the cap" and passes:
 #: float32 key data cannot place an anchor closer than ~1e-8 cycle to where it was authored
 CAP_EPSILON = 1e-6
-
-
-def finite(value: Any) -> Optional[float]:
-    """float(value) when it is a finite number, else None."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
 
 
 def exceeds(measured: float, cap: float, magnitude: float = 0.0) -> bool:

@@ -68,7 +68,7 @@ class CheckContextBase:
         return CoverageGap(check_id=self.check_id, code=code, message=message, scope=scope, subjects=list(subjects))
 
     def facet(self, prediction) -> PredictionFacet:
-        """A prediction facet of this check from an :class:`animsmith.engine.Prediction`."""
+        """A prediction facet of this check from an :class:`animsmith.results.Prediction`."""
         p = prediction
         return PredictionFacet(
             check_id=self.check_id, code=p.code, subject=p.subject, state=p.state, handle=p.handle,

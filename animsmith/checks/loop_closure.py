@@ -50,6 +50,8 @@ non-finite / zero-length pose at a loop endpoint, or malformed key times
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from animsmith.checks._clip import TRAVEL_THRESHOLD_MPS, bone_name, expect_value, f32_exceeds, malformed_key_times
@@ -173,6 +175,63 @@ def seam_over_relative_cap(ctx, lc, field_name: str, floor: float, ratio: float,
     value = float(inner[i])
     return int(suspects[i]), d, (value if np.isfinite(value) else None), cap, (int(mirror[i]) if use_twin[i] else None)
 
+
+class SeamQuantity(NamedTuple):
+    """What a seam check compares across the wrap, and how its finding writes it."""
+
+    noun: str  #: "velocity", "angular velocity"
+    plural: str  #: "velocities", "angular velocities"
+    field_name: str  #: the per-bone seam change on :class:`LoopContinuity`
+    unit: str
+    decimals: int
+    linear: bool  #: linear (else angular) step-to-step changes inside the clip
+    steady: str  #: what a bone whose change inside the clip is zero does not do
+
+
+def seam_change_findings(ctx, lc, q: SeamQuantity, fixed, floor: float, ratio: float):
+    """The seam checks' finding (none when the clip passes): ``fixed`` is an absolute cap,
+    or None for :func:`seam_over_relative_cap`'s relative one."""
+
+    def amount(x: float) -> str:
+        return f"{x:.{q.decimals}f} {q.unit}"
+
+    if fixed is not None:
+        from animsmith.core.trajectory import interior_seam_changes
+
+        bone, delta = lc.worst(q.field_name)
+        cap = float(fixed)
+        if bone is None or not f32_exceeds(delta, cap):
+            return
+        vel, ang = interior_seam_changes(ctx.analysis.loop_grid, [bone])
+        changes = vel if q.linear else ang
+        inside = None if changes is None else float(changes[0])
+        context = "" if inside is None else f"; inside the clip its largest step-to-step change is {amount(inside)}"
+        text = f"cap {amount(cap)}{context}"
+    else:
+        worst = seam_over_relative_cap(ctx, lc, q.field_name, floor, ratio, velocity=q.linear)
+        if worst is None:
+            return
+        bone, delta, inside, cap, twin = worst
+        whose = "its" if twin is None else f"its mirror '{bone_name(ctx, twin)}'s"
+        if inside is None:
+            text = f"cap {amount(cap)}"
+        elif inside > 0:
+            text = (
+                f"{delta / inside:.1f}x {whose} largest step-to-step change inside the clip, {amount(inside)}; "
+                f"cap {amount(cap)} = max({floor:g}, {ratio:g}x that change)"
+            )
+        else:
+            text = f"{q.steady}; cap {amount(cap)}"
+    name = bone_name(ctx, bone)
+    where = f"between the incoming and outgoing model-space {q.plural}" + frame_note(ctx, lc)
+    yield ctx.finding(
+        f"loop {q.noun} changes at the seam: bone '{name}' differs by {amount(delta)} {where} ({text})",
+        clip=ctx.clip.name,
+        bone=name,
+        time_s=float(ctx.analysis.grid.times_s[-1]),
+        measured=delta,
+        expected=cap,
+    )
 
 def check(ctx):
     if not expect_value(ctx, "loop", False):

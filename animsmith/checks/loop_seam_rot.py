@@ -38,10 +38,9 @@ Coverage gap (scope ``loop_seam_rotation``): ``measurement_unavailable`` as for
 
 from __future__ import annotations
 
-from animsmith.checks._clip import bone_name, expect_value, f32_exceeds
+from animsmith.checks._clip import expect_value
 from animsmith.checks.base import Option
-from animsmith.checks.loop_closure import continuity_or_gap, frame_note, seam_over_relative_cap
-from animsmith.core.trajectory import interior_seam_changes
+from animsmith.checks.loop_closure import SeamQuantity, continuity_or_gap, seam_change_findings
 
 ID = "loop-seam-rot"
 SEVERITY = "error"
@@ -69,6 +68,13 @@ CONFIG = {
 }
 
 
+QUANTITY = SeamQuantity(
+    "angular velocity", "angular velocities",
+    "seam_angular_velocity_delta_degps", "deg/s", 3, linear=False,
+    steady="it does not turn faster or slower inside the clip",
+)
+
+
 def check(ctx):
     if not expect_value(ctx, "loop", False):
         return
@@ -76,40 +82,6 @@ def check(ctx):
     if gap is not None:
         yield gap
         return
-    where = "between the incoming and outgoing model-space angular velocities" + frame_note(ctx, lc)
-    fixed = expect_value(
-        ctx, "max_loop_angular_velocity_delta_degps", ctx.options.get("max_angular_velocity_delta_degps")
-    )
-    if fixed is not None:
-        bone, delta = lc.worst("seam_angular_velocity_delta_degps")
-        cap = float(fixed)
-        if bone is None or not f32_exceeds(delta, cap):
-            return
-        _, ang = interior_seam_changes(ctx.analysis.loop_grid, [bone])
-        inside = None if ang is None else float(ang[0])
-        context = "" if inside is None else f"; inside the clip its largest step-to-step change is {inside:.3f} deg/s"
-        text = f"cap {cap:.3f} deg/s{context}"
-    else:
-        floor = float(ctx.options["min_angular_velocity_delta_degps"])
-        ratio = float(ctx.options["max_ratio"])
-        worst = seam_over_relative_cap(ctx, lc, "seam_angular_velocity_delta_degps", floor, ratio, velocity=False)
-        if worst is None:
-            return
-        bone, delta, inside, cap, twin = worst
-        whose = "its" if twin is None else f"its mirror '{bone_name(ctx, twin)}'s"
-        if inside is None:
-            text = f"cap {cap:.3f} deg/s"
-        else:
-            text = (
-                f"{delta / inside:.1f}x {whose} largest step-to-step change inside the clip, {inside:.3f} deg/s; "
-                f"cap {cap:.3f} deg/s = max({floor:g}, {ratio:g}x that change)"
-            ) if inside > 0 else f"it does not turn faster or slower inside the clip; cap {cap:.3f} deg/s"
-    name = bone_name(ctx, bone)
-    yield ctx.finding(
-        f"loop angular velocity changes at the seam: bone '{name}' differs by {delta:.3f} deg/s {where} ({text})",
-        clip=ctx.clip.name,
-        bone=name,
-        time_s=float(ctx.analysis.grid.times_s[-1]),
-        measured=delta,
-        expected=cap,
-    )
+    fixed = expect_value(ctx, "max_loop_angular_velocity_delta_degps", ctx.options.get("max_angular_velocity_delta_degps"))
+    floor, ratio = float(ctx.options["min_angular_velocity_delta_degps"]), float(ctx.options["max_ratio"])
+    yield from seam_change_findings(ctx, lc, QUANTITY, fixed, floor, ratio)

@@ -39,10 +39,9 @@ Coverage gap (scope ``loop_seam_velocity``): ``measurement_unavailable`` as for
 
 from __future__ import annotations
 
-from animsmith.checks._clip import bone_name, expect_value, f32_exceeds
+from animsmith.checks._clip import expect_value
 from animsmith.checks.base import Option
-from animsmith.checks.loop_closure import continuity_or_gap, frame_note, seam_over_relative_cap
-from animsmith.core.trajectory import interior_seam_changes
+from animsmith.checks.loop_closure import SeamQuantity, continuity_or_gap, seam_change_findings
 
 ID = "loop-seam-vel"
 SEVERITY = "error"
@@ -70,6 +69,13 @@ CONFIG = {
 }
 
 
+QUANTITY = SeamQuantity(
+    "velocity", "velocities",
+    "seam_velocity_delta_mps", "m/s", 4, linear=True,
+    steady="it does not accelerate inside the clip",
+)
+
+
 def check(ctx):
     if not expect_value(ctx, "loop", False):
         return
@@ -77,38 +83,6 @@ def check(ctx):
     if gap is not None:
         yield gap
         return
-    where = "between the incoming and outgoing model-space velocities" + frame_note(ctx, lc)
     fixed = expect_value(ctx, "max_loop_velocity_delta_mps", ctx.options.get("max_velocity_delta_mps"))
-    if fixed is not None:
-        bone, delta = lc.worst("seam_velocity_delta_mps")
-        cap = float(fixed)
-        if bone is None or not f32_exceeds(delta, cap):
-            return
-        vel, _ = interior_seam_changes(ctx.analysis.loop_grid, [bone])
-        inside = None if vel is None else float(vel[0])
-        context = "" if inside is None else f"; inside the clip its largest step-to-step change is {inside:.4f} m/s"
-        text = f"cap {cap:.4f} m/s{context}"
-    else:
-        floor = float(ctx.options["min_velocity_delta_mps"])
-        ratio = float(ctx.options["max_ratio"])
-        worst = seam_over_relative_cap(ctx, lc, "seam_velocity_delta_mps", floor, ratio, velocity=True)
-        if worst is None:
-            return
-        bone, delta, inside, cap, twin = worst
-        whose = "its" if twin is None else f"its mirror '{bone_name(ctx, twin)}'s"
-        if inside is None:
-            text = f"cap {cap:.4f} m/s"
-        else:
-            text = (
-                f"{delta / inside:.1f}x {whose} largest step-to-step change inside the clip, {inside:.4f} m/s; "
-                f"cap {cap:.4f} m/s = max({floor:g}, {ratio:g}x that change)"
-            ) if inside > 0 else f"it does not accelerate inside the clip; cap {cap:.4f} m/s"
-    name = bone_name(ctx, bone)
-    yield ctx.finding(
-        f"loop velocity changes at the seam: bone '{name}' differs by {delta:.4f} m/s {where} ({text})",
-        clip=ctx.clip.name,
-        bone=name,
-        time_s=float(ctx.analysis.grid.times_s[-1]),
-        measured=delta,
-        expected=cap,
-    )
+    floor, ratio = float(ctx.options["min_velocity_delta_mps"]), float(ctx.options["max_ratio"])
+    yield from seam_change_findings(ctx, lc, QUANTITY, fixed, floor, ratio)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 #: a root slower than this (m/s) without a declared owner is an in-place member
 IN_PLACE_MAX_MPS = 0.05
@@ -48,7 +48,8 @@ class MemberTravel:
     reason: Optional[str] = None
 
 
-def _finite(value) -> Optional[float]:
+def finite(value: Any) -> Optional[float]:
+    """float(value) when it is a finite number, else None."""
     if value is None or isinstance(value, bool):
         return None
     try:
@@ -65,13 +66,13 @@ def is_in_place(speed_mps: Optional[float], movement_owner_xz: Optional[str] = N
         return True
     if movement_owner_xz == "animation":
         return False
-    s = _finite(speed_mps)
+    s = finite(speed_mps)
     return s is not None and s < IN_PLACE_MAX_MPS
 
 
 def stride_length_m(speed_mps, duration_s, cycles) -> Optional[float]:
     """speed × duration ÷ strides in the clip; None when any part is missing or cycles < 1."""
-    s, d = _finite(speed_mps), _finite(duration_s)
+    s, d = finite(speed_mps), finite(duration_s)
     if s is None or d is None or isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 1:
         return None
     return s * d / cycles
@@ -89,8 +90,8 @@ def member_travel(
     speed_unavailable: Optional[str] = None,
 ) -> MemberTravel:
     """A member's travel numbers from its measurements and its declared pin/owner (module docstring)."""
-    pin = _finite(pin_mps)
-    measured = _finite(speed_mps)
+    pin = finite(pin_mps)
+    measured = finite(speed_mps)
     if measured is None and movement_owner_xz != "gameplay":
         return MemberTravel(label, None, None, None, "measured", pin, speed_unavailable or "speed not measured")
     if is_in_place(measured, movement_owner_xz):
@@ -100,13 +101,13 @@ def member_travel(
         return MemberTravel(label, pin, stride, None, "declared", pin, None if stride is not None else "strides not measured")
     stride = stride_length_m(measured, duration_s, cycles)
     return MemberTravel(
-        label, measured, stride, _finite(heading_deg), "measured", pin, None if stride is not None else "strides not measured"
+        label, measured, stride, finite(heading_deg), "measured", pin, None if stride is not None else "strides not measured"
     )
 
 
 def spread(values: Sequence[Optional[float]]) -> Optional[float]:
     """Largest − smallest of the finite values; None with fewer than two."""
-    vals = [v for v in (_finite(x) for x in values) if v is not None]
+    vals = [v for v in (finite(x) for x in values) if v is not None]
     if len(vals) < 2:
         return None
     return max(vals) - min(vals)

@@ -89,10 +89,24 @@ def dumps_indent2(doc: Any) -> str:
     """
     try:
         out: list = []
-        _write(doc, out, "\n")
+        _write(doc, out, "\n", False)
         return "".join(out)
     except _NotPlain:
         return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def dumps_plain_indent2(doc: Any) -> str:
+    """``json.dumps(plain(doc), indent=2, ensure_ascii=False, allow_nan=False)``, the same
+    text, in one pass: :func:`plain`'s conversions (non-finite floats to null, numpy
+    values through ``tolist``, tuples to lists) are made while writing, without a copy of
+    the document. Anything else :func:`plain` would convert (sets, objects without
+    ``tolist``, dicts with non-string keys) takes the two-step path itself."""
+    try:
+        out: list = []
+        _write(doc, out, "\n", True)
+        return "".join(out)
+    except _NotPlain:
+        return dumps_indent2(plain(doc))
 
 
 def _string_encoder():
@@ -107,11 +121,23 @@ _INT_REPR = int.__repr__
 _INF = float("inf")
 
 
-def _write(o: Any, out: list, nl: str) -> None:
-    """Append the text of ``o`` at the indentation ``nl`` (a newline and the current indent)."""
+def _not_finite(as_plain: bool) -> str:
+    """The text of a NaN or an infinity: ``null`` as :func:`plain` makes it; otherwise not
+    written here (``json.dumps`` raises its own ValueError for it)."""
+    if as_plain:
+        return "null"
+    raise _NotPlain
+
+
+def _write(o: Any, out: list, nl: str, as_plain: bool) -> None:
+    """Append the text of ``o`` (of ``plain(o)`` when ``as_plain``) at the indentation ``nl``
+    (a newline and the current indent). Raises :class:`_NotPlain` for a value it does not
+    write."""
     t = type(o)
     if t is str:
         out.append(_STR(o))
+    elif t is float:  # plain(): + 0.0, a zero has no sign
+        out.append(_FLOAT_REPR(o + 0.0 if as_plain else o) if -_INF < o < _INF else _not_finite(as_plain))
     elif t is dict:
         if not o:
             out.append("{}")
@@ -124,96 +150,10 @@ def _write(o: Any, out: list, nl: str) -> None:
             out.append(sep)
             out.append(_STR(k))
             out.append(": ")
-            tv = type(v)
-            if tv is str:
-                out.append(_STR(v))
-            elif tv is float and -_INF < v < _INF:
-                out.append(_FLOAT_REPR(v))
-            elif v is None:
-                out.append("null")
-            elif tv is int:
-                out.append(_INT_REPR(v))
-            else:
-                _write(v, out, inner)
+            _write(v, out, inner, as_plain)
             sep = "," + inner
         out.append(nl + "}")
-    elif t is list:
-        if not o:
-            out.append("[]")
-            return
-        inner = nl + "  "
-        sep = "[" + inner
-        for v in o:
-            out.append(sep)
-            if type(v) is float and -_INF < v < _INF:
-                out.append(_FLOAT_REPR(v))
-            else:
-                _write(v, out, inner)
-            sep = "," + inner
-        out.append(nl + "]")
-    elif o is None:
-        out.append("null")
-    elif o is True:
-        out.append("true")
-    elif o is False:
-        out.append("false")
-    elif t is float:
-        if not -_INF < o < _INF:
-            raise _NotPlain  # json.dumps raises its own ValueError for it
-        out.append(_FLOAT_REPR(o))
-    elif t is int:
-        out.append(_INT_REPR(o))
-    else:
-        raise _NotPlain
-
-
-def dumps_plain_indent2(doc: Any) -> str:
-    """``json.dumps(plain(doc), indent=2, ensure_ascii=False, allow_nan=False)``, the same
-    text, in one pass: :func:`plain`'s conversions (non-finite floats to null, numpy
-    values through ``tolist``, tuples to lists) are made while writing, without a copy of
-    the document. Anything else :func:`plain` would convert (sets, objects without
-    ``tolist``, dicts with non-string keys) takes the two-step path itself."""
-    try:
-        out: list = []
-        _write_plain(doc, out, "\n")
-        return "".join(out)
-    except _NotPlain:
-        return dumps_indent2(plain(doc))
-
-
-def _write_plain(o: Any, out: list, nl: str) -> None:
-    """:func:`_write` of ``plain(o)``."""
-    t = type(o)
-    if t is str:
-        out.append(_STR(o))
-    elif t is float:
-        out.append(_FLOAT_REPR(o + 0.0) if -_INF < o < _INF else "null")  # + 0.0: never -0.0, as plain()
-    elif t is dict:
-        if not o:
-            out.append("{}")
-            return
-        inner = nl + "  "
-        sep = "{" + inner
-        for k, v in o.items():
-            if type(k) is not str:
-                raise _NotPlain
-            out.append(sep)
-            out.append(_STR(k))
-            out.append(": ")
-            tv = type(v)
-            if tv is str:
-                out.append(_STR(v))
-            elif tv is float:
-                out.append(_FLOAT_REPR(v + 0.0) if -_INF < v < _INF else "null")
-            elif v is None:
-                out.append("null")
-            elif tv is int:
-                out.append(_INT_REPR(v))
-            else:
-                _write_plain(v, out, inner)
-            sep = "," + inner
-        out.append(nl + "}")
-    elif t is list or t is tuple:
+    elif t is list or (t is tuple and as_plain):
         if not o:
             out.append("[]")
             return
@@ -222,9 +162,9 @@ def _write_plain(o: Any, out: list, nl: str) -> None:
         for v in o:
             out.append(sep)
             if type(v) is float:
-                out.append(_FLOAT_REPR(v + 0.0) if -_INF < v < _INF else "null")
+                out.append(_FLOAT_REPR(v + 0.0 if as_plain else v) if -_INF < v < _INF else _not_finite(as_plain))
             else:
-                _write_plain(v, out, inner)
+                _write(v, out, inner, as_plain)
             sep = "," + inner
         out.append(nl + "]")
     elif o is None:
@@ -235,8 +175,8 @@ def _write_plain(o: Any, out: list, nl: str) -> None:
         out.append("false")
     elif t is int:
         out.append(_INT_REPR(o))
-    elif isinstance(o, (str, dict, list, tuple, set, frozenset)):
-        raise _NotPlain  # subclasses: the two-step path
+    elif not as_plain or isinstance(o, (str, dict, list, tuple, set, frozenset)):
+        raise _NotPlain  # plain's subclasses: the two-step path
     elif isinstance(o, bool):
         out.append("true" if o else "false")
     elif isinstance(o, int):
@@ -244,7 +184,7 @@ def _write_plain(o: Any, out: list, nl: str) -> None:
     elif isinstance(o, float):  # numpy float64 and other float subclasses, written as floats
         out.append(_FLOAT_REPR(float(o) + 0.0) if -_INF < o < _INF else "null")
     elif getattr(o, "tolist", None) is not None:
-        _write_plain(o.tolist(), out, nl)
+        _write(o.tolist(), out, nl, True)
     else:
         raise _NotPlain
 
