@@ -15,7 +15,20 @@ them, else from the contact-height rule:
   height rule (the finding then says why the markers were ignored);
 * **contact-height rule**: a foot is in stance at a grid sample when its
   model-space height is within ``contact_height_m`` of that foot's own lowest
-  point in the clip.
+  point in the clip AND its vertical speed there (central difference over the
+  two neighbouring samples, one-sided at the clip's ends) is at most 0.1 m/s.
+  A planted foot's height does not change; the last swing sample before a
+  landing (and the first after a lift-off) is often within a few centimetres
+  of the ground but still falls (rises) at about 1 m/s while it moves forward
+  at swing speed, and counting it as stance would report a clean walk or run
+  as skating at its own speed. Gait analysis finds heel strike and toe off
+  from the foot's vertical velocity for the same reason (O'Connor et al.,
+  "Automatic detection of gait events using kinematic data", Gait & Posture
+  2007), and foot-plant detection for footskate cleanup combines a height
+  with a velocity threshold (Kovar et al., "Footskate cleanup for motion
+  capture editing", SCA 2002; Ikemoto et al., "Knowing when to put your foot
+  down", I3D 2006). A foot that slides flat on the ground keeps its height,
+  so it stays in stance and is still judged.
 
 A sample pair counts when the foot is in stance at both ends.
 
@@ -81,7 +94,8 @@ CONFIG = {
     "contact_height_m": Option(
         DEFAULT_CONTACT_HEIGHT_M,
         "number",
-        "A foot is in stance when its height is within this many metres of its lowest point in the clip.",
+        "A foot is in stance when its height is within this many metres of its lowest point in the clip "
+        "(and its vertical speed is at most 0.1 m/s).",
         minimum=0.0,
     ),
     "max_slide_mps": Option(
