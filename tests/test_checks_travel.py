@@ -351,3 +351,25 @@ def test_a_speed_authored_exactly_at_the_bound_passes():
     assert float(np.float32(1.1)) - 1.1 > 0  # the stored 1.1 m is a little more than 1.1 m
     assert run_check("root-motion-speed", asset, expect={"speed_mps": 1.0, "speed_tolerance_mps": 0.1}) == ([], [])
     assert len(run_check("root-motion-speed", treadmill(travel_m=1.11), expect={"speed_mps": 1.0, "speed_tolerance_mps": 0.1})[0]) == 1
+
+
+def test_a_late_starting_clip_is_judged_over_its_keys():
+    """The treadmill at its declared speed with every key 1/30 s (and 0.5 s) later: a
+    runtime holds the first pose until the first key, where the left foot is planted; that
+    hold is not a stance the clip animates (duplicate-loop-endpoint reports it), so the
+    check judges the keys' own span, which is the clean treadmill. The hold judged as
+    stance would be a still foot against a 1 m/s sweep: 1 m/s off."""
+    expect = {"speed_mps": 1.0, "movement_owner_xz": "gameplay"}
+    for start in (1 / 30, 0.5):
+        asset = treadmill(0.5)
+        for ch in asset.clips[0].channels:
+            ch.times = ch.times + np.float32(start)
+        assert asset.clips[0].start_s == pytest.approx(start)
+        assert run_check("foot-slide", asset, expect=expect) == ([], [])
+    # a real slide inside the keys' span is still found: the too-slow treadmill, shifted
+    asset = treadmill(0.25)
+    for ch in asset.clips[0].channels:
+        ch.times = ch.times + np.float32(0.5)
+    findings, _ = run_check("foot-slide", asset, expect=expect)
+    assert [f.measured for f in findings] == [pytest.approx(0.5, abs=1e-6)] * 2
+    assert findings[0].time_s == pytest.approx(0.5 + 1 / 32)

@@ -30,7 +30,10 @@ them, else from the contact-height rule:
   down", I3D 2006). A foot that slides flat on the ground keeps its height,
   so it stays in stance and is still judged.
 
-A sample pair counts when the foot is in stance at both ends.
+A sample pair counts when the foot is in stance at both ends. A clip whose keys
+all start after 0 s is judged over its keys' own span: the first pose that a
+runtime holds from 0 s until then is not a stance the clip animates
+(``duplicate-loop-endpoint`` reports that hold on a loop).
 
 The velocity a planted foot should have (model space, horizontal X/Z):
 
@@ -161,6 +164,16 @@ def feet_stance(ctx, feet, positions_m, times_s, contact_height_m):
     return decide(ctx.clip, ctx.asset.skeleton, feet, positions_m, times_s, contact_height_m)
 
 
+def key_span(ctx, grid):
+    """The judged grid over the keys' own span (``ClipAnalysis.loop_grid``) when the keys
+    start after 0 s: the first pose held from 0 s until the first key is no stance the
+    clip animates (``duplicate-loop-endpoint`` reports the hold), else ``grid``."""
+    if not (float(ctx.clip.start_s) > 0.0):
+        return grid
+    span = ctx.analysis.loop_grid
+    return span if span is not None and span.frame_count >= 3 else grid
+
+
 def check(ctx):
     from animsmith.core.contacts import foot_slide
 
@@ -192,6 +205,7 @@ def check(ctx):
         return
 
     feet = [bone for _, bone in measured]
+    grid = key_span(ctx, grid)
     positions = np.asarray(grid.model_position_m[:, feet, :], dtype=np.float64)
     times = np.asarray(grid.times_s, dtype=np.float64)
     contact = float(ctx.options["contact_height_m"])
