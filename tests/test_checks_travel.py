@@ -174,7 +174,10 @@ def test_in_place_treadmill_too_slow_slides_both_feet():
     left, right = findings
     assert left.measured == pytest.approx(0.5, abs=1e-9) and left.expected == 0.3
     assert left.severity == "warning" and left.clip == "run"
-    assert left.time_s == pytest.approx(1 / 32) and right.time_s == pytest.approx(17 / 32)  # first stance pairs
+    # first stance pairs: the left foot's (0, 1); the right foot lands at t = 16/32 from 5.6 cm
+    # (it was at 0.05 + 0.03·sin(π·15/16) m one key before), so that landing key falls at
+    # (0 − 0.056 m) / (2/32 s) ≈ −0.9 m/s and is swing: its first stance pair is (17, 18)
+    assert left.time_s == pytest.approx(1 / 32) and right.time_s == pytest.approx(18 / 32)
     assert "0.50 m/s off (expected a 1.00 m/s backward sweep in place" in left.message
 
 
@@ -282,22 +285,27 @@ def test_baked_walk_with_markers_does_not_warn(root_motion):
 
 @pytest.mark.parametrize("root_motion", [False, True])
 def test_stripped_markers_fall_back_to_the_height_rule(root_motion):
-    from animsmith.core.contacts import authored_stance_mask
+    """The simulator's clean walk without its markers: the contact-height rule (low AND
+    not moving vertically) finds the same planted samples as the markers, give or take the
+    plant and lift samples themselves, and the clip lints clean at its true speed."""
+    from animsmith.core.contacts import authored_stance_mask, feet_stance
+    from animsmith.core.pose import key_span_grid
 
     b, expect = _baked_walk(root_motion)
     times = b.key_times_s
     authored = authored_stance_mask(b.clip, ["LeftFoot", "RightFoot"], times)
     b.clip.extras = None
-    findings, gaps = run_check("foot-slide", b.asset, expect=expect)
-    assert gaps == [] and [f.bone for f in findings] == ["LeftFoot", "RightFoot"]
-    for f in findings:
-        assert "stance from contact height 0.03 m" in f.message
-        assert f.measured > 0.3
-        # the height rule's worst pair ends on a sample the markers call swing
-        k = int(np.argmin(np.abs(times - f.time_s)))
-        assert abs(times[k] - f.time_s) < 1e-6
-        foot = 0 if f.bone == "LeftFoot" else 1
-        assert not (authored[k - 1, foot] and authored[k, foot])
+    assert run_check("foot-slide", b.asset, expect=expect) == ([], [])
+    sk = b.asset.skeleton
+    feet = [sk.names.index("LeftFoot"), sk.names.index("RightFoot")]
+    grid = key_span_grid(sk, b.clip)
+    assert np.allclose(grid.times_s, times)
+    stance, by_markers, _ = feet_stance(b.clip, sk, feet, grid.model_position_m[:, feet, :], times)
+    assert not by_markers.any()
+    # every sample the rule calls stance is one the markers call stance, and it misses at most
+    # the plant or lift sample of each contact (two per contact, 2 cycles x 1 contact per foot)
+    assert not (stance & ~authored).any()
+    assert ((authored & ~stance).sum(axis=0) <= 2 * 3).all()
 
 
 def test_markers_with_an_injected_slide_still_warn():
@@ -320,10 +328,19 @@ def test_markers_with_an_injected_slide_still_warn():
 
 
 def test_malformed_markers_fall_back_and_say_why():
-    b, expect = _baked_walk(False)
+    # a clean walk whose markers are unusable is judged on the height rule and stays clean;
+    # a 2 cm sideways root jump at key k (0.6 m/s, see above) still warns for every foot the
+    # simulator had planted across k, and the message says why the markers were ignored
+    b, expect = _baked_walk(True)
     b.clip.extras["animsmith_contacts"]["version"] = 99
+    assert run_check("foot-slide", b.asset, expect=expect) == ([], [])
+    root = [ch for ch in b.clip.channels if ch.bone == 0 and ch.path == "translation"][0]
+    k = 20
+    root.values[k:, 0] += np.float32(0.02)
     findings, _ = run_check("foot-slide", b.asset, expect=expect)
-    assert len(findings) == 2
+    planted = b.walk.stance[k - 1] & b.walk.stance[k]
+    assert [f.bone for f in findings] == [name for name, p in zip(["LeftFoot", "RightFoot"], planted) if p]
+    assert findings and all(f.measured == pytest.approx(0.6, abs=0.01) for f in findings)
     assert all("contact markers ignored: animsmith_contacts version 99 is not supported" in f.message for f in findings)
 
 
@@ -334,3 +351,25 @@ def test_a_speed_authored_exactly_at_the_bound_passes():
     assert float(np.float32(1.1)) - 1.1 > 0  # the stored 1.1 m is a little more than 1.1 m
     assert run_check("root-motion-speed", asset, expect={"speed_mps": 1.0, "speed_tolerance_mps": 0.1}) == ([], [])
     assert len(run_check("root-motion-speed", treadmill(travel_m=1.11), expect={"speed_mps": 1.0, "speed_tolerance_mps": 0.1})[0]) == 1
+
+
+def test_a_late_starting_clip_is_judged_over_its_keys():
+    """The treadmill at its declared speed with every key 1/30 s (and 0.5 s) later: a
+    runtime holds the first pose until the first key, where the left foot is planted; that
+    hold is not a stance the clip animates (duplicate-loop-endpoint reports it), so the
+    check judges the keys' own span, which is the clean treadmill. The hold judged as
+    stance would be a still foot against a 1 m/s sweep: 1 m/s off."""
+    expect = {"speed_mps": 1.0, "movement_owner_xz": "gameplay"}
+    for start in (1 / 30, 0.5):
+        asset = treadmill(0.5)
+        for ch in asset.clips[0].channels:
+            ch.times = ch.times + np.float32(start)
+        assert asset.clips[0].start_s == pytest.approx(start)
+        assert run_check("foot-slide", asset, expect=expect) == ([], [])
+    # a real slide inside the keys' span is still found: the too-slow treadmill, shifted
+    asset = treadmill(0.25)
+    for ch in asset.clips[0].channels:
+        ch.times = ch.times + np.float32(0.5)
+    findings, _ = run_check("foot-slide", asset, expect=expect)
+    assert [f.measured for f in findings] == [pytest.approx(0.5, abs=1e-6)] * 2
+    assert findings[0].time_s == pytest.approx(0.5 + 1 / 32)

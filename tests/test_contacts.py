@@ -65,7 +65,8 @@ def test_only_pairs_in_stance_at_both_ends_count():
     p = np.zeros((5, 1, 3))
     p[:, 0, 1] = [0.0, 0.0, 0.2, 0.0, 0.0]
     p[:, 0, 0] = [0.0, 0.01, 0.5, 1.0, 1.0]
-    fs = foot_slide(p, t)
+    # the height rule alone (the vertical-speed rule is tested below): samples 1 and 3 are low
+    fs = foot_slide(p, t, stance=stance_mask(p[:, :, 1], 0.03))
     assert fs.stance[:, 0].tolist() == [True, True, False, True, True]
     assert np.isnan(fs.step_m[1, 0]) and np.isnan(fs.step_m[2, 0])
     assert fs.worst_speed_mps == pytest.approx(0.1)  # 0.01 m in 0.1 s
@@ -288,3 +289,79 @@ def test_fuzzed_extras_never_raise():
         assert m is None or (m.shape == (9, 3) and m.dtype == bool)
 
     run()
+
+
+# --- low AND still vertically: a landing foot is not planted yet ---------------------------
+
+def _in_place_gait(cycles=2, fps=30.0, period_s=0.8, stance_share=0.5, speed=1.2, lift_m=0.09):
+    """(times, (N, 1, 3) foot positions) of an in-place gait, built by hand.
+
+    Stance (the first ``stance_share`` of each cycle): the foot is on the ground (y = 0)
+    and sweeps backward at ``speed`` (z = -speed * time into stance). Swing (the rest,
+    s in [0, 1]): y = lift_m * sin²(πs) (vertical speed lift_m·π·sin(2πs)/swing_s),
+    z returns to the stance start along -L + L·(s − sin(2πs)/2π), L = speed · stance time.
+    """
+    stance_s = stance_share * period_s
+    swing_s = period_s - stance_s
+    n = int(round(cycles * period_s * fps)) + 1
+    t = np.arange(n) / fps
+    phase = np.mod(t, period_s)
+    stride = speed * stance_s
+    p = np.zeros((n, 1, 3))
+    on = phase < stance_s - 1e-12
+    p[on, 0, 2] = -speed * phase[on]
+    s = (phase[~on] - stance_s) / swing_s
+    p[~on, 0, 1] = lift_m * np.sin(np.pi * s) ** 2
+    p[~on, 0, 2] = -stride + stride * (s - np.sin(2 * np.pi * s) / (2 * np.pi))
+    return t, p
+
+
+def test_a_landing_foot_still_descending_is_swing_not_stance():
+    # 30 fps, 0.8 s cycle, stance 0.4 s (samples 0-11 of each 24), swing 0.4 s from sample 12.
+    # Swing samples 13, 14, 22, 23 are within 3 cm of the ground (s = 1/12, 2/12, 10/12, 11/12:
+    # 0.09 sin²(πs) = 0.6 cm, 2.25 cm) but rise or fall at 0.09π·|sin 2πs|/0.4 s ≈ 0.35 and
+    # 0.61 m/s; every other low sample is on the ground, where the central difference
+    # is at most (0.6 cm - 0) / (2/30 s) = 0.09 m/s, except the clip's last sample (48, the
+    # landing), whose one-sided difference is (0 - 0.6 cm) / (1/30 s) = 0.18 m/s.
+    t, p = _in_place_gait()
+    h = p[:, :, 1]
+    by_height = stance_mask(h, 0.03)[:, 0]
+    swing_low = [13, 14, 22, 23, 37, 38, 46, 47]
+    assert all(by_height[i] for i in swing_low)
+    st = stance_mask(h, 0.03, t)[:, 0]
+    assert [i for i in range(len(t)) if by_height[i] and not st[i]] == swing_low + [48]
+    # the planted foot sweeps back at exactly 1.2 m/s: no slide against the in-place sweep
+    ground = np.array([0.0, 0.0, -1.2])
+    fs = foot_slide(p, t, ground_velocity_mps=ground)
+    assert fs.worst_speed_mps == pytest.approx(0.0, abs=1e-9)
+    # the height rule alone measures the swing's forward motion as slide (> 1 m/s)
+    assert foot_slide(p, t, stance=by_height[:, None], ground_velocity_mps=ground).worst_speed_mps > 1.0
+
+
+def test_the_vertical_speed_rule_holds_at_the_threshold_and_at_the_clip_ends():
+    # heights rising 0.1 m/s exactly (binary-friendly steps: 0.125 s, 0.0125 m) are still
+    # planted at the default 0.1 m/s; 0.2 m/s is not. The end samples use their one side.
+    t = np.arange(5) * 0.125
+    slow = np.array([0.0, 0.0125, 0.025, 0.0, 0.0])
+    st = stance_mask(slow, 0.03, t)[:, 0]
+    # speeds: 0: 0.1 (one-sided), 1: 0.1, 2: (0 - 0.0125)/0.25 = 0.05, 3: 0.1, 4: 0
+    assert st.tolist() == [True, True, True, True, True]
+    assert stance_mask(slow, 0.03, t, max_vertical_speed_mps=0.09)[:, 0].tolist() == [False, False, True, False, True]
+    # a NaN height is never in stance and its neighbours are judged on their finite side:
+    # sample 1 on (0 − 0) / 0.125 = 0, sample 3 on (0.02 − 0) / 0.125 = 0.16 m/s (as is 4)
+    gap = np.array([0.0, 0.0, np.nan, 0.0, 0.02])
+    assert stance_mask(gap, 0.03, t)[:, 0].tolist() == [True, True, False, False, False]
+
+
+def test_a_planted_foot_that_really_slides_still_counts():
+    # root motion, on the ground the whole time: still except 3 cm per 1/30 s for
+    # samples 10-15 (0.9 m/s); the vertical rule does not hide a foot sliding flat
+    n = 31
+    t = np.arange(n) / 30.0
+    p = np.zeros((n, 1, 3))
+    p[11:16, 0, 0] = 0.03 * np.arange(1, 6)
+    p[16:, 0, 0] = 0.15
+    fs = foot_slide(p, t)
+    assert fs.stance.all()
+    assert fs.worst_speed_mps == pytest.approx(0.9)
+    assert fs.worst_time_s == pytest.approx(t[11])

@@ -83,6 +83,18 @@ def test_every_built_in_creature_resolves_all_its_legs_with_no_config(tmp_path, 
         assert circ(leg["offset"], expected) <= 0.02, (leg, expected)
         # contact markers: the duty factor is the catalog's within one grid sample
         assert abs(leg["duty_factor"] - creature.duty) <= 1.0 / (clip["frame_count"] - 1) + 1e-9
+    # without the markers the contact-height rule (low and not moving vertically) also finds
+    # the catalog duty within one grid sample: a low foot still landing or lifting is swing
+    from animsmith.io.read import load_asset
+    from animsmith.io.write import write_glb
+
+    asset = load_asset(str(out))
+    asset.clips[0].extras = None
+    bare = tmp_path / f"{name}-no-markers.glb"
+    write_glb(asset, str(bare))
+    (bare_clip,) = measure_json(str(bare))["files"][0]["clips"]
+    for leg in bare_clip["legs"]:
+        assert abs(leg["duty_factor"] - creature.duty) <= 1.0 / (bare_clip["frame_count"] - 1) + 1e-9, leg
     assert clip["gait_pattern"] == creature.gait
     # the clip's stride anchor stays pair 0's
     assert clip["pairs"][0]["gait_phase"] == clip["gait_phase"]
@@ -502,8 +514,9 @@ def test_an_unusable_leg_map_is_passed_over_with_the_reason(doc, note):
 
 def test_the_duty_factor_uses_the_contracts_contact_height(tmp_path):
     """The height rule with the contract's foot-slide contact height: the trotter's bake
-    without its contact markers; a contact height above the swing's apex (lift 0.07 m)
-    puts every sample in stance."""
+    without its contact markers. At the default 0.03 m the rule (low and not moving
+    vertically) finds the catalog duty 0.55 within one sample; a contact height of 0 keeps
+    only the samples at each foot's exact lowest point, fewer than the planted ones."""
     from animsmith.io.write import write_glb
     from animsmith.sim.bake import bake
     from animsmith.sim.creature import catalog_creature
@@ -513,11 +526,12 @@ def test_the_duty_factor_uses_the_contracts_contact_height(tmp_path):
     glb = tmp_path / "trotter.glb"
     write_glb(baked.asset, str(glb))
     cfg = tmp_path / "c.animsmith.toml"
-    cfg.write_text("[checks.foot-slide]\ncontact_height_m = 0.5\n")
-    wide = measure_json("--config", str(cfg), str(glb))["files"][0]["clips"][0]["legs"]
-    assert [leg["duty_factor"] for leg in wide] == [1.0] * 4
-    narrow = measure_json(str(glb))["files"][0]["clips"][0]["legs"]
-    assert all(0.0 < leg["duty_factor"] < 1.0 for leg in narrow)
+    cfg.write_text("[checks.foot-slide]\ncontact_height_m = 0.0\n")
+    narrow = measure_json("--config", str(cfg), str(glb))["files"][0]["clips"][0]
+    default = measure_json(str(glb))["files"][0]["clips"][0]
+    sample = 1.0 / (default["frame_count"] - 1)
+    assert all(abs(leg["duty_factor"] - 0.55) <= sample + 1e-9 for leg in default["legs"])
+    assert all(0.0 < n["duty_factor"] < d["duty_factor"] for n, d in zip(narrow["legs"], default["legs"]))
 
 
 @pytest.mark.parametrize(

@@ -85,10 +85,15 @@ def test_positions_are_the_hand_known_pose(tmp_path, capsys):
     expected = np.stack([np.full_like(t, 0.1), 0.1 + h, vz * t], axis=1)
     assert np.allclose(pos[:, lf], expected, atol=2e-4)
     # foot heights chart = the left foot's model Y; contacts = within 0.03 m of its lowest point
+    # and rising or falling at most 0.1 m/s: |dh/dt| = 0.05·2π·|cos 2πt| is under 0.1 only
+    # within 0.05 cycle of the trough at t = 0.75 (samples 0.7 … 0.8: 0.097 m/s at the edges,
+    # 0.157 m/s one sample further out)
     left = clip["feet"]["left"]
     assert np.allclose(left["height"], 0.1 + h, atol=2e-4)
     height = 0.1 + h
-    assert left["stance"] == [int(x) for x in (height - height.min() <= 0.03 + 1e-9)]
+    still = np.abs(amp * 2 * np.pi * np.cos(2 * np.pi * t)) <= 0.1
+    assert left["stance"] == [int(x) for x in ((height - height.min() <= 0.03 + 1e-9) & still)]
+    assert [i for i, x in enumerate(left["stance"]) if x] == [21, 22, 23, 24]
     # root speed: the root travels at 1 m/s along Z
     assert clip["speed"]["bone"] == "root"
     assert np.allclose(clip["speed"]["mps"], vz, atol=1e-3)
@@ -214,7 +219,9 @@ def test_contacts_follow_authored_markers_like_foot_slide(tmp_path, capsys):
     assert left["source"] == "authored" and right["source"] == "height"
     assert left["stance"] == [int(0.2 - 1e-6 <= x <= 0.5 + 1e-6) for x in t]
     h = 0.1 - 0.05 * np.sin(2 * np.pi * t)  # right foot height: antiphase of the left
-    assert right["stance"] == [int(x) for x in (h - h.min() <= 0.03 + 1e-9)]
+    still = np.abs(0.05 * 2 * np.pi * np.cos(2 * np.pi * t)) <= 0.1  # vertical speed (m/s)
+    assert right["stance"] == [int(x) for x in ((h - h.min() <= 0.03 + 1e-9) & still)]
+    assert [i for i, x in enumerate(right["stance"]) if x] == [6, 7, 8, 9]  # t 0.2 … 0.3, trough 0.25
 
 
 def test_long_clip_view_samples_only_the_shown_frames(tmp_path):

@@ -15,9 +15,25 @@ them, else from the contact-height rule:
   height rule (the finding then says why the markers were ignored);
 * **contact-height rule**: a foot is in stance at a grid sample when its
   model-space height is within ``contact_height_m`` of that foot's own lowest
-  point in the clip.
+  point in the clip AND its vertical speed there (central difference over the
+  two neighbouring samples, one-sided at the clip's ends) is at most 0.1 m/s.
+  A planted foot's height does not change; the last swing sample before a
+  landing (and the first after a lift-off) is often within a few centimetres
+  of the ground but still falls (rises) at about 1 m/s while it moves forward
+  at swing speed, and counting it as stance would report a clean walk or run
+  as skating at its own speed. Gait analysis finds heel strike and toe off
+  from the foot's vertical velocity for the same reason (O'Connor et al.,
+  "Automatic detection of gait events using kinematic data", Gait & Posture
+  2007), and foot-plant detection for footskate cleanup combines a height
+  with a velocity threshold (Kovar et al., "Footskate cleanup for motion
+  capture editing", SCA 2002; Ikemoto et al., "Knowing when to put your foot
+  down", I3D 2006). A foot that slides flat on the ground keeps its height,
+  so it stays in stance and is still judged.
 
-A sample pair counts when the foot is in stance at both ends.
+A sample pair counts when the foot is in stance at both ends. A clip whose keys
+all start after 0 s is judged over its keys' own span: the first pose that a
+runtime holds from 0 s until then is not a stance the clip animates
+(``duplicate-loop-endpoint`` reports that hold on a loop).
 
 The velocity a planted foot should have (model space, horizontal X/Z):
 
@@ -81,7 +97,8 @@ CONFIG = {
     "contact_height_m": Option(
         DEFAULT_CONTACT_HEIGHT_M,
         "number",
-        "A foot is in stance when its height is within this many metres of its lowest point in the clip.",
+        "A foot is in stance when its height is within this many metres of its lowest point in the clip "
+        "(and its vertical speed is at most 0.1 m/s).",
         minimum=0.0,
     ),
     "max_slide_mps": Option(
@@ -147,6 +164,16 @@ def feet_stance(ctx, feet, positions_m, times_s, contact_height_m):
     return decide(ctx.clip, ctx.asset.skeleton, feet, positions_m, times_s, contact_height_m)
 
 
+def key_span(ctx, grid):
+    """The judged grid over the keys' own span (``ClipAnalysis.loop_grid``) when the keys
+    start after 0 s: the first pose held from 0 s until the first key is no stance the
+    clip animates (``duplicate-loop-endpoint`` reports the hold), else ``grid``."""
+    if not (float(ctx.clip.start_s) > 0.0):
+        return grid
+    span = ctx.analysis.loop_grid
+    return span if span is not None and span.frame_count >= 3 else grid
+
+
 def check(ctx):
     from animsmith.core.contacts import foot_slide
 
@@ -178,6 +205,7 @@ def check(ctx):
         return
 
     feet = [bone for _, bone in measured]
+    grid = key_span(ctx, grid)
     positions = np.asarray(grid.model_position_m[:, feet, :], dtype=np.float64)
     times = np.asarray(grid.times_s, dtype=np.float64)
     contact = float(ctx.options["contact_height_m"])

@@ -8,7 +8,10 @@ Definitions (F feet, N samples):
 
 * **Stance**: foot ``f`` is in stance at sample ``i`` when
   ``height_m[i, f] - min_i(height_m[:, f]) <= contact_height_m`` (height is
-  model-space Y, relative to that foot's own lowest point in the clip).
+  model-space Y, relative to that foot's own lowest point in the clip) AND its
+  vertical speed there is at most ``max_vertical_speed_mps`` (0.1 m/s): a low
+  foot still descending into a landing or rising from a lift-off is swinging
+  (:func:`stance_mask`).
 * **Slide step**: for a sample pair ``i -> i+1`` with the foot in stance at
   BOTH samples, ``step_m = |Δp − v·Δt|`` where ``Δp`` is the foot's position
   change, ``v`` the ground velocity a planted foot should have (0 for root
@@ -35,10 +38,37 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 
-def stance_mask(height_m, contact_height_m: float) -> np.ndarray:
-    """(N, F) bool: ``height − per-foot minimum over the clip <= contact_height_m``.
+#: the vertical speed (m/s) above which a low foot is still swinging, not planted (see :func:`stance_mask`)
+DEFAULT_CONTACT_VERTICAL_SPEED_MPS = 0.1
 
-    Non-finite heights are never in stance. A 1-D input is treated as one foot
+
+def stance_mask(
+    height_m,
+    contact_height_m: float,
+    times_s=None,
+    max_vertical_speed_mps: float = DEFAULT_CONTACT_VERTICAL_SPEED_MPS,
+) -> np.ndarray:
+    """(N, F) bool: the foot is low AND not moving vertically like a swinging foot.
+
+    * **low**: ``height − per-foot minimum over the clip <= contact_height_m``;
+    * **still vertically** (only when ``times_s`` is given): the foot's vertical
+      speed at the sample, ``|dh/dt|`` by central difference over its two
+      neighbours (one-sided at the clip's ends), is at most
+      ``max_vertical_speed_mps``. A foot that is within a few centimetres of
+      the ground on the last swing sample before landing (or the first after
+      lift-off) is still descending or rising at about a metre per second
+      while a planted foot's height does not change; the height rule alone
+      would count that sample as stance and measure the swing's horizontal
+      speed as slide. Gait analysis detects heel strike and toe off from the
+      foot's vertical velocity for the same reason (O'Connor et al., "Automatic
+      detection of gait events using kinematic data", Gait & Posture 2007), and
+      footskate cleanup and foot-plant detection combine a height with a
+      velocity threshold (Kovar et al., "Footskate cleanup for motion capture
+      editing", SCA 2002; Ikemoto et al., "Knowing when to put your foot down",
+      I3D 2006).
+
+    Non-finite heights are never in stance; a sample with a non-finite
+    neighbour is judged on its finite side. A 1-D input is treated as one foot
     and returns (N, 1).
     """
     h = np.asarray(height_m, dtype=np.float64)
@@ -49,7 +79,38 @@ def stance_mask(height_m, contact_height_m: float) -> np.ndarray:
         return np.zeros(h.shape, dtype=bool)
     ground = np.min(np.where(finite, h, np.inf), axis=0)
     with np.errstate(invalid="ignore"):
-        return finite & ((h - ground[None, :]) <= float(contact_height_m))
+        low = finite & ((h - ground[None, :]) <= float(contact_height_m))
+    if times_s is None or h.shape[0] < 2:
+        return low
+    t = np.asarray(times_s, dtype=np.float64).reshape(-1)
+    if t.shape[0] != h.shape[0]:
+        raise ValueError(f"times_s has {t.shape[0]} samples, height_m has {h.shape[0]}")
+    return low & (vertical_speed_mps(h, t) <= float(max_vertical_speed_mps))
+
+
+def vertical_speed_mps(height_m, times_s) -> np.ndarray:
+    """(N, F) ``|dh/dt|`` per sample: central difference over the two neighbours,
+    one-sided at the ends or beside a non-finite neighbour or a non-increasing time
+    step (inf when neither side is usable, so such a sample never counts as still)."""
+    h = np.asarray(height_m, dtype=np.float64)
+    t = np.asarray(times_s, dtype=np.float64).reshape(-1)
+    n = h.shape[0]
+    dt = np.diff(t)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        step = np.where((dt > 0)[:, None], np.diff(h, axis=0) / np.where(dt > 0, dt, 1.0)[:, None], np.nan)  # (N-1, F)
+    pad = np.full((1, h.shape[1]), np.nan)
+    before = np.concatenate([pad, step], axis=0)  # slope of (i-1, i)
+    after = np.concatenate([step, pad], axis=0)  # slope of (i, i+1)
+    both = np.isfinite(before) & np.isfinite(after)
+    span = np.full(n, np.nan)
+    if n >= 3:
+        span[1:-1] = t[2:] - t[:-2]
+    central = np.full(h.shape, np.nan)
+    if n >= 3:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            central[1:-1] = (h[2:] - h[:-2]) / span[1:-1, None]
+    v = np.where(both, central, np.where(np.isfinite(before), before, after))
+    return np.where(np.isfinite(v), np.abs(v), np.inf)
 
 
 @dataclass
@@ -101,11 +162,12 @@ def feet_stance(clip, skeleton, feet, positions_m, times_s, contact_height_m: fl
 
     Authored contact markers (:func:`parse_contact_markers`) for every foot bone they
     name (a toe takes its nearest named ancestor's), the contact-height rule
-    (:func:`stance_mask` on model-space Y of ``positions_m`` (N, F, 3)) for the rest.
+    (:func:`stance_mask` on model-space Y of ``positions_m`` (N, F, 3) over ``times_s``:
+    low and not moving vertically) for the rest.
     The ``foot-slide`` check and the per-leg duty factor both call it.
     """
     p = np.asarray(positions_m, dtype=np.float64)
-    stance = stance_mask(p[..., 1], contact_height_m)
+    stance = stance_mask(p[..., 1], contact_height_m, times_s)
     authored = np.zeros(len(feet), dtype=bool)
     contacts, ignored = parse_contact_markers(clip)
     if contacts is None:
@@ -149,7 +211,7 @@ def foot_slide(
         positions_m: (N, F, 3) model-space (or world-space) foot positions.
         times_s: (N,) sample times.
         stance: optional (N, F) bool mask; default ``stance_mask(positions_m[..., 1],
-            contact_height_m)``.
+            contact_height_m, times_s)`` (low and not moving vertically).
         ground_velocity_mps: velocity a planted foot should have, (3,) or
             (N, 3) (per sample; the pair uses the mean of its two ends) or
             (N−1, 3) (per pair). None = 0.
@@ -164,7 +226,7 @@ def foot_slide(
     n, f = p.shape[0], p.shape[1]
     if t.shape[0] != n:
         raise ValueError(f"times_s has {t.shape[0]} samples, positions_m has {n}")
-    st = stance_mask(p[..., 1], contact_height_m) if stance is None else np.asarray(stance, dtype=bool)
+    st = stance_mask(p[..., 1], contact_height_m, t) if stance is None else np.asarray(stance, dtype=bool)
     if st.shape != (n, f):
         raise ValueError(f"stance must have shape {(n, f)}; got {st.shape}")
     pairs = max(n - 1, 0)
