@@ -548,7 +548,7 @@ def prime_loop_continuity(analyses) -> None:
     requests = []
     for a in analyses:
         try:
-            grid = a.grid
+            grid = a.loop_grid  # the keys' span when they start after 0 s: what the loop checks read
         except Exception:  # noqa: BLE001 - measured (and explained) clip by clip later
             continue
         if grid.frame_count >= 3:
