@@ -268,3 +268,15 @@ def test_a_slow_root_motion_loop_without_an_owner_is_judged_travelling(tmp_path,
     assert loop_findings(doc, "Sneak") == []
     closure = [f for f in loop_findings(doc, "Drift") if f["check_id"] == "loop-closure"]
     assert closure and closure[0]["measured"] == pytest.approx(0.02, abs=1e-4)
+
+
+@pytest.mark.parametrize("creature", ["beetle", "spider"])
+def test_slow_simulator_bakes_pass_the_loop_checks_with_no_owner_declared(tmp_path, capsys, creature):
+    """The beetle and the spider walk well under 0.5 m/s; their root-motion loops close in the
+    frame travelling with the body, owner declared or not."""
+    glb = str(tmp_path / f"{creature}.glb")
+    code, _, err = run_cli(["sim", "bake", creature, "-o", glb, "--root-motion"], capsys)
+    assert code == 0, err
+    doc = lint_json(tmp_path, capsys, glb, '[clips."*"]\nloop = true\n')
+    assert 0.05 <= doc["measurements"]["clips"]["walk"]["speed_mps"] < 0.5
+    assert loop_findings(doc) == []
