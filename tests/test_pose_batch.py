@@ -117,3 +117,30 @@ def test_one_file_of_several_clips_measures_the_same_primed(tmp_path):
             checked += 1
     if not checked:
         pytest.skip("no multi-clip file at hand")
+
+
+def _late(seed, start_s=1 / 30):
+    """:func:`_clip` with every key time moved ``start_s`` later (a clip keyed from 1/30 s)."""
+    c = _clip(seed)
+    return Clip(c.name, [Channel.make(ch.bone, ch.path, ch.times + start_s, ch.values) for ch in c.channels])
+
+
+def test_late_starting_clips_prime_the_grid_the_loop_checks_read():
+    """Clips keyed from 1/30 s are judged on their keys' span (``loop_grid``): the batch
+    primes those grids' seam samples, with the bytes each clip gives alone."""
+    from animsmith.core.analysis import ClipAnalysis, prime_loop_continuity
+    from animsmith.core.roles import resolve_roles
+    from animsmith.model import Asset
+
+    sk = _skeleton()
+    asset = Asset(skeleton=sk, clips=[_late(1), _late(2)])
+    roles = resolve_roles(sk)
+    plain = [ClipAnalysis(asset, c, roles) for c in asset.clips]
+    primed = [ClipAnalysis(asset, c, roles) for c in asset.clips]
+    prime_loop_continuity(primed)
+    for a, b in zip(plain, primed):
+        assert a.clip.start_s == pytest.approx(1 / 30)
+        assert b.loop_grid is not b.grid and b.loop_grid._primed  # the keys' span, batched
+        x, y = a.continuity, b.continuity
+        for name in ("position_delta_m", "rotation_delta_deg", "seam_velocity_delta_mps", "seam_angular_velocity_delta_degps"):
+            assert np.asarray(getattr(x, name)).tobytes() == np.asarray(getattr(y, name)).tobytes()

@@ -255,3 +255,28 @@ def test_a_turning_walk_measures_its_speed_along_the_arc(tmp_path, capsys):
     doc = lint_json(tmp_path, capsys, path, '[clips."*"]\nmovement_owner_xz = "animation"\nspeed_mps = 1.0\n'
                     'speed_tolerance_mps = 0.05\n')
     assert {f["clip"] for f in doc["findings"] if f["check_id"] == "root-motion-speed"} == {"Turn", "Walk"}
+
+
+def test_a_slow_root_motion_loop_without_an_owner_is_judged_travelling(tmp_path, capsys):
+    """A sneak whose hips travel 0.2 m/s (0.2 m over the 1 s cycle, by the keys written) and
+    no declared owner travels, as the gait group's travel policy says it does (any root at
+    0.05 m/s or more): the 0.2 m it walks is no seam. At 0.02 m/s it is in place, and the
+    2 cm it drifts is a real seam (over the 1 cm cap)."""
+    path = write_walks(tmp_path, fbx2gltf_walk("Sneak", travel_mps=0.2), fbx2gltf_walk("Drift", travel_mps=0.02))
+    doc = lint_json(tmp_path, capsys, path, '[clips."*"]\nloop = true\n')
+    assert doc["measurements"]["clips"]["Sneak"]["speed_mps"] == pytest.approx(0.2, rel=1e-5)
+    assert loop_findings(doc, "Sneak") == []
+    closure = [f for f in loop_findings(doc, "Drift") if f["check_id"] == "loop-closure"]
+    assert closure and closure[0]["measured"] == pytest.approx(0.02, abs=1e-4)
+
+
+@pytest.mark.parametrize("creature", ["beetle", "spider"])
+def test_slow_simulator_bakes_pass_the_loop_checks_with_no_owner_declared(tmp_path, capsys, creature):
+    """The beetle and the spider walk well under 0.5 m/s; their root-motion loops close in the
+    frame travelling with the body, owner declared or not."""
+    glb = str(tmp_path / f"{creature}.glb")
+    code, _, err = run_cli(["sim", "bake", creature, "-o", glb, "--root-motion"], capsys)
+    assert code == 0, err
+    doc = lint_json(tmp_path, capsys, glb, '[clips."*"]\nloop = true\n')
+    assert 0.05 <= doc["measurements"]["clips"]["walk"]["speed_mps"] < 0.5
+    assert loop_findings(doc) == []

@@ -8,7 +8,7 @@ Armed by ``[clips.*] movement_owner_xz`` (a clip without it is not judged):
 * ``"animation"`` (root motion: the clip moves the character) but the root
   travels slower than the threshold → error: the character runs in place
   (measured = speed, expected = the threshold as a minimum). A root that
-  does travel (≥ 0.05 m/s), only slower than the threshold, may be a slow
+  does travel (≥ 0.05 m/s, as a gait group's travel policy decides), only slower than the threshold, may be a slow
   gait (a sneak, a small creature): the message then says to lower
   ``travel_threshold_mps`` below its speed. A slow root-motion clip declared
   ``"gameplay"`` is not caught under the threshold either: set it below the
@@ -57,10 +57,6 @@ def measured_speed_or_gap(ctx, scope: str):
     return speed, bone, None
 
 
-#: a root speed (m/s) above which "stationary" may be a slow gait rather than no travel
-SLOW_GAIT_MPS = 0.05
-
-
 def check(ctx):
     owner = expect_value(ctx, "movement_owner_xz")
     if owner is None:
@@ -84,7 +80,9 @@ def check(ctx):
     elif owner == "animation" and not travels:
         # a root that does travel, only slower than the threshold: a slow gait (a sneak, a small
         # creature) for which the threshold, not the clip, is wrong
-        slow = "" if speed < SLOW_GAIT_MPS else (
+        from animsmith.core.travel import is_in_place
+
+        slow = "" if is_in_place(speed) else (
             " (if this is a slow gait, set [checks.in-place] travel_threshold_mps below its speed)"
         )
         yield ctx.finding(

@@ -28,8 +28,9 @@ How the wrap is judged depends on how the clip ends:
   allowance is named). A clean open export passes; a pop fails.
 
 **Travelling loops.** On a clip that travels (``movement_owner_xz =
-"animation"``, or no owner and a root speed of at least 0.5 m/s, as
-``in-place`` decides it; never on a ``"gameplay"`` clip), the first pose is
+"animation"``, or no owner and a root speed of at least 0.05 m/s, the speed
+from which a gait group's travel policy counts a member as travelling: a slow
+creature or a sneak travels too; never on a ``"gameplay"`` clip), the first pose is
 first carried to where the next cycle starts: moved by the travel bone's
 horizontal displacement from the first to the last frame (plus one ordinary
 step for an open cycle) and, when the clip turns by more than 5°, turned by
@@ -54,7 +55,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from animsmith.checks._clip import TRAVEL_THRESHOLD_MPS, bone_name, expect_value, f32_exceeds, malformed_key_times
+from animsmith.checks._clip import bone_name, expect_value, f32_exceeds, malformed_key_times
 from animsmith.checks.base import Option
 
 ID = "loop-closure"
@@ -79,9 +80,12 @@ CONFIG = {
 
 def loop_travels(ctx) -> bool:
     """Whether the loop checks judge this clip in its travelling frame: declared root
-    motion (``movement_owner_xz = "animation"``), or no owner declared and the travel
-    bone moving at least 0.5 m/s (``in-place``'s threshold). Never a ``"gameplay"`` clip:
-    an in-place loop that drifts has a real seam."""
+    motion (``movement_owner_xz = "animation"``), or no owner declared and a travel bone
+    that is not in place (``core.travel.is_in_place``: it moves at least 0.05 m/s, the
+    rule a gait group's travel policy uses). Never a ``"gameplay"`` clip: an in-place
+    loop that drifts has a real seam."""
+    from animsmith.core.travel import is_in_place
+
     owner = expect_value(ctx, "movement_owner_xz")
     if owner is not None:
         return owner == "animation"
@@ -89,7 +93,7 @@ def loop_travels(ctx) -> bool:
         speed = ctx.analysis.speed.speed_mps
     except Exception:  # a clip the core cannot sample: judged in model space
         return False
-    return speed is not None and np.isfinite(speed) and speed >= TRAVEL_THRESHOLD_MPS
+    return speed is not None and bool(np.isfinite(speed)) and not is_in_place(speed)
 
 
 def continuity_or_gap(ctx, scope: str):

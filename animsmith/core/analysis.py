@@ -35,7 +35,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from animsmith.core.endpoint import channel_moves, last_key_mismatch
+from animsmith.core.endpoint import POSITION_TOL_M, ROTATION_TOL_DEG, channel_moves, last_key_mismatch
 from animsmith.core.contacts import DEFAULT_CONTACT_HEIGHT_M
 from animsmith.core.gait import MIN_STRIDE_STEP_M, GaitMetrics, gait_metrics, loop_seam_ratio
 from animsmith.core.pose import key_span_grid, pose_grid
@@ -54,11 +54,11 @@ from animsmith.core.trajectory import (
 LOOP_POSITION_CAP_M = 0.01
 LOOP_ROTATION_CAP_DEG = 1.0
 #: a last pose this close to the first (every bone, in the travelling frame on a
-#: travelling clip) repeats it, whatever the keys' last bits say: a tenth of a millimetre
-#: and a hundredth of a degree are far below any visible step and far above float32
-#: storage noise of poses within a few metres of the origin
-POSE_REPEAT_M = 1e-4
-POSE_REPEAT_DEG = 0.01
+#: travelling clip) repeats it, whatever the keys' last bits say: the same tolerance as
+#: two keys of one pose (``core.endpoint``: a tenth of a millimetre and a hundredth of a
+#: degree, far below any visible step and far above float32 storage noise)
+POSE_REPEAT_M = POSITION_TOL_M
+POSE_REPEAT_DEG = ROTATION_TOL_DEG
 
 
 def _finite_or_none(value, reason: str = "non-finite value") -> Tuple[Optional[float], Optional[str]]:
@@ -548,7 +548,7 @@ def prime_loop_continuity(analyses) -> None:
     requests = []
     for a in analyses:
         try:
-            grid = a.grid
+            grid = a.loop_grid  # the keys' span when they start after 0 s: what the loop checks read
         except Exception:  # noqa: BLE001 - measured (and explained) clip by clip later
             continue
         if grid.frame_count >= 3:

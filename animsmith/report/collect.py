@@ -262,12 +262,10 @@ def collect(paths: Sequence[str], contract, select: Optional[Sequence[str]] = No
             clip_filter: Optional[str] = None) -> ReportData:
     """Lint ``paths`` against ``contract`` and gather the page data (one load per file);
     with ``clip_filter`` only that clip (and gait-group members) get curves."""
-    from animsmith.checks import registry
     from animsmith.lint import LintResult, make_plan, ran_checks, run_group_checks
 
     plan = make_plan(contract, select, True)
-    slide = registry().get("foot-slide")
-    contact = float(contract.check_options("foot-slide", slide.defaults())["contact_height_m"]) if slide else 0.03
+    contact = plan.contact_height_m  # [checks.foot-slide] contact_height_m, as the check and the duty factors use it
     data = ReportData(result=None)
     gait_members = _gait_member_names(contract)
     files, summaries = [], []
