@@ -485,6 +485,16 @@ def _wanted(plan: Plan, real: str, clip_name: str, clip_count: int) -> bool:
     return clip_name in wanted or ("" in wanted and clip_count == 1)
 
 
+def rig_in_metres(asset, contract):
+    """(the asset with positions in metres at ``[rig] units``, its roles and legs under the
+    contract's ``[rig]`` table): the scale comes first, so the legs' shape rule and every
+    number after it are in metres."""
+    from animsmith.core.legs import resolve_contract_rig
+
+    asset = asset.in_units(contract.rig.metres_per_unit)
+    return asset, resolve_contract_rig(asset, contract.rig)
+
+
 def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome:
     """Load one file, run its clip checks, keep member summaries; never raises LoadError.
 
@@ -493,7 +503,6 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
     copy of this loop.
     """
     from animsmith.core.analysis import ClipAnalysis
-    from animsmith.core.legs import resolve_rig
     from animsmith.io.read import load_asset
 
     result = FileResult(path=path)
@@ -503,8 +512,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
         result.error = exc.with_path(path).message
         return FileOutcome(result, {})
     contract = plan.contract
-    asset = asset.in_units(contract.rig.metres_per_unit)  # positions in metres ([rig] units)
-    roles = resolve_rig(asset, contract.rig.profile, contract.rig.roles or None, contract.rig.legs or None)
+    asset, roles = rig_in_metres(asset, contract)
     result.rig = roles.to_json()
     if on_asset is not None:
         on_asset(asset, roles)
@@ -788,7 +796,7 @@ def _import_lint_modules() -> None:
     from animsmith.core.contacts import foot_slide  # noqa: F401 - the foot-slide check's
     from animsmith.core.roles import resolve_roles  # noqa: F401
     from animsmith.core.units import units_report  # noqa: F401 - the rig-units check's
-    from animsmith.core.legs import resolve_rig  # noqa: F401
+    from animsmith.core.legs import resolve_contract_rig  # noqa: F401
     from animsmith.io.read import load_asset  # noqa: F401
 
 
@@ -923,7 +931,6 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
 def _load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional[str], List[str], Dict[str, Dict[str, Any]]]:
     """(load error, clip names, summaries) for a member file that was not linted."""
     from animsmith.core.analysis import ClipAnalysis
-    from animsmith.core.legs import resolve_rig
     from animsmith.io.read import load_asset
 
     try:
@@ -931,8 +938,7 @@ def _load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional
     except LoadError as exc:
         return exc.reason, [], {}
     contract = plan.contract
-    asset = asset.in_units(contract.rig.metres_per_unit)
-    roles = resolve_rig(asset, contract.rig.profile, contract.rig.roles or None, contract.rig.legs or None)
+    asset, roles = rig_in_metres(asset, contract)
     names = [c.name for c in asset.clips]
     out: Dict[str, Dict[str, Any]] = {}
     for clip in asset.clips:

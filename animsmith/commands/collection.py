@@ -188,7 +188,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     """
     from animsmith.commands.transform import clip_fps
     from animsmith.config import load_contract
-    from animsmith.core.legs import resolve_rig
+    from animsmith.core.legs import resolve_contract_rig
     from animsmith.errors import AnimsmithError, ConfigError, Refusal
     from animsmith.io.patch import GlbPatch
     from animsmith.io.read import load_asset_bytes, read_file_bytes
@@ -276,7 +276,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     def roles(f):
         if f not in roles_of:
             try:
-                roles_of[f] = resolve_rig(assets[f], profile=contract.rig.profile, overrides=contract.rig.roles or None, declared_legs=contract.rig.legs or None)
+                roles_of[f] = resolve_contract_rig(assets[f], contract.rig)
             except ValueError as exc:
                 raise ConfigError(str(exc), contract.path) from None
         return roles_of[f]

@@ -117,7 +117,7 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     if output is not None and same_file(output, file) and not in_place:
         raise AnimsmithError(f"output {output!r} is the input file; pass --in-place to overwrite it")
 
-    from animsmith.core.legs import resolve_rig
+    from animsmith.core.legs import resolve_contract_rig
     from animsmith.io.read import load_asset_bytes, read_file_bytes
     from animsmith.transform import gait_anchored_glb, plan_gait_anchor, select_clips, verify_gait_anchored
 
@@ -136,7 +136,7 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
             "the GLB references external buffer files; write the output in the same folder as the input", file
         )
     try:
-        roles = resolve_rig(asset, profile=contract.rig.profile, overrides=contract.rig.roles or None, declared_legs=contract.rig.legs or None)
+        roles = resolve_contract_rig(asset, contract.rig)
     except ValueError as exc:
         raise ConfigError(str(exc), contract.path or file) from None
 

@@ -840,3 +840,9 @@ def resolve_rig(asset, profile: Optional[str] = "auto", overrides: Optional[Mapp
     prof = _normalise_profile(profile)
     legs = resolve_legs(asset, roles, declared_legs, search=prof != "none", shape=prof == "auto")
     return roles_with_legs(roles, legs, asset.skeleton, fill=prof == "auto")
+
+
+def resolve_contract_rig(asset, rig):
+    """:func:`resolve_rig` with a contract's ``[rig]`` table (``profile``, ``roles``,
+    ``legs``: ``config.RigConfig``), as every command reads it."""
+    return resolve_rig(asset, rig.profile, rig.roles or None, rig.legs or None)
