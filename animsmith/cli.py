@@ -313,7 +313,6 @@ def _main(argv) -> None:
     from animsmith.errors import AnimsmithError
 
     from animsmith.runtime import decide_exit_status, decided_exit_status, forget_exit_status
-    from animsmith.text import error_line
 
     forget_exit_status()  # an in-process caller's previous command decided nothing here
     try:
@@ -331,6 +330,8 @@ def _main(argv) -> None:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `animsmith`: the help text
             _quietly(exc.show)
             sys.exit(2)
+        from animsmith.text import error_line
+
         where = exc.ctx.command_path if exc.ctx is not None else "animsmith"
         _say(f"animsmith: {error_line(' '.join(exc.format_message().split()))} (see '{where} --help')")
         sys.exit(2)
@@ -338,6 +339,8 @@ def _main(argv) -> None:
         _quietly(exc.show)
         sys.exit(2 if exc.exit_code not in (0, 1) else exc.exit_code)
     except AnimsmithError as exc:
+        from animsmith.text import error_line
+
         for line in exc.lines:
             _say(f"animsmith: {error_line(line)}")
         sys.exit(2)
