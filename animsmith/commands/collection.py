@@ -104,8 +104,8 @@ def _resolve_members(
     two ways, once, as the group checks count it, under its first label; ``aliases`` gets every
     label -> that first label); AnimsmithError for a missing or ambiguous one. A member file
     loaded here is judged at ``metres_per_unit`` (``[rig] units``)."""
-    from animsmith.hints import did_you_mean
     from animsmith.errors import AnimsmithError
+    from animsmith.hints import did_you_mean
     from animsmith.io.read import load_asset
 
     out = []
