@@ -74,9 +74,9 @@ class LazyGroup(click.Group):
         # click suggests close names from self.commands, which a lazy group leaves empty
         name = click.utils.make_str(args[0]) if args else ""
         if name and name not in COMMANDS and not name.startswith("-") and not ctx.resilient_parsing:
-            import difflib
+            from animsmith.hints import close_matches
 
-            close = difflib.get_close_matches(name, list(COMMANDS), n=2)
+            close = close_matches(name, COMMANDS, n=2)
             hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
             ctx.fail(f"No such command {name!r}.{hint}")
         return super().resolve_command(ctx, args)
@@ -330,6 +330,8 @@ def _main(argv) -> None:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `animsmith`: the help text
             _quietly(exc.show)
             sys.exit(2)
+        from animsmith.text import error_line
+
         where = exc.ctx.command_path if exc.ctx is not None else "animsmith"
         _say(f"animsmith: {error_line(' '.join(exc.format_message().split()))} (see '{where} --help')")
         sys.exit(2)
@@ -337,6 +339,8 @@ def _main(argv) -> None:
         _quietly(exc.show)
         sys.exit(2 if exc.exit_code not in (0, 1) else exc.exit_code)
     except AnimsmithError as exc:
+        from animsmith.text import error_line
+
         for line in exc.lines:
             _say(f"animsmith: {error_line(line)}")
         sys.exit(2)
@@ -365,29 +369,12 @@ def _main(argv) -> None:
     sys.exit(rv if isinstance(rv, int) else 0)
 
 
-#: the longest error line printed (a config listing 10,000 groups, a 100 KB check id)
-ERROR_LINE_MAX_CHARS = 1000
-
-
-def error_line(text: str) -> str:
-    """An error message as printed: control and bidi characters from file names, paths or
-    flags shown as ``\\uXXXX`` (no terminal escapes), ``##[`` as ``#\\u0023[`` (no CI
-    runner command); over ERROR_LINE_MAX_CHARS, the
-    middle is cut so the start (what) and the end (the reason) stay."""
-    from animsmith.render.text import escape, no_runner_command
-
-    shown = no_runner_command(escape(text))
-    if len(shown) > ERROR_LINE_MAX_CHARS:  # keep both ends: a long path first, the reason last
-        head, tail = ERROR_LINE_MAX_CHARS // 2, ERROR_LINE_MAX_CHARS * 2 // 5
-        cut = len(shown) - head - tail
-        shown = f"{shown[:head]}...({cut} characters)...{shown[-tail:]}"
-    return shown
-
-
 def _internal_error(exc: BaseException) -> None:
     """One ``internal error`` line and exit 2 (the traceback with ``ANIMSMITH_DEBUG``)."""
     if os.environ.get("ANIMSMITH_DEBUG"):
         raise exc
+    from animsmith.text import error_line
+
     reason = " ".join(str(exc).split()) or type(exc).__name__
     _say(f"animsmith: internal error: {type(exc).__name__}: {error_line(reason)}")
     sys.exit(2)
@@ -414,44 +401,3 @@ def _quietly(show) -> None:
 def _say(line: str) -> None:
     """One error line on stderr (:func:`_quietly`)."""
     _quietly(lambda: click.echo(line, err=True))
-
-
-class FiniteFloat(click.ParamType):
-    """A finite number above ``minimum`` (or at least it, ``inclusive``): one message for
-    every such flag (``--fps``, ``--speed``, ``--cycles``, ``--contact-height-m``)."""
-
-    name = "float"
-
-    def __init__(self, minimum: float = 0.0, inclusive: bool = False):
-        self.minimum = minimum
-        self.inclusive = inclusive
-
-    def convert(self, value, param, ctx):
-        import math
-
-        try:
-            x = float(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number", param, ctx)
-        if not math.isfinite(x) or x < self.minimum or (x == self.minimum and not self.inclusive):
-            self.fail(f"must be a finite number {'>=' if self.inclusive else '>'} {self.minimum:g}, got {value}", param, ctx)
-        return x
-
-
-def config_option(f):
-    """Per-command ``--config`` (same meaning as the group option; this one wins)."""
-    return click.option(
-        "--config",
-        "config_path",
-        type=click.Path(dir_okay=False),
-        default=None,
-        help="TOML contract (overrides the global --config; default ./animsmith.toml when present).",
-    )(f)
-
-
-def effective_config_path(ctx: click.Context, local_path):
-    """The command's --config, else the group's --config, else None (``""`` is a given, bad path)."""
-    if local_path is not None:
-        return local_path
-    root = ctx.find_root()
-    return (root.obj or {}).get("config_path")

@@ -48,7 +48,6 @@ config file's folder (:class:`MemberRef`).
 from __future__ import annotations
 
 import contextlib
-import difflib
 import fnmatch
 import math
 import os
@@ -57,6 +56,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from animsmith.errors import ConfigError, unreadable_reason
+from animsmith.hints import closest, did_you_mean
 
 DEFAULT_CONFIG_NAME = "animsmith.toml"
 SEVERITY_ALIASES = {"error": "error", "warning": "warning", "warn": "warning", "note": "note"}
@@ -373,11 +373,6 @@ def key_part(name: str) -> str:
 
 def join_key(prefix: str, name: str) -> str:
     return f"{prefix}.{key_part(name)}" if prefix else key_part(name)
-
-
-def closest(word: str, choices) -> Optional[str]:
-    hits = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return hits[0] if hits else None
 
 
 def unknown(word: str, choices, what: str = "key") -> str:
@@ -807,12 +802,6 @@ class _Parser:
                         v, opt.type, key, minimum=opt.minimum, maximum=opt.maximum, choices=opt.choices
                     )
         return s
-
-
-def did_you_mean(word: str, choices) -> str:
-    """" (did you mean 'x'?)" for the closest of ``choices`` to ``word``, else ""."""
-    hint = closest(word, choices)
-    return f" (did you mean '{hint}'?)" if hint else ""
 
 
 #: alias used by ``measure`` / ``inspect``

@@ -1013,7 +1013,7 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
     and the report see each member once.
     """
     from animsmith.checks.context import Member
-    from animsmith.config import did_you_mean
+    from animsmith.hints import did_you_mean
 
     real_index = _real_index(files, extra_cache)
     members: List[Member] = []
@@ -1142,7 +1142,7 @@ def run_group_checks(files: List[FileResult], summaries, plan: Plan, selected: O
 def validate_check_ids(ids: Sequence[str], flag: str) -> List[str]:
     """Each id must be a registered check (``AnimsmithError``: one line per unknown id, naming the closest)."""
     from animsmith.checks import registry
-    from animsmith.config import closest
+    from animsmith.hints import did_you_mean
 
     specs = registry()
     if not ids:
@@ -1150,8 +1150,7 @@ def validate_check_ids(ids: Sequence[str], flag: str) -> List[str]:
     bad = []
     for cid in ids:
         if cid not in specs:
-            hint = closest(cid, specs)
-            bad.append(f"{flag}: unknown check '{cid}'" + (f" (did you mean '{hint}'?)" if hint else ""))
+            bad.append(f"{flag}: unknown check '{cid}'" + did_you_mean(cid, specs))
     if bad:
         raise AnimsmithError(bad[-1], more=bad[:-1])
     return list(ids)

@@ -879,7 +879,7 @@ def test_wrote_lines_and_sim_lines_are_runner_safe(tmp_path, capsys, monkeypatch
 
     from lint_support import run_cli
 
-    from animsmith.render.text import runner_safe_line
+    from animsmith.text import runner_safe_line
 
     monkeypatch.chdir(tmp_path)
     ring = os.path.join(ROOT, "examples", "assets", "run-ring.glb")

@@ -469,7 +469,7 @@ def test_inspect_roles_on_a_narrow_terminal_are_blocks_not_cut(tmp_path, monkeyp
 
     from rich.console import Console
 
-    import animsmith.commands.measure as measure_mod
+    import animsmith.commands._output as output_mod
     from animsmith.cli import main
     from animsmith.model import Asset, Channel, Clip, Skeleton
 
@@ -478,7 +478,7 @@ def test_inspect_roles_on_a_narrow_terminal_are_blocks_not_cut(tmp_path, monkeyp
                         [[0, 1, 0], [0.1, -0.9, 0], [-0.1, -0.9, 0]])
     path = str(tmp_path / "long.glb")
     write_glb(Asset(skeleton=sk, clips=[Clip("walk", [Channel.make(0, "translation", [0, 1], [[0, 1, 0], [0, 1, 1]])])]), path)
-    monkeypatch.setattr(measure_mod, "_console", lambda: Console(file=sys.stdout, width=60, no_color=True, highlight=False, emoji=False))
+    monkeypatch.setattr(output_mod, "console", lambda: Console(file=sys.stdout, width=60, no_color=True, highlight=False, emoji=False))
     with pytest.raises(SystemExit):
         main(["inspect", path])
     text = capsys.readouterr().out
@@ -493,11 +493,11 @@ def test_inspect_role_reasons_wrap_on_an_80_column_terminal(tmp_path, monkeypatc
 
     from rich.console import Console
 
-    import animsmith.commands.measure as measure_mod
+    import animsmith.commands._output as output_mod
     from animsmith.cli import main
 
     ring = _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))), "examples", "assets", "run-ring.glb")
-    monkeypatch.setattr(measure_mod, "_console", lambda: Console(file=sys.stdout, width=80, no_color=True, highlight=False, emoji=False))
+    monkeypatch.setattr(output_mod, "console", lambda: Console(file=sys.stdout, width=80, no_color=True, highlight=False, emoji=False))
     with pytest.raises(SystemExit):
         main(["inspect", ring])
     text = capsys.readouterr().out
@@ -512,14 +512,14 @@ def test_inspect_on_a_terminal_prints_names_and_reasons_as_written(tmp_path, mon
 
     from rich.console import Console
 
-    import animsmith.commands.measure as measure_mod
+    import animsmith.commands._output as output_mod
     from animsmith.cli import main
     from animsmith.model import Asset, Channel, Clip, Skeleton
 
     sk = Skeleton.build(["Hips", "[b]LeftFoot", "RightFoot"], [-1, 0, 0], [[0, 1, 0], [0.1, -0.9, 0], [-0.1, -0.9, 0]])
     path = str(tmp_path / "br.glb")
     write_glb(Asset(skeleton=sk, clips=[Clip("walk", [Channel.make(0, "translation", [0, 1], [[0, 1, 0], [0, 1, 1]])])]), path)
-    monkeypatch.setattr(measure_mod, "_console", lambda: Console(file=sys.stdout, width=130, force_terminal=True,
+    monkeypatch.setattr(output_mod, "console", lambda: Console(file=sys.stdout, width=130, force_terminal=True,
                                                                  no_color=True, highlight=False, emoji=False))
     with pytest.raises(SystemExit):
         main(["inspect", path, "--profile", "custom"])

@@ -153,7 +153,7 @@ def check_ids() -> List[str]:
 
 def get_check(check_id: str) -> CheckSpec:
     """The spec of ``check_id``; ``AnimsmithError`` naming the closest id when unknown."""
-    from animsmith.config import closest
+    from animsmith.hints import closest
     from animsmith.errors import AnimsmithError
 
     specs = registry()

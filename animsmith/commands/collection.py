@@ -17,9 +17,10 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from animsmith.cli import FiniteFloat, config_option, effective_config_path, error_line
+from animsmith.commands._options import FiniteFloat, clip_fps, config_option, effective_config_path, format_option
+from animsmith.commands._output import check_output_path, external_buffers, external_files, refusal_line, same_dir
 from animsmith.io.paths import file_identity
-from animsmith.render.text import runner_safe, runner_safe_line
+from animsmith.text import runner_safe, runner_safe_line
 
 SCHEMA_VERSION = 1
 
@@ -103,8 +104,8 @@ def _resolve_members(
     two ways, once, as the group checks count it, under its first label; ``aliases`` gets every
     label -> that first label); AnimsmithError for a missing or ambiguous one. A member file
     loaded here is judged at ``metres_per_unit`` (``[rig] units``)."""
-    from animsmith.config import did_you_mean
     from animsmith.errors import AnimsmithError
+    from animsmith.hints import did_you_mean
     from animsmith.io.read import load_asset
 
     out = []
@@ -175,7 +176,7 @@ def _resolve_members(
 @click.option("--contact-height-m", "contact_height_m", type=FiniteFloat(0.0, inclusive=True), default=None,
               help="Stance threshold above each foot's lowest point (default: [checks.foot-slide] contact_height_m, else 0.03).")
 @click.option("--dry-run", "dry_run", is_flag=True, help="Run every proof, print the plan, write nothing.")
-@click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option("fmt_name")
 @config_option
 @click.pass_context
 def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output, fps, contact_height_m, dry_run, fmt_name, config_path):
@@ -186,7 +187,6 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     dry run); 1 refused (nothing written, the reason on stderr); 2 bad flag,
     file or config. docs/transform.md.
     """
-    from animsmith.commands.transform import clip_fps
     from animsmith.config import load_contract
     from animsmith.core.legs import resolve_contract_rig
     from animsmith.errors import AnimsmithError, ConfigError, Refusal
@@ -197,8 +197,6 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     if (out_dir is None) == (output is None) and not dry_run:
         raise click.UsageError("give exactly one of --out-dir DIR or -o OUT")
     if output is not None:
-        from animsmith.commands.lint import check_output_path
-
         check_output_path(output)
     if out_dir == "-":
         raise click.UsageError("--out-dir -: '-' is not stdout here; name a folder (./- names one called '-')")
@@ -252,7 +250,6 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
                         "would overwrite one with the other"
                     )
                 folded[key] = f
-        from animsmith.commands.transform import external_buffers, external_files, same_dir
         from animsmith.io.write import same_file
 
         # any input (a member file, a buffer or image file one reads, or the config), also through
@@ -331,7 +328,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         decide_exit_status(1)  # before writing: a reader that goes away keeps it
         doc["outcome"] = "refused"
         doc["refusal"] = exc.to_json()
-        click.echo(f"animsmith: refused [{exc.code}]: {error_line(exc.message)}", err=True)
+        click.echo(refusal_line(exc), err=True)
         if fmt_name == "json":
             click.echo(runner_safe(json.dumps(doc, indent=2), "json"))
         return 1

@@ -7,7 +7,8 @@ from typing import Any, Dict, List
 
 import click
 
-from animsmith.cli import config_option
+from animsmith.commands import _output
+from animsmith.commands._options import config_option, format_option, load_rig_contract
 
 
 def rig_json(roles) -> Dict[str, Any]:
@@ -72,7 +73,7 @@ def clip_json(clip, travel=None) -> Dict[str, Any]:
 
 
 def _tree_lines(skeleton, roles) -> List[str]:
-    from animsmith.render.text import escape
+    from animsmith.text import escape
 
     role_of: Dict[int, List[str]] = {}
     for role, b in roles.bones.items():
@@ -87,7 +88,7 @@ def _tree_lines(skeleton, roles) -> List[str]:
 
 @click.command("inspect", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
-@click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option("fmt_name")
 @click.option("--profile", default=None, metavar="PROFILE", help="Rig profile (auto, mixamo, ue-mannequin, humanoid, rigify, biped, generic, none = only [rig.roles]); overrides [rig] profile.")
 @config_option
 @click.pass_context
@@ -104,7 +105,6 @@ def inspect_cmd(ctx, paths, fmt_name, profile, config_path):
     for `lint`; several files are shown one after another (JSON: a `files`
     list).
     """
-    from animsmith.commands.measure import _console, load_rig_contract
     from animsmith.lint import expand_paths
 
     prof, overrides, cfg, contract = load_rig_contract(ctx, config_path, profile)
@@ -115,13 +115,13 @@ def inspect_cmd(ctx, paths, fmt_name, profile, config_path):
     if fmt_name == "json":
         import json
 
-        from animsmith.render.text import runner_safe
+        from animsmith.text import runner_safe
 
         head = {"schema_version": 1, "command": "inspect"}
         doc = {**head, **docs[0]} if len(docs) == 1 else {**head, "files": docs}
         click.echo(runner_safe(json.dumps(doc, indent=2, allow_nan=False, ensure_ascii=False), "json"))
         return 0
-    console = _console()
+    console = _output.console()
     for i, (doc, roles, sk) in enumerate(inspected):
         if i:
             console.print()
@@ -156,9 +156,8 @@ def _inspect_file(file: str, prof: str, overrides, cfg, metres: float = 1.0, leg
 def _print_file(console, doc: Dict[str, Any], roles, sk) -> None:
     from rich.text import Text
 
-    from animsmith.commands.measure import print_table
     from animsmith.numtext import fixed
-    from animsmith.render.text import escape
+    from animsmith.text import escape
 
     file = doc["path"]
     console.print(Text(escape(file), style="bold"), soft_wrap=True)
@@ -170,7 +169,7 @@ def _print_file(console, doc: Dict[str, Any], roles, sk) -> None:
         else:
             role_rows.append([row["role"], "-", "unresolved: " + row["unresolved"]])
     # a table when it fits, else one block per role (no role or bone name cut to "…")
-    print_table(console, ["role", "bone", "convention / reason"], ["left", "left", "left"], role_rows, wrap_last=True)
+    _output.print_table(console, ["role", "bone", "convention / reason"], ["left", "left", "left"], role_rows, wrap_last=True)
     rig = doc["rig"]
     if "legs" in rig:
         if rig["legs"]:
@@ -179,7 +178,7 @@ def _print_file(console, doc: Dict[str, Any], roles, sk) -> None:
                 [escape(leg["name"]), leg["side"], str(leg["pair"]), escape(leg["foot"]), escape(leg["toe"] or "-"), f"{leg['found_by']}: {escape(leg['why'])}"]
                 for leg in rig["legs"]
             ]
-            print_table(console, ["leg", "side", "pair", "foot", "toe", "found by"], ["left"] * 6, leg_rows, wrap_last=True)
+            _output.print_table(console, ["leg", "side", "pair", "foot", "toe", "found by"], ["left"] * 6, leg_rows, wrap_last=True)
         else:
             console.print(f"legs: none ({escape(rig['legs_unavailable'])})", markup=False, soft_wrap=True)
         for note in rig.get("legs_notes", []):
@@ -215,7 +214,7 @@ def _print_file(console, doc: Dict[str, Any], roles, sk) -> None:
             Text(escape(c["travel_bone"]["bone"] or "-")),
         ])
     console.print(f"clips ({len(doc['clips'])}):", markup=False)
-    print_table(console, [c[0] for c in cols], [c[1] for c in cols], rows)
+    _output.print_table(console, [c[0] for c in cols], [c[1] for c in cols], rows)
     # why each clip's travel bone was chosen: once when every clip agrees
     reasons = [(c["name"], c["travel_bone"]["reason"]) for c in doc["clips"]]
     if len(reasons) > 1 and len({r for _, r in reasons}) == 1:

@@ -8,22 +8,15 @@ file) with one line per problem on stderr and nothing on stdout.
 
 from __future__ import annotations
 
-import os
 import sys
-from typing import List, Optional, Sequence
+from typing import List, Optional
 
 import click
 
-from animsmith.cli import config_option, effective_config_path
+from animsmith.commands._options import config_option, effective_config_path, split_ids
+from animsmith.commands._output import check_output_path, contract_inputs, remove_stale_output, stdout_color, write_output
 from animsmith.render import FORMATS
 from animsmith.runtime import decide_exit_status
-
-
-def split_ids(values) -> List[str]:
-    out: List[str] = []
-    for v in values or ():
-        out += [p.strip() for p in str(v).split(",") if p.strip()]
-    return out
 
 
 class JobsParam(click.ParamType):
@@ -44,17 +37,6 @@ class JobsParam(click.ParamType):
         if n < 1:
             self.fail(f"{value!r} is not a positive integer or 'auto'", param, ctx)
         return n
-
-
-def stdout_color() -> bool:
-    """Colour on stdout: only on a terminal, and not when ``NO_COLOR`` is set to anything
-    (no-color.org)."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    try:
-        return sys.stdout.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 @click.command(
@@ -137,7 +119,7 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     if allowed:
         result = result.without_checks(allowed)
     if output is not None:
-        _write_output(output, render_lint(result, fmt, deny_warnings=deny_warnings, verbose=verbose))
+        write_output(output, render_lint(result, fmt, deny_warnings=deny_warnings, verbose=verbose))
         fmt = "text"
     color = fmt == "text" and stdout_color()
     status = decide_exit_status(result.exit_code(deny_warnings))
@@ -176,60 +158,3 @@ def _progress(total: int):
             yield lambda _path: progress.advance(task)
 
     return bar()
-
-
-def remove_stale_output(path: Optional[str]) -> None:
-    """Remove a regular file at ``--output`` (already checked to be no input) when the run
-    stops with exit 2: a result left by an earlier run must not pass for this one's (a
-    shard that failed would otherwise be merged from its old JSON)."""
-    import stat
-
-    if not path:
-        return
-    try:
-        if stat.S_ISREG(os.lstat(path).st_mode):
-            os.unlink(path)
-    except OSError:
-        pass
-
-
-def contract_inputs(contract) -> List[str]:
-    """The files a run reads because of its contract: the config and every group member file."""
-    out = [contract.path] if contract.path else []
-    for table in ("gait_groups", "sync_groups"):
-        for group in (getattr(contract, table, None) or {}).values():
-            out += [ref.file for ref in group.members if ref.file]
-    return out
-
-
-def check_output_path(path: Optional[str], inputs: Sequence[str] = (), *, stdout_without: bool = False) -> None:
-    """``AnimsmithError`` (exit 2, before any work) when ``--output`` is empty, is ``-``
-    (stdout's usual spelling: a file named '-' would surprise; ``stdout_without``: the
-    command writes to stdout when -o is left out) or names one of the command's input
-    files (its GLBs, its config, the results it merges)."""
-    from animsmith.errors import AnimsmithError
-    from animsmith.io.write import same_file
-
-    if path is None:
-        return
-    if not path:
-        raise AnimsmithError("--output: empty path")
-    if path == "-":
-        instead = "leave out -o to write to stdout" if stdout_without else "name a file"
-        raise AnimsmithError(f"--output -: '-' is not stdout here ({instead}; ./- names a file called '-')")
-    for inp in inputs:
-        if inp and same_file(path, inp):
-            raise AnimsmithError(f"--output is also an input ({inp}); write the output elsewhere", path=path)
-
-
-def _write_output(path: str, text: str) -> None:
-    from animsmith.errors import AnimsmithError
-    from animsmith.io.write import publish_bytes
-
-    # a file name that is not UTF-8 arrives as lone surrogates (os.fsdecode): written as the
-    # escape \udcXX, which JSON reads back to the same name, instead of failing the write
-    data = text.encode("utf-8", "backslashreplace")
-    try:
-        publish_bytes(path, data)
-    except OSError as exc:
-        raise AnimsmithError(f"cannot write output: {exc.strerror or exc}", path=path) from None

@@ -11,42 +11,18 @@ import math
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
-import sys
-
 import click
 
-from animsmith.cli import config_option, effective_config_path
+from animsmith.commands import _output
+from animsmith.commands._options import config_option, format_option, load_rig_contract
 
 SCHEMA_VERSION = 1
 SPEED_KEYS = ("speed_mps", "heading_deg", "distance_m", "duration_s")
 
 
 # --------------------------------------------------------------------------
-# Shared with `inspect`: rig settings from the contract
+# Loading
 # --------------------------------------------------------------------------
-
-
-def load_rig_contract(ctx: click.Context, config_path: Optional[str], profile_flag: Optional[str]):
-    """(profile, role overrides, config path, contract) for measure/inspect.
-
-    The contract comes from ``animsmith.config.load_contract`` (--config, else
-    ./animsmith.toml when present, else built-in defaults); ``--profile`` wins
-    over its ``[rig] profile``.
-    """
-    from animsmith.config import find_config, load_contract
-    from animsmith.core.roles import PROFILE_ALIASES
-
-    path = find_config(effective_config_path(ctx, config_path))
-    contract = load_contract(path)
-    profile = contract.rig.profile or "auto"
-    if profile_flag is not None:  # --profile "" is an unknown profile, not "none given"
-        if profile_flag.strip().lower() not in PROFILE_ALIASES:
-            raise click.BadParameter(
-                f"unknown rig profile {profile_flag!r} (one of: {', '.join(sorted(PROFILE_ALIASES))})",
-                param_hint="--profile",
-            )
-        profile = profile_flag
-    return profile, dict(contract.rig.roles), path, contract
 
 
 def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_path: Optional[str], metres_per_unit: float = 1.0, legs=None):
@@ -87,69 +63,6 @@ def select_clips(analyses, clip_names: Tuple[str, ...], path: str):
 # --------------------------------------------------------------------------
 
 
-def _console():
-    from rich.console import Console
-
-    class _Console(Console):
-        def on_broken_pipe(self) -> None:
-            # rich's own exits with status 1; the CLI's handler keeps the decided status
-            raise BrokenPipeError
-
-    out = sys.stdout
-    tty = bool(getattr(out, "isatty", lambda: False)())
-    if not tty:  # a log (CI): no line an asset name starts may read as a runner command
-        from animsmith.render.text import RunnerSafeStream
-
-        out = RunnerSafeStream(out)
-    return _Console(
-        file=out,
-        no_color=not tty or bool(os.environ.get("NO_COLOR")),  # no-color.org
-        highlight=False,
-        soft_wrap=False,
-        width=None if tty else 200,
-        force_terminal=tty,
-        emoji=False,
-    )
-
-
-def print_table(console, titles, justify, rows, wrap_last: bool = False) -> None:
-    """``rows`` (lists of str/Text cells) as a table when it fits the console's width,
-    else one block per row (the first cell, then ``title: value`` lines), so no number
-    is ever cut to ``…`` on a narrow terminal or by a long name. ``wrap_last``: the last
-    column (prose, e.g. a reason) may wrap, so only the other columns must fit."""
-    from rich import box
-    from rich.measure import Measurement
-    from rich.table import Table
-    from rich.text import Text
-
-    from animsmith.render.text import runner_safe_line
-
-    # every cell is text, never rich markup (a reason "map it in [rig.roles]" lost its brackets);
-    # in a log, guarded before layout (the stream's guard would shift the row)
-    guard = (lambda x: x) if console.is_terminal else runner_safe_line
-
-    def cell(c):
-        if isinstance(c, Text):  # already text (its style kept) unless the guard must rewrite it
-            return c if guard(c.plain) == c.plain else Text(guard(c.plain), style=c.style)
-        return Text(guard(str(c)))
-
-    rows = [[cell(c) for c in row] for row in rows]
-    table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
-    for i, (title, just) in enumerate(zip(titles, justify)):
-        table.add_column(title, justify=just, no_wrap=not (wrap_last and i == len(titles) - 1))
-    for row in rows:
-        table.add_row(*row)
-    measured = Measurement.get(console, console.options.update_width(1_000_000), table)
-    natural = measured.minimum if wrap_last else measured.maximum
-    if natural <= console.width:
-        console.print(table)
-        return
-    for row in rows:
-        console.print(Text("  ") + (row[0] if isinstance(row[0], Text) else Text(str(row[0]))), soft_wrap=True)
-        for title, cell in zip(titles[1:], row[1:]):
-            console.print(Text(f"    {title}: ") + (cell if isinstance(cell, Text) else Text(str(cell))), soft_wrap=True)
-
-
 def fmt(value: Any, digits: int = 3) -> str:
     if value is None:
         return "-"
@@ -159,7 +72,7 @@ def fmt(value: Any, digits: int = 3) -> str:
         from animsmith.numtext import fixed
 
         return fixed(value, digits)
-    from animsmith.render.text import escape
+    from animsmith.text import escape
 
     return escape(value)  # names from the file: control and bidi characters shown as \uXXXX
 
@@ -242,9 +155,9 @@ def render_text(files: List[Dict[str, Any]], speed: bool, wide: bool = False) ->
     from rich.table import Table
     from rich.text import Text
 
-    from animsmith.render.text import escape
+    from animsmith.text import escape
 
-    console = _console()
+    console = _output.console()
     columns = SPEED_COLUMNS if speed else WIDE_TEXT_COLUMNS if wide else TEXT_COLUMNS
     for i, f in enumerate(files):
         if i:
@@ -266,7 +179,7 @@ def render_text(files: List[Dict[str, Any]], speed: bool, wide: bool = False) ->
                 notes.append(f"{escape(m['name'])}: {escape(m['cycles_note'])}")
             if len(m.get("pairs") or ()) > 1:  # quadrupeds, hexapods...: the gait per pair and per leg
                 notes.append(f"{escape(m['name'])}: {legs_line(m)}")
-        print_table(console, [c[0] for c in columns], ["left" if c[1] in left else "right" for c in columns], rows)
+        _output.print_table(console, [c[0] for c in columns], ["left" if c[1] in left else "right" for c in columns], rows)
         if speed:  # which bone travels and why: once when every clip agrees, else per clip
             reasons = [(m["name"], m.get("travel_bone_reason")) for m in f["clips"] if m.get("travel_bone")]
             if reasons and len({r for _, r in reasons}) == 1 and len(f["clips"]) > 1:
@@ -287,7 +200,8 @@ def render_text(files: List[Dict[str, Any]], speed: bool, wide: bool = False) ->
 def legs_line(m: Dict[str, Any]) -> str:
     """One text line for a multi-pair clip: its gait pattern, each pair's stride anchor,
     each leg's offset from leg 0 and duty factor ("-" when unmeasured)."""
-    from animsmith.render.text import escape, phase_text
+    from animsmith.render.text import phase_text
+    from animsmith.text import escape
 
     def num(v, d):
         return "-" if v is None else f"{v:.{d}f}"
@@ -324,7 +238,7 @@ def render_json(files: List[Dict[str, Any]], speed: bool) -> None:
     doc = {"schema_version": SCHEMA_VERSION, "command": "measure", "files": files}
     if speed:
         doc["metric"] = "speed"
-    from animsmith.render.text import runner_safe
+    from animsmith.text import runner_safe
 
     click.echo(runner_safe(json.dumps(doc, indent=2, allow_nan=False, ensure_ascii=False), "json"))
 
@@ -341,7 +255,7 @@ def render_json(files: List[Dict[str, Any]], speed: bool) -> None:
 )
 @click.argument("args", nargs=-1, required=True, metavar="[speed] PATHS...")
 @click.option("--clip", "clip_names", multiple=True, metavar="NAME", help="Only this clip (repeatable; every file must have it).")
-@click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option("fmt_name")
 @click.option("--profile", default=None, metavar="PROFILE", help="Rig profile (auto, mixamo, ue-mannequin, humanoid, rigify, biped, generic, none = only [rig.roles]); overrides [rig] profile.")
 @click.option("--wide", is_flag=True, help="Text: every column (adds frames, dist m, yaw deg, endpoint, skate; about 140 columns wide).")
 @config_option

@@ -13,6 +13,7 @@ import sys
 
 import click
 
+from animsmith.commands._output import check_output_path, stdout_color, write_output
 from animsmith.render import FORMATS
 from animsmith.runtime import decide_exit_status
 
@@ -52,14 +53,13 @@ def merge_cmd(results, fmt, output, deny_warnings, verbose=False):
     missing shard is exit 2, not a smaller clean result).
     """
     from animsmith.ci import doc_exit_code, merge_lint_docs
-    from animsmith.commands.lint import _write_output, check_output_path, stdout_color
 
     check_output_path(output, list(results), stdout_without=True)
     doc = merge_lint_docs([(p, _read_doc(p)) for p in results])
     if fmt is None:  # a person reads the summary; a pipe, a file or --output gets the document
         fmt = "json" if output is not None or not _stdout_is_terminal() else "text"
     if output is not None:
-        _write_output(output, _render(doc, fmt, deny_warnings, verbose=verbose))
+        write_output(output, _render(doc, fmt, deny_warnings, verbose=verbose))
         fmt = "text"
     color = fmt == "text" and stdout_color()
     status = decide_exit_status(doc_exit_code(doc, deny_warnings))
@@ -89,9 +89,10 @@ def _render(doc, fmt: str, deny_warnings: bool, color: bool = False, verbose: bo
 
 def _text(doc, color: bool, verbose: bool = False) -> str:
     """The text report of a JSON document (same lines as ``lint``)."""
-    from animsmith.render.text import escape, finding_line, gap_line, prediction_lines, summary_line
+    from animsmith.render.text import finding_line, gap_line, prediction_lines, summary_line
     from animsmith.render._doc import folded_gaps
     from animsmith.results import Finding
+    from animsmith.text import escape
 
     lines = []
     for fr in doc["files"]:

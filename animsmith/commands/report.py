@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import click
 
-from animsmith.cli import config_option, effective_config_path
+from animsmith.commands._options import config_option, effective_config_path, split_ids
+from animsmith.commands._output import check_output_path, contract_inputs, remove_stale_output, write_output
 
 
 @click.command(
@@ -40,7 +41,6 @@ def report_cmd(ctx, paths, config_path, output, clip_names, select):
     lint` is the gate); 2 on an unreadable input, a bad config or an unknown
     --clip (nothing written).
     """
-    from animsmith.commands.lint import _write_output, check_output_path, contract_inputs, remove_stale_output, split_ids
     from animsmith.config import load_contract
     from animsmith.errors import AnimsmithError
     from animsmith.lint import expand_paths, validate_check_ids
@@ -68,10 +68,10 @@ def report_cmd(ctx, paths, config_path, output, clip_names, select):
         remove_stale_output(output)  # an old page must not pass for this run's, as with lint -o
         raise
     page = render_html(data, contract, clip_filter=clip_name)
-    raw = page.encode("utf-8", "backslashreplace")  # as _write_output writes it
-    _write_output(output, page)
+    raw = page.encode("utf-8", "backslashreplace")  # as write_output writes it
+    write_output(output, page)
     findings = sum(len(f.findings) for f in data.result.files)
-    from animsmith.render.text import escape, runner_safe_line
+    from animsmith.text import escape, runner_safe_line
 
     shown = escape(click.format_filename(output))
     click.echo(runner_safe_line(f"wrote {shown} ({len(data.clips)} clip(s), {findings} finding(s), {len(raw) / 1e6:.1f} MB)"))

@@ -15,22 +15,11 @@ import json
 
 import click
 
-from animsmith.cli import FiniteFloat
-from animsmith.render.text import runner_safe_line
+from animsmith.commands._options import FiniteFloat, format_option
+from animsmith.commands._output import check_output_path, publish_output
+from animsmith.text import runner_safe_line
 
 TERRAIN_CHOICES = ("flat", "slope", "steps", "rough")
-
-
-def _write(path: str, data: bytes) -> None:
-    from animsmith.errors import AnimsmithError
-    from animsmith.io.write import publish_bytes
-
-    try:
-        publish_bytes(path, data)
-    except OSError as exc:
-        from animsmith.render.text import escape
-
-        raise AnimsmithError(f"cannot write output: {exc.strerror or exc}", escape(path)) from None
 
 
 @click.group(name="sim")
@@ -39,7 +28,7 @@ def sim_grp():
 
 
 @sim_grp.command("catalog", short_help="List the built-in creatures and their measured foot slide.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option("fmt")
 def catalog_cmd(fmt: str) -> int:
     """List the built-in creatures with their measured walk_test.foot_slide_mm."""
     from animsmith.sim.creature import load_catalog
@@ -80,11 +69,9 @@ def bake_cmd(creature: str, output: str, terrain: str, speed, cycles: float, fps
     .toml/.json creature file) walking straight ahead into a GLB, one clip named
     walk (walk_<terrain> off flat ground). The file carries the creature's leg
     map, so measure, lint and report find every leg with no config (docs/sim.md)."""
-    from animsmith.render.text import escape
+    from animsmith.text import escape
     from animsmith.sim.bake import BakeRequestError, bake, bake_plan, to_glb
     from animsmith.sim.creature import resolve_creature
-
-    from animsmith.commands.lint import check_output_path
 
     check_output_path(output, [creature])  # a creature file given as its own output
     c = resolve_creature(creature)
@@ -93,7 +80,7 @@ def bake_cmd(creature: str, output: str, terrain: str, speed, cycles: float, fps
     except BakeRequestError as exc:
         raise click.BadParameter(exc.reason, param_hint=exc.params.split("/")) from None  # quoted, as click's own
     baked = bake(c, terrain=terrain, speed_mps=speed, cycles=cycles, fps=fps, root_motion=not in_place)
-    _write(output, to_glb(baked))
+    publish_output(output, to_glb(baked))
     w = baked.walk
     click.echo(runner_safe_line(
         f"{escape(output)}: {c.name} {terrain} {baked.speed_mps:g} m/s, {len(w.times_s)} keys over {w.times_s[-1]:.4f} s "
@@ -105,7 +92,7 @@ def bake_cmd(creature: str, output: str, terrain: str, speed, cycles: float, fps
 
 @sim_grp.command("validate", short_help="Prove every creature's feet hold (exit 1 if one slides).")
 @click.argument("creatures", nargs=-1)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option("fmt")
 def validate_cmd(creatures, fmt: str) -> int:
     """Walk each CREATURE (a built-in name or a .toml/.json file; default: the
     whole catalog) on flat ground and every terrain. Exit 1 when a stance foot
@@ -143,15 +130,14 @@ def ring_cmd(output: str, root_motion: bool) -> int:
     shipped as examples/assets/walk-ring-root-motion.glb instead: the catalog
     biped walking forward, backward, left and right in step, its travel baked
     into the hips."""
-    from animsmith.commands.lint import check_output_path
     from animsmith.sim.ring import RING, WALK_RING, ring_glb, walk_ring_glb
 
     check_output_path(output)
     if root_motion:
-        _write(output, walk_ring_glb())
+        publish_output(output, walk_ring_glb())
         names = [name for name, _ in WALK_RING]
     else:
-        _write(output, ring_glb())
+        publish_output(output, ring_glb())
         names = [name for name, _, _ in RING]
     click.echo(runner_safe_line(f"{output}: {', '.join(names)}"))
     return 0

@@ -11,36 +11,21 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 import click
 
-from animsmith.cli import FiniteFloat, config_option, effective_config_path
+from animsmith.commands._options import FiniteFloat, clip_fps, config_option, effective_config_path, format_option
+from animsmith.commands._output import (
+    check_output_path,
+    external_buffers,
+    external_files,
+    publish_output,
+    refusal_line,
+    same_dir,
+)
 
 SCHEMA_VERSION = 1
-DEFAULT_FPS = 30.0
-
-
-def same_dir(a: str, b: str) -> bool:
-    return os.path.dirname(os.path.realpath(a)) == os.path.dirname(os.path.realpath(b))
-
-
-def external_buffers(asset) -> bool:
-    """True when the document has a buffer stored in a separate file (a non-data URI)."""
-    doc = asset.gltf or {}
-    for buf in doc.get("buffers") or []:
-        uri = buf.get("uri") if isinstance(buf, dict) else None
-        if isinstance(uri, str) and not uri.startswith("data:"):
-            return True
-    return False
-
-
-def external_files(asset, path: str) -> List[str]:
-    """The buffer and image files the GLB at ``path`` reads beside it (an output must not replace one)."""
-    from animsmith.io.read import external_resource_files
-
-    return external_resource_files(asset.gltf or {}, os.path.dirname(os.path.abspath(path)))
 
 
 def load_transform_contract(ctx: click.Context, local: Optional[str]):
@@ -50,25 +35,10 @@ def load_transform_contract(ctx: click.Context, local: Optional[str]):
     return load_contract(effective_config_path(ctx, local))
 
 
-def clip_fps(contract, clip_name: str, fps_flag: Optional[float]) -> float:
-    """--fps, else the clip's effective ``[clips.*] fps``, else 30."""
-    if fps_flag is not None:
-        return float(fps_flag)
-    expect = contract.expect_for(clip_name) if contract is not None else None
-    fps = None if expect is None else expect.fps
-    return float(fps) if fps else DEFAULT_FPS
-
-
 def _emit_json(doc: Dict[str, Any]) -> None:
-    from animsmith.render.text import runner_safe
+    from animsmith.text import runner_safe
 
     click.echo(runner_safe(json.dumps(doc, indent=2, sort_keys=False), "json"))
-
-
-def _refusal_line(exc) -> str:
-    from animsmith.cli import error_line
-
-    return f"animsmith: refused [{exc.code}]: {error_line(exc.message)}"
 
 
 @click.command("transform")
@@ -82,7 +52,7 @@ def _refusal_line(exc) -> str:
 @click.option("--fps", "fps", type=FiniteFloat(0.0), default=None, help="Frame rate of the key grid, > 0 (default: [clips.<name>] fps, else 30).")
 @click.option("--dry-run", "dry_run", is_flag=True, help="Run every proof and print the plan; write nothing.")
 @click.option("--in-place", "in_place", is_flag=True, help="Overwrite FILE with the result (-o may then be omitted or name FILE).")
-@click.option("--format", "fmt_name", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option("fmt_name")
 @config_option
 @click.pass_context
 def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_place, fmt_name, config_path):
@@ -106,8 +76,6 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
         raise click.UsageError("choose an operation: --gait-anchor")
     contract = load_transform_contract(ctx, config_path)  # every key checked before any file is read
     if output is not None:
-        from animsmith.commands.lint import check_output_path
-
         check_output_path(output, [contract.path] if contract.path else [])  # never over the contract
     if output is None:
         if in_place:
@@ -167,7 +135,7 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
         doc["outcome"] = "refused"
         doc["output"] = None
         doc["refusal"] = exc.to_json()
-        click.echo(_refusal_line(exc), err=True)
+        click.echo(refusal_line(exc), err=True)
         if fmt_name == "json":
             _emit_json(doc)
         return 1
@@ -181,18 +149,13 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     if dry_run:
         doc["outcome"] = "dry-run"
     else:
-        from animsmith.io.write import publish_bytes
-
-        try:
-            publish_bytes(output, out_bytes)
-        except OSError as exc:
-            raise AnimsmithError(f"cannot write output: {exc.strerror or exc}", output) from None
+        publish_output(output, out_bytes)
         doc["outcome"] = "published"
 
     if fmt_name == "json":
         _emit_json(doc)
     else:
-        from animsmith.render.text import runner_safe_line
+        from animsmith.text import runner_safe_line
 
         for p in plans:
             click.echo(runner_safe_line(p.text_line(dry_run=dry_run)))

@@ -29,7 +29,7 @@ def for_stdout(text: str, fmt: str) -> str:
     kind = RUNNER_KIND.get(fmt)
     if kind is None:
         return text
-    from animsmith.render.text import runner_safe
+    from animsmith.text import runner_safe
 
     return runner_safe(text, kind)
 

@@ -31,7 +31,7 @@ def iter_findings(doc: Dict[str, Any]) -> Iterator[Tuple[str, Dict[str, Any]]]:
 
 def location_text(f: Dict[str, Any]) -> str:
     """``group 'g' clip 'c' bone 'b' @0.500s`` for the fields present ('' when none)."""
-    from animsmith.render.text import escape
+    from animsmith.text import escape
 
     parts: List[str] = []
     if f.get("group") is not None:
@@ -47,7 +47,8 @@ def location_text(f: Dict[str, Any]) -> str:
 
 def message_text(f: Dict[str, Any]) -> str:
     """The finding's message plus ``(measured X, expected Y)`` exactly as the text output."""
-    from animsmith.render.text import escape, fmt_value
+    from animsmith.render.text import fmt_value
+    from animsmith.text import escape
 
     msg = escape(f.get("message", ""))
     measured, expected = f.get("measured"), f.get("expected")
@@ -60,7 +61,7 @@ def message_text(f: Dict[str, Any]) -> str:
 
 def gap_text(g: Dict[str, Any]) -> str:
     """``coverage[id] code (scope; subjects: a, b): message``."""
-    from animsmith.render.text import escape
+    from animsmith.text import escape
 
     ctx = []
     if g.get("scope"):
@@ -109,7 +110,7 @@ def unavailable_facets(fr: Dict[str, Any]) -> List[Dict[str, Any]]:
 
 def facet_text(p: Dict[str, Any]) -> str:
     """``required-unavailable prediction node_binding_name 'foot_1' (node_name_collision): message``."""
-    from animsmith.render.text import escape
+    from animsmith.text import escape
 
     reasons = ", ".join(str(r) for r in p.get("reasons") or ())
     return (

@@ -25,7 +25,8 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from animsmith.render._doc import as_doc, facet_text, folded_gaps, location_text, message_text, summary_text, unavailable_facets
-from animsmith.render.text import escape, gap_line, no_runner_command
+from animsmith.render.text import gap_line
+from animsmith.text import escape, no_runner_command
 
 COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
 

@@ -51,7 +51,7 @@ def cell(text: Any) -> str:
     """One table cell: control and bidi characters shown as ``\\uXXXX`` (text.escape),
     whitespace runs collapsed, cut at ``MAX_CELL_CHARS``, markdown/HTML specials
     escaped, mentions broken."""
-    from animsmith.render.text import escape
+    from animsmith.text import escape
 
     flat = " ".join(escape(str(text)).split())
     if len(flat) > MAX_CELL_CHARS:

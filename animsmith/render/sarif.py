@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import quote
 
 from animsmith.render._doc import as_doc, facet_text, message_text, unavailable_facets
-from animsmith.render.text import escape
+from animsmith.text import escape
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -126,12 +126,12 @@ def _standing_local_rotations(creature: Creature, bone_count: int, seg_bones: Li
     """(B, 4) rest rotations: the standing pose (feet at home), so clips start near the bind pose."""
     from animsmith.core import quat
 
-    from animsmith.sim.walker import _segment_frames, standing_pose
+    from animsmith.sim.walker import segment_frames, standing_pose
 
     rot = np.tile([0.0, 0.0, 0.0, 1.0], (bone_count, 1))
     joints, axes = standing_pose(creature)
     for li, ids in enumerate(seg_bones):
-        world = _segment_frames(joints[li], axes[li])[0]  # (n, 3, 3)
+        world = segment_frames(joints[li], axes[li])[0]  # (n, 3, 3)
         parent = np.eye(3)
         for si, bone in enumerate(ids):
             rot[bone] = quat.from_matrix(parent.T @ world[si])

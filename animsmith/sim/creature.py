@@ -159,7 +159,7 @@ SHOWN_CHARS = 40
 
 def _err(reason: str, path: Optional[str]) -> AnimsmithError:
     """An error naming ``path`` with its control characters escaped (one line)."""
-    from animsmith.render.text import escape
+    from animsmith.text import escape
 
     return AnimsmithError(reason, None if path is None else escape(path))
 
@@ -175,7 +175,7 @@ def _show(v: Any) -> str:
     Numbers with ``:g`` (never hundreds of digits), strings quoted, escaped
     and cut at :data:`SHOWN_CHARS`, containers by kind and size.
     """
-    from animsmith.render.text import escape
+    from animsmith.text import escape
 
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -245,7 +245,7 @@ def _length(doc: dict, key: str, where: str, path: str, **kw: Any) -> float:
 
 def _name(v: Any, what: str, path: str) -> str:
     """A non-empty printable name of at most MAX_NAME_CHARS characters."""
-    from animsmith.render.text import escape
+    from animsmith.text import escape
 
     if not isinstance(v, str) or not v:
         raise _err(f"{what}: expected a non-empty string, got {_show(v)}", path)
@@ -449,7 +449,7 @@ def creature_errors(creature: "Creature", doing: str = "simulate"):
         yield
     except AnimsmithError as exc:
         if exc.path is None:
-            from animsmith.render.text import escape
+            from animsmith.text import escape
 
             exc.with_path(escape(creature_label(creature)))
         raise
