@@ -526,13 +526,13 @@ _CORNER_HINT = re.compile(r"front|fore|frnt|hind|back|rear|(?:^|[^a-z])(?:fl|fr|
 
 def _corner_of(stem: str) -> Optional[Tuple[str, str]]:
     """(``fore``|``hind``, side) read from a bone name, or None."""
-    from animsmith.core.roles import _GENERIC_STOP, name_words
+    from animsmith.core.roles import GENERIC_STOP_WORDS, name_words
 
     if not _CORNER_HINT.search(stem):
         return None
     raw = [w.lower() for w in re.split(r"[^A-Za-z0-9]+", stem) if w]
     words = name_words(stem)
-    if any(w in _GENERIC_STOP or w in _NOT_LEG_WORDS for w in words):
+    if any(w in GENERIC_STOP_WORDS or w in _NOT_LEG_WORDS for w in words):
         return None
     corners = {_CORNER[w] for w in raw if w in _CORNER}
     if len(corners) == 1 and not any(w in _FORE or w in _HIND for w in words):
@@ -834,10 +834,10 @@ def resolve_rig(asset, profile: Optional[str] = "auto", overrides: Optional[Mapp
     (:func:`roles_with_legs`). The profile ``auto`` looks for legs everywhere; a named
     profile by config, leg map and names only (and takes roles from ``[rig.legs]`` only);
     ``none`` from ``[rig.legs]`` only. ValueError for a bad profile or override."""
-    from animsmith.core.roles import _normalise_profile, resolve_roles
+    from animsmith.core.roles import normalise_profile, resolve_roles
 
     roles = resolve_roles(asset.skeleton, profile=profile, overrides=overrides)
-    prof = _normalise_profile(profile)
+    prof = normalise_profile(profile)
     legs = resolve_legs(asset, roles, declared_legs, search=prof != "none", shape=prof == "auto")
     return roles_with_legs(roles, legs, asset.skeleton, fill=prof == "auto")
 

@@ -187,7 +187,9 @@ def split_name(name: str) -> Tuple[str, str, str]:
 
 
 _WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_GENERIC_STOP = {
+#: words that mark a bone as a helper (IK target, pole, control, twist, end, prop...), never a
+#: body part, whatever else its name says
+GENERIC_STOP_WORDS = {
     "ik", "fk", "pole", "target", "tgt", "ctrl", "control", "ctl", "end", "twist", "roll",
     "helper", "aux", "nub", "tip", "null", "rev", "reverse", "ref", "offset", "locator", "loc",
     "grip", "prop", "weapon", "mch", "org", "socket", "effector", "goal", "constraint",
@@ -298,7 +300,7 @@ def _biped_parts(stem: str) -> Optional[Tuple[str, str]]:
 
 def _generic(ns: str, stem: str) -> List[Tuple[str, bool]]:
     words = name_words(stem)
-    if not words or any(w in _GENERIC_STOP for w in words):
+    if not words or any(w in GENERIC_STOP_WORDS for w in words):
         return []
     parts = [_GENERIC_PART[w] for w in words if w in _GENERIC_PART]
     if len(parts) != 1:
@@ -424,7 +426,9 @@ def _resolve_convention(skeleton, convention: str, parsed, scene_only: bool = Fa
     return out
 
 
-def _normalise_profile(profile: Optional[str]) -> str:
+def normalise_profile(profile: Optional[str]) -> str:
+    """The convention a ``[rig] profile`` value names (aliases resolved, ``None`` -> ``auto``);
+    ``ValueError`` listing the accepted names for any other value."""
     key = "auto" if profile is None else str(profile).strip().lower()
     if key not in PROFILE_ALIASES:
         raise ValueError(
@@ -485,7 +489,7 @@ def resolve_roles(skeleton, profile: Optional[str] = "auto", overrides: Optional
     Results are memoised on (names, parents, joints, scene membership, profile,
     overrides): a pack of files sharing one rig resolves once.
     """
-    prof = _normalise_profile(profile)
+    prof = normalise_profile(profile)
     ovr = validate_overrides(overrides)
     key = (
         tuple(str(n) for n in skeleton.names),
