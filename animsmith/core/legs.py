@@ -186,7 +186,7 @@ def default_leg_name(side: str, pair: int, pair_count: int) -> str:
 
 def rest_positions_m(skeleton) -> np.ndarray:
     """(B, 3) model-space rest positions."""
-    from animsmith.core.pose import forward_kinematics
+    from animsmith.core.fk import forward_kinematics
 
     _, pos, _ = forward_kinematics(
         skeleton,
@@ -200,7 +200,8 @@ def rest_positions_m(skeleton) -> np.ndarray:
 
 def first_frame_positions_m(asset) -> Tuple[Optional[np.ndarray], Optional[str]]:
     """((B, 3) model positions at the first clip's first grid time, clip name) or (None, None)."""
-    from animsmith.core.pose import grid_times_s, sample_pose
+    from animsmith.core.pose import sample_pose
+    from animsmith.core.timegrid import grid_times_s
 
     for clip in asset.clips:
         if not clip.channels:
@@ -398,7 +399,8 @@ def clip_stride_axis(skeleton, clip, body: int, feet: Sequence[int]) -> Tuple[Op
     opposite their summed sweep (a foot is in stance in the lowest quarter of its height
     swing). The sweep must add up to :data:`MIN_SWEEP_FRACTION` of the body's height above
     the feet and lie within :data:`FACING_SNAP_DEG` of an axis."""
-    from animsmith.core.pose import LazyPoseGrid, clip_duration_s, grid_times_s
+    from animsmith.core.pose import LazyPoseGrid
+    from animsmith.core.timegrid import clip_duration_s, grid_times_s
 
     if not clip.channels:
         return None, "no channels"
