@@ -298,7 +298,7 @@ class LazyPoseGrid(PoseGrid):
             model = chain_levels(plan.levels, local_matrices(rq[:, :, lo:hi], t[:, :, lo:hi], part, rest, fixed))
             pos[lo:hi] = model[:, :, :3, 3].transpose(1, 0, 2)
         u = float(getattr(skel, "metres_per_unit", 1.0))
-        if u != 1.0:  # metres, as _to_metres does for the full grid
+        if u != 1.0:  # metres, as core.fk does for the full grid
             with np.errstate(invalid="ignore", over="ignore"):
                 pos *= u
         return _Block(plan, pos, rq)
