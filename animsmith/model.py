@@ -385,6 +385,35 @@ class PoseGrid:
     model_rotation: np.ndarray
     duration_s: float = 0.0
 
+    # The same four questions work on every grid; the judged grid (``core.pose.LazyPoseGrid``)
+    # answers them by computing only the bones or samples asked for.
+    def model_positions_m(self, bones) -> np.ndarray:
+        """(N, len(bones), 3) model positions of ``bones``: ``model_position_m[:, bones]``."""
+        return np.asarray(self.model_position_m)[:, np.asarray(bones, dtype=np.intp).reshape(-1)]
+
+    def model_rotations(self, bones) -> np.ndarray:
+        """(N, len(bones), 4) model rotations of ``bones``: ``model_rotation[:, bones]``."""
+        return np.asarray(self.model_rotation)[:, np.asarray(bones, dtype=np.intp).reshape(-1)]
+
+    def pose_at(self, frames) -> "PoseGrid":
+        """The samples ``frames`` of this grid, as a pose grid of len(frames) samples."""
+        idx = np.asarray(frames, dtype=np.intp).reshape(-1)
+        return PoseGrid(
+            times_s=np.asarray(self.times_s)[idx],
+            local_translation=np.asarray(self.local_translation)[idx],
+            local_rotation=np.asarray(self.local_rotation)[idx],
+            local_scale=np.asarray(self.local_scale)[idx],
+            model_matrix=np.asarray(self.model_matrix)[idx],
+            model_position_m=np.asarray(self.model_position_m)[idx],
+            model_rotation=np.asarray(self.model_rotation)[idx],
+            duration_s=self.duration_s,
+        )
+
+    def model_pose_at(self, frames) -> tuple:
+        """(positions (k, B, 3), rotations (k, B, 4)) of every bone at the samples ``frames``."""
+        idx = np.asarray(frames, dtype=np.intp).reshape(-1)
+        return np.asarray(self.model_position_m)[idx], np.asarray(self.model_rotation)[idx]
+
     @property
     def frame_count(self) -> int:
         return int(self.times_s.shape[0])

@@ -391,7 +391,7 @@ def test_step_clips_are_judged_at_their_keys(fps, frames):
     anchor moved by a frame. At the keys STEP and LINEAR give the same poses, so the same
     anchor (the keys are the same data)."""
     from animsmith.core.analysis import ClipAnalysis
-    from animsmith.core.pose import grid_times_s
+    from animsmith.core.timegrid import grid_times_s
     from animsmith.model import Asset, Channel, Clip
 
     from builders import biped_skeleton
@@ -431,7 +431,7 @@ def test_grid_snaps_to_the_largest_key_of_every_frame_grid():
     """Two key-time arrays of N keys that round differently (f32(i/30) and f32(i)·f32(1/30)):
     the grid takes the larger key at each frame, so neither array's STEP channel is sampled
     before its key."""
-    from animsmith.core.pose import grid_times_s
+    from animsmith.core.timegrid import grid_times_s
     from animsmith.model import Channel, Clip
 
     n = 31
@@ -450,7 +450,7 @@ def test_grid_snaps_to_keys_of_any_channel_not_only_the_densest():
     """A constant channel keyed at half frames (61 keys) sets the grid; its whole-frame keys
     sit one float32 step below the feet's keys. The frame samples take the larger key, so
     the STEP feet are never sampled just before their key."""
-    from animsmith.core.pose import grid_times_s
+    from animsmith.core.timegrid import grid_times_s
     from animsmith.model import Channel, Clip
 
     feet = (np.arange(31) / 30).astype(np.float32)
@@ -468,7 +468,7 @@ def test_grid_snaps_to_keys_of_any_channel_not_only_the_densest():
 def test_grid_snap_takes_the_largest_key_in_the_window():
     """Several keys within four float32 steps: the largest wins (a STEP jump made of keys a
     step apart is sampled after it), whether they come from one array or from several."""
-    from animsmith.core.pose import snapped_to_keys
+    from animsmith.core.timegrid import snapped_to_keys
 
     u = float(np.spacing(np.float32(1.0)))
     t = np.array([0.0, 1.0 - u / 4, 2.0])
@@ -483,7 +483,7 @@ def test_grid_snap_beyond_float32_range_never_snaps_everything(recwarn):
     """A key that rounds to float32's maximum has no finite float32 step: it must not count
     as near every sample (which broke the grid's order and undid all snapping), and samples
     beyond float32's range look at no window at all."""
-    from animsmith.core.pose import snapped_to_keys
+    from animsmith.core.timegrid import snapped_to_keys
 
     f32max = float(np.finfo(np.float32).max)
     near = float(np.float32(2.5e38))
@@ -509,7 +509,7 @@ def test_grid_snap_matches_its_definition_on_random_grids():
     """The vectorised snap (candidate keys from two binary searches, open samples only)
     equals a per-sample, per-key evaluation of the rule on grids whose keys sit 0-6 float32
     steps from frame times, including clusters of keys a step apart and several arrays."""
-    from animsmith.core.pose import snapped_to_keys, _uniform_times_s
+    from animsmith.core.timegrid import snapped_to_keys, uniform_times_s as _uniform_times_s
 
     rng = np.random.default_rng(11)
     for case in range(300):

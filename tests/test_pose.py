@@ -4,14 +4,10 @@ import math
 
 import numpy as np
 
-from animsmith.core.pose import (
-    clip_duration_s,
-    forward_kinematics,
-    grid_times_s,
-    local_pose,
-    pose_grid,
-    sample_pose,
-)
+from animsmith.core.fk import forward_kinematics
+from animsmith.core.localpose import local_pose
+from animsmith.core.pose import pose_grid, sample_pose
+from animsmith.core.timegrid import clip_duration_s, grid_times_s
 from animsmith.model import Channel, Clip, Skeleton
 
 

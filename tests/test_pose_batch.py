@@ -9,7 +9,6 @@ import os
 import numpy as np
 import pytest
 
-from animsmith.core import pose
 from animsmith.core.pose import batch_pose_at, pose_grid, sample_pose
 from animsmith.model import Channel, Clip, Skeleton
 
@@ -71,13 +70,13 @@ def test_a_batch_gives_every_clip_its_own_bytes():
     batch_pose_at(list(zip(grids, frames)))
     assert all(len(g._primed) == 1 for g in grids)
     for clip, g, f in zip(clips, grids, frames):
-        got = pose.pose_at(g, f)
+        got = g.pose_at(f)
         want = _alone(sk, clip, f)
         for name in FIELDS:
             assert np.asarray(getattr(got, name)).tobytes() == np.asarray(getattr(want, name)).tobytes(), (clip.name, name)
         assert got.times_s.tobytes() == want.times_s.tobytes() and got.duration_s == want.duration_s
         assert not g._primed  # used once; the next call samples again
-        again = pose.pose_at(g, f)
+        again = g.pose_at(f)
         assert again.model_position_m.tobytes() == want.model_position_m.tobytes()
 
 

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from animsmith.core import pose
+from animsmith.core import fk, localpose, pose
 from animsmith.core.pose import pose_grid, sample_pose
 from animsmith.core.sampling import sample_channel, sample_stacked, segment_index
 from animsmith.model import Channel, Clip, Skeleton, quat_to_matrix
@@ -107,7 +107,7 @@ def test_rotation_formula_equals_textbook_terms():
             [xz - wy, yz + wx, 1.0 - (xx + yy)],
         ]
     )  # (3, 3, 50)
-    got = pose._rotation_cm(q.T)
+    got = fk._rotation_cm(q.T)
     assert got.tobytes() == ref.tobytes()
     np.testing.assert_allclose(got.transpose(2, 0, 1)[2:], quat_to_matrix(q[2:]), atol=1e-12)
 
@@ -116,8 +116,8 @@ def test_memoised_segments_equal_fresh_ones():
     keys = np.array([0.0, 0.25, 0.25, 0.9, math.inf], dtype=np.float32)
     times = np.array([-1.0, 0.0, 0.1, 0.25, 0.5, 0.9, 2.0])
     fresh = segment_index(keys, times)
-    memo = pose._cached_segments(keys, keys.tobytes(), times, times.tobytes())
-    again = pose._cached_segments(keys, keys.tobytes(), times, times.tobytes())
+    memo = localpose._cached_segments(keys, keys.tobytes(), times, times.tobytes())
+    again = localpose._cached_segments(keys, keys.tobytes(), times, times.tobytes())
     assert again is memo
     for a, b in zip(fresh, memo):
         assert a.tobytes() == b.tobytes()
@@ -146,7 +146,7 @@ def test_pose_at_a_few_samples_equals_the_full_grid_bit_for_bit():
     g = pose_grid(sk, clip)
     n = g.frame_count
     frames = [0, 1, n - 2, n - 1]
-    pos, rot = pose.model_pose_at(g, frames)
+    pos, rot = g.model_pose_at(frames)
     assert g._full is None  # the full skeleton grid was not built
     full = sample_pose(sk, clip, g.times_s)
     assert pos.tobytes() == full.model_position_m[frames].tobytes()  # bytes: -0.0 vs 0.0 counts
@@ -157,7 +157,7 @@ def test_pose_at_a_few_samples_equals_the_full_grid_bit_for_bit():
         assert np.array_equal(getattr(lazy, name), getattr(eager, name)), name
     # once the full grid exists, its rows are returned
     g.model_position_m
-    again = pose.model_pose_at(g, frames)
+    again = g.model_pose_at(frames)
     assert np.array_equal(again[0], pos) and np.array_equal(again[1], rot)
 
 
@@ -178,7 +178,7 @@ def test_pose_at_samples_on_real_files_equals_the_full_grid():
             g = pose_grid(asset.skeleton, clip)
             n = g.frame_count
             frames = [0, 1, n // 2, n - 2, n - 1]
-            pos, rot = pose.model_pose_at(g, frames)
+            pos, rot = g.model_pose_at(frames)
             assert pos.tobytes() == g.model_position_m[frames].tobytes(), (path, clip.name)
             assert rot.tobytes() == g.model_rotation[frames].tobytes(), (path, clip.name)
             checked += 1
@@ -199,7 +199,7 @@ def test_pose_at_seam_samples_with_a_non_finite_key_mid_clip(bad):
     g = pose_grid(sk, clip)
     n = g.frame_count
     frames = [0, 1, n - 2, n - 1]
-    pos, rot = pose.model_pose_at(g, frames)
+    pos, rot = g.model_pose_at(frames)
     assert g._full is None  # answered from the seam samples alone
     full = sample_pose(sk, clip, g.times_s)
     assert pos.tobytes() == full.model_position_m[frames].tobytes()
@@ -311,7 +311,7 @@ def test_pose_at_seam_samples_with_unsorted_key_times(how, interpolation):
     n = g.frame_count
     frames = [0, 1, n - 2, n - 1]
     with np.errstate(all="ignore"):
-        pos, rot = pose.model_pose_at(g, frames)
+        pos, rot = g.model_pose_at(frames)
         full = sample_pose(sk, clip, g.times_s)
         few = sample_pose(sk, clip, g.times_s[frames])
     assert pos.tobytes() == full.model_position_m[frames].tobytes()
@@ -381,8 +381,8 @@ def test_fk_in_frame_chunks_gives_the_same_bytes(monkeypatch):
     whole = sample_pose(sk, clip, times)
     lazy_whole = pose_grid(sk, clip)
     subsets = [lazy_whole.model_positions_m([7, 5, 6]), lazy_whole.model_rotations([7, 8])]
-    monkeypatch.setattr(pose, "FK_CHUNK_FRAMES", 3)
-    assert pose._frame_chunks(7) == [(0, 3), (3, 6), (6, 7)]
+    monkeypatch.setattr(fk, "FK_CHUNK_FRAMES", 3)
+    assert fk.frame_chunks(7) == [(0, 3), (3, 6), (6, 7)]
     parts = sample_pose(sk, clip, times)
     for name in ("model_matrix", "model_position_m", "model_rotation"):
         assert getattr(parts, name).tobytes() == getattr(whole, name).tobytes(), name

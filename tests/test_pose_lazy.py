@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from animsmith.core.pose import LazyPoseGrid, model_positions_m, model_rotations, pose_grid, sample_pose
+from animsmith.core.pose import LazyPoseGrid, pose_grid, sample_pose
 from animsmith.model import Channel, Clip, Skeleton
 
 
@@ -62,5 +62,5 @@ def test_subset_values_equal_full_fk_bit_for_bit():
 def test_helpers_accept_a_plain_pose_grid():
     sk, clip = _branchy()
     full = sample_pose(sk, clip, [0.0, 0.5, 1.0])
-    np.testing.assert_array_equal(model_positions_m(full, [4, 1]), full.model_position_m[:, [4, 1]])
-    np.testing.assert_array_equal(model_rotations(full, [2]), full.model_rotation[:, [2]])
+    np.testing.assert_array_equal(full.model_positions_m([4, 1]), full.model_position_m[:, [4, 1]])
+    np.testing.assert_array_equal(full.model_rotations([2]), full.model_rotation[:, [2]])

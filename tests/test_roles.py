@@ -5,7 +5,8 @@ import os
 import numpy as np
 import pytest
 
-from animsmith.core.roles import ROLES, resolve_roles, split_name, name_words
+from animsmith.core.bonenames import name_words, split_name
+from animsmith.core.roles import ROLES, resolve_roles
 from animsmith.model import Skeleton
 
 LOCO = ("hips", "left_foot", "right_foot", "left_toe", "right_toe")

@@ -215,7 +215,6 @@ class ClipAnalysis:
     def _leg_gait(self, contact_height_m: float) -> Dict[str, Any]:
         from animsmith.core.contacts import feet_stance
         from animsmith.core.gait import duty_factors, gait_pattern, leg_offsets, leg_phases, pair_gait
-        from animsmith.core.pose import model_positions_m
 
         legs = self.legs
         out: Dict[str, Any] = {"pairs": {}, "legs": [], "pattern": (None, "no legs resolved")}
@@ -243,7 +242,7 @@ class ClipAnalysis:
         grid = self.grid
         n = grid.frame_count
         feet = [leg.foot for leg in legs.legs]
-        pos = None if n < 3 or legs.body is None else np.asarray(model_positions_m(grid, [legs.body] + feet), dtype=np.float64)
+        pos = None if n < 3 or legs.body is None else np.asarray(grid.model_positions_m([legs.body] + feet), dtype=np.float64)
         phases = leg_phases(grid, legs, harmonic, periodic=first is not None and first.gait_phase is not None, positions_m=pos)
         offsets = leg_offsets([ph for ph, _ in phases])
         duties: List[Tuple[Optional[float], Optional[str]]]
@@ -251,7 +250,7 @@ class ClipAnalysis:
             duties = [(None, f"clip has {n} grid sample(s); the duty factor needs at least 3")] * len(legs.legs)
         else:
             if pos is None:
-                pos = np.concatenate([np.zeros((n, 1, 3)), np.asarray(model_positions_m(grid, feet), dtype=np.float64)], axis=1)
+                pos = np.concatenate([np.zeros((n, 1, 3)), np.asarray(grid.model_positions_m(feet), dtype=np.float64)], axis=1)
             stance, _, _ = feet_stance(self.clip, self.skeleton, feet, pos[:, 1:], np.asarray(grid.times_s, dtype=np.float64), contact_height_m)
             duties = [(d, None) for d in duty_factors(stance, n)]
         out["legs"] = [(ph, pw, off, d, dw) for (ph, pw), off, (d, dw) in zip(phases, offsets, duties)]

@@ -180,7 +180,6 @@ def foot_contacts(grid, roles, names: Sequence[str]) -> Tuple[Optional[Dict[str,
     """Per side {"heel_bone", "toe_bone", events…} (or {"unavailable": reason}) on the judged grid's
     cycle (its last sample, the wrap duplicate, left out); (None, reason) when no side can be timed."""
     from animsmith.core.gait import cycle_length
-    from animsmith.core.pose import model_positions_m
 
     c = cycle_length(grid.frame_count)
     if c < 3:
@@ -190,7 +189,7 @@ def foot_contacts(grid, roles, names: Sequence[str]) -> Tuple[Optional[Dict[str,
         bones += [roles.get(r) for r in (foot, toe) if roles.has(r)]
     if not bones:
         return None, "no foot or toe role resolved"
-    ys = model_positions_m(grid, bones)[:c, :, 1]
+    ys = grid.model_positions_m(bones)[:c, :, 1]
     col = {b: i for i, b in enumerate(bones)}
     t = np.asarray(grid.times_s, dtype=np.float64)[:c]
     out: Dict[str, Any] = {}

@@ -27,7 +27,6 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from animsmith.core.pose import model_positions_m
 
 LEFT_ROLES = ("left_foot", "left_toe")
 RIGHT_ROLES = ("right_foot", "right_toe")
@@ -103,7 +102,7 @@ def lr_signal_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
     bones, nl, reason = _signal_bones(grid, roles)
     if bones is None:
         return None, reason
-    return _signal_from_positions(model_positions_m(grid, bones), nl, cycle_length(grid.frame_count))
+    return _signal_from_positions(grid.model_positions_m(bones), nl, cycle_length(grid.frame_count))
 
 
 def _dft_bin(signal: np.ndarray, harmonic: int) -> Tuple[float, float]:
@@ -174,7 +173,7 @@ def gait_metrics(grid, roles) -> GaitMetrics:
     bones, nl, reason = _signal_bones(grid, roles)
     pos = s = None
     if bones is not None:
-        pos = model_positions_m(grid, bones)
+        pos = grid.model_positions_m(bones)
         s, reason = _signal_from_positions(pos, nl, cycle_length(grid.frame_count))
     bilateral = bool(_side_bones(roles, LEFT_ROLES)) and bool(_side_bones(roles, RIGHT_ROLES))
     if s is None:
@@ -300,7 +299,7 @@ def _feet_rel_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
     feet = _side_bones(roles, FOOT_ROLES)
     if not feet:
         return None, "no foot or toe role resolved"
-    pos = model_positions_m(grid, [roles.get("hips")] + list(feet))
+    pos = grid.model_positions_m([roles.get("hips")] + list(feet))
     rel = pos[:, 1:, :] - pos[:, 0, None, :]
     if not np.all(np.isfinite(rel)):
         return None, "non-finite foot or hips positions"
@@ -420,7 +419,7 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
         return [(None, "the legs have no body (hips) bone")] * len(legs.legs)
     c = cycle_length(n)
     # positions_m: (N, 1 + L, 3) of [body, feet...] when the caller has them already
-    pos = model_positions_m(grid, [legs.body] + [leg.foot for leg in legs.legs]) if positions_m is None else positions_m
+    pos = grid.model_positions_m([legs.body] + [leg.foot for leg in legs.legs]) if positions_m is None else positions_m
     h = pos[:c, 1:, 1] - pos[:c, :1, 1]
     scale = _leg_scale_from_positions(pos)
     out: List[Tuple[Optional[float], Optional[str]]] = []

@@ -24,38 +24,7 @@ Where legs come from (the first source that gives legs wins)
    the hands hanging within a quarter of the hips' height of the feet in the rest
    pose (``b_LeftFoot01`` / ``b_LeftHand`` of the Khronos Fox): feet = pair 0,
    hands = pair 1. Else the left and right foot roles: one pair.
-4. ``shape`` (names say nothing): :func:`legs_by_shape`.
-
-Found by shape
---------------
-In the rest pose (when it shows no legs: the first frame of the first clip), with
-Y up:
-
-* end joints = skin joints without joint children (every node when the file has
-  no skin); the ground = the lowest end joint; an end joint is *low* when it lies
-  within 15 % of the skeleton's height span above the ground;
-* low end joints whose nearest common ancestor is itself within a quarter of the
-  body's height above the ground are one foot (a heel and a toe): the foot is that
-  ancestor;
-* arms reaching the ground are no legs: when some feet hang on chains climbing more than
-  40 % of the body's height above the body first (spine, shoulders) and the others on
-  chains going straight down from it (at most 10 %), the climbing ones are arms;
-* the body is the nearest common ancestor of the feet, and must stand above the
-  highest foot by more than the low band (chains that do not hang are no legs);
-* the character faces +Z, the glTF front (its left is +X). The clips' stride does not
-  decide it (a clip walking backwards or sideways strides that way too), but when
-  every clip that strides goes toward one other axis (:func:`stride_note`: relative
-  to the body, feet in stance sweep backwards), a note says the sides and pairs may
-  be swapped;
-* sides by the sign of each foot's X offset from the feet's mean; both sides must
-  hold as many feet; a chain on the
-  centre line (a tail on the ground) is no leg when the others hang from a body of
-  their own, else its side is unclear;
-* pairs by Z (rear first): the i-th left foot from the rear pairs with the i-th
-  right one; two feet of one side at the same Z make the order unclear;
-* the first frame of the first clip must not contradict the rest pose: no other end
-  joint may hang lower than the highest foot there (a crawl whose arms hang lower
-  than its legs).
+4. ``shape`` (names say nothing): :func:`core.legshape.legs_by_shape`.
 
 Every refusal says why (``LegMap.unresolved``); the shape rule never picks between
 equally good candidates.
@@ -64,119 +33,29 @@ equally good candidates.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
+from animsmith.core.legmap import (
+    MAX_LEGS,
+    SIDES,
+    Leg,
+    LegMap,
+    ancestors,
+    common_ancestor,
+    end_joints,
+    ordered_legs,
+)
+from animsmith.core.legshape import legs_by_shape
+
 LEGS_KEY = "animsmith_legs"
 LEGS_VERSION = 1
-SIDES = ("left", "right")
-#: most legs a rig (or a leg map) may declare
-MAX_LEGS = 64
 
-#: an end joint is low when within this share of the skeleton's height span of the ground
-LOW_BAND_FRACTION = 0.15
-#: low end joints whose common ancestor lies within this share of the body height are one foot
-ONE_FOOT_FRACTION = 0.25
 #: hands within this share of the hips' height above the feet are fore feet
 HANDS_AS_FEET_FRACTION = 0.25
-#: a low chain climbing more than this share of the body's height above the body is an arm
-#: (a biped's shoulders stand about half its hips' height above them) ...
-ARM_CLIMB_FRACTION = 0.4
-#: ... when the other low chains climb at most this share (legs straight down from the body)
-LEG_CLIMB_FRACTION = 0.1
-#: a foot within this share of the span from the centre line has no side
-CENTRE_LINE_FRACTION = 0.01
-#: more low end joints than this (a mesh of joints, a hostile file) are no legs
-MAX_LOW_ENDS = 4 * MAX_LEGS
 #: more bones than this naming one leg (fore left...) are no leg chain
 MAX_NAMED_CHAIN = 64
-#: a clip strides along a horizontal axis when its feet's stance sweep lies within this many degrees of it
-FACING_SNAP_DEG = 30.0
-#: ... and adds up to at least this share of the body's height above the feet
-MIN_SWEEP_FRACTION = 0.05
-#: a foot is in stance in this lowest share of its height swing (the stride note only)
-STANCE_SWING_FRACTION = 0.25
-#: clips, and samples per clip, read for the stride (bounded work on long files)
-MAX_FACING_CLIPS = 16
-MAX_FACING_SAMPLES = 241
-#: the horizontal axes a clip may stride toward, with the yaw (degrees from +Z toward +X) of each
-FACING_AXES = (("+Z", 0.0), ("+X", 90.0), ("-Z", 180.0), ("-X", -90.0))
-
-
-@dataclass
-class Leg:
-    """One leg: ``foot``/``toe`` are bone indices; ``found_by`` is ``config``, ``extras``,
-    ``name`` or ``shape``; ``why`` says how (the convention, or the shape rule)."""
-
-    name: str
-    side: str
-    pair: int
-    foot: int
-    toe: Optional[int] = None
-    found_by: str = "shape"
-    why: str = ""
-
-
-@dataclass
-class LegMap:
-    """The legs of one skeleton (ordered by pair, left first), the body bone, and the
-    reason when no legs were found."""
-
-    legs: List[Leg] = field(default_factory=list)
-    body: Optional[int] = None
-    unresolved: Optional[str] = None
-    #: reasons earlier sources were passed over (a leg map naming a missing bone ...)
-    notes: List[str] = field(default_factory=list)
-    #: the legs are the biped roles' feet (and hands): they add no role
-    from_roles: bool = False
-    #: low chains the shape rule found to be no legs (a tail on the centre line)
-    no_legs: List[int] = field(default_factory=list)
-    names: Sequence[str] = ()
-
-    @property
-    def pairs(self) -> List[int]:
-        return sorted({leg.pair for leg in self.legs})
-
-    def pair_feet(self, pair: int) -> Tuple[List[Leg], List[Leg]]:
-        """(left legs, right legs) of one pair."""
-        left = [leg for leg in self.legs if leg.pair == pair and leg.side == "left"]
-        right = [leg for leg in self.legs if leg.pair == pair and leg.side == "right"]
-        return left, right
-
-    def to_json(self) -> List[Dict[str, Any]]:
-        names = self.names
-        return [
-            {
-                "name": leg.name,
-                "side": leg.side,
-                "pair": leg.pair,
-                "foot": str(names[leg.foot]),
-                "toe": None if leg.toe is None else str(names[leg.toe]),
-                "found_by": leg.found_by,
-                "why": leg.why,
-            }
-            for leg in self.legs
-        ]
-
-
-def _ordered(legs: List[Leg]) -> List[Leg]:
-    return sorted(legs, key=lambda leg: (leg.pair, SIDES.index(leg.side)))
-
-
-def pair_label(pair: int, pair_count: int) -> str:
-    """``hind``/``fore`` for two pairs, ``""`` for one, else ``pair<i>``."""
-    if pair_count == 1:
-        return ""
-    if pair_count == 2:
-        return ("hind", "fore")[pair]
-    return f"pair{pair}"
-
-
-def default_leg_name(side: str, pair: int, pair_count: int) -> str:
-    label = pair_label(pair, pair_count)
-    return f"{label}_{side}" if label else side
 
 
 # --------------------------------------------------------------------------
@@ -186,7 +65,7 @@ def default_leg_name(side: str, pair: int, pair_count: int) -> str:
 
 def rest_positions_m(skeleton) -> np.ndarray:
     """(B, 3) model-space rest positions."""
-    from animsmith.core.pose import forward_kinematics
+    from animsmith.core.fk import forward_kinematics
 
     _, pos, _ = forward_kinematics(
         skeleton,
@@ -200,7 +79,8 @@ def rest_positions_m(skeleton) -> np.ndarray:
 
 def first_frame_positions_m(asset) -> Tuple[Optional[np.ndarray], Optional[str]]:
     """((B, 3) model positions at the first clip's first grid time, clip name) or (None, None)."""
-    from animsmith.core.pose import grid_times_s, sample_pose
+    from animsmith.core.pose import sample_pose
+    from animsmith.core.timegrid import grid_times_s
 
     for clip in asset.clips:
         if not clip.channels:
@@ -213,292 +93,6 @@ def first_frame_positions_m(asset) -> Tuple[Optional[np.ndarray], Optional[str]]
         pos = np.asarray(grid.model_position_m[0], dtype=np.float64)
         return (pos, clip.name) if np.all(np.isfinite(pos)) else (None, None)
     return None, None
-
-
-# --------------------------------------------------------------------------
-# Tree helpers
-# --------------------------------------------------------------------------
-
-
-def _ancestors(parents, bone: int) -> List[int]:
-    out = []
-    b = int(bone)
-    while b >= 0 and len(out) <= len(parents):
-        out.append(b)
-        b = int(parents[b])
-    return out
-
-
-def common_ancestor(parents, bones: Sequence[int]) -> Optional[int]:
-    """Nearest common ancestor (a bone is its own ancestor), or None (different roots)."""
-    bones = [int(b) for b in bones]
-    if not bones:
-        return None
-    chain = _ancestors(parents, bones[0])
-    common = set(chain)
-    for b in bones[1:]:
-        common &= set(_ancestors(parents, b))
-    for b in chain:
-        if b in common:
-            return b
-    return None
-
-
-def _end_joints(skeleton) -> List[int]:
-    joints = np.asarray(skeleton.is_joint, dtype=bool)
-    use = joints if joints.any() else np.ones(len(skeleton.names), dtype=bool)
-    in_scene = getattr(skeleton, "in_scene", None)
-    if in_scene is not None and np.any(in_scene):
-        use = use & np.asarray(in_scene, dtype=bool)
-    parents = np.asarray(skeleton.parents)
-    has_child = np.zeros(len(use), dtype=bool)
-    for b in np.nonzero(use)[0]:
-        p = int(parents[b])
-        while p >= 0:  # a joint child anywhere below makes the bone no end (mesh nodes between)
-            if use[p]:
-                has_child[p] = True
-                break
-            p = int(parents[p])
-    return [int(b) for b in np.nonzero(use & ~has_child)[0]]
-
-
-# --------------------------------------------------------------------------
-# Found by shape
-# --------------------------------------------------------------------------
-
-
-def _shape_feet(skeleton, pos: np.ndarray, where: str) -> Tuple[Optional[Tuple[List[int], int]], str]:
-    """((feet, body), "") of the chains hanging lowest in ``pos``, or (None, why)."""
-    names = skeleton.names
-    parents = np.asarray(skeleton.parents)
-    ends = _end_joints(skeleton)
-    if len(ends) < 2:
-        return None, f"{where}: the skeleton has {len(ends)} end joint(s); legs need at least two"
-    joints = np.asarray(skeleton.is_joint, dtype=bool)
-    span_bones = np.nonzero(joints)[0] if joints.any() else np.arange(len(names))
-    y = pos[:, 1]
-    span = float(np.max(y[span_bones]) - np.min(y[span_bones]))
-    if not np.isfinite(span) or span <= 0.0:
-        return None, f"{where}: the skeleton has no height (every joint at one level): nothing hangs"
-    ground = float(min(y[e] for e in ends))
-    band = LOW_BAND_FRACTION * span
-    low = [e for e in ends if y[e] - ground <= band]
-    if len(low) > MAX_LOW_ENDS:
-        return None, (
-            f"{where}: {len(low)} end joints lie at the bottom of the skeleton: "
-            f"too many to tell legs apart (at most {MAX_LOW_ENDS})"
-        )
-    if len(low) < 2:
-        return None, (
-            f"{where}: only {names[low[0]]!r} lies at the bottom of the skeleton "
-            f"(legs need two or more end joints within {LOW_BAND_FRACTION:.0%} of its height of the ground)"
-        )
-    body = common_ancestor(parents, low)
-    if body is None:
-        return None, f"{where}: the lowest end joints have no common ancestor (separate skeletons)"
-    body_h = float(y[body]) - ground
-    # low end joints that meet near the ground are one foot (a heel and a toe)
-    groups: List[List[int]] = []
-    for e in low:
-        for g in groups:
-            a = common_ancestor(parents, g + [e])
-            if a is not None and a != body and float(y[a]) - ground <= ONE_FOOT_FRACTION * body_h:
-                g.append(e)
-                break
-        else:
-            groups.append([e])
-    feet = [g[0] if len(g) == 1 else common_ancestor(parents, g) for g in groups]
-    if len(feet) < 2:
-        return None, f"{where}: the lowest end joints all belong to one foot ({names[feet[0]]!r})"
-    # arms reaching the ground: chains that climb far above the body (spine, shoulder)
-    # before they hang, beside legs that go straight down from it
-    arms: List[int] = []
-    if body_h > 0.0:
-        climb = {}
-        for f in feet:
-            path = _ancestors(parents, f)
-            path = path[: path.index(body)] if body in path else path
-            climb[f] = (max(float(y[b]) for b in path) - float(y[body])) / body_h
-        climbers = [f for f in feet if climb[f] > ARM_CLIMB_FRACTION]
-        straight = [f for f in feet if climb[f] <= LEG_CLIMB_FRACTION]
-        if climbers and len(straight) >= 2 and len(climbers) + len(straight) == len(feet):
-            arms, feet = climbers, straight
-    body = common_ancestor(parents, feet)
-    top_foot = max(float(y[f]) for f in feet)
-    if body is None or float(y[body]) - top_foot <= band:
-        return None, (
-            f"{where}: the lowest chains do not hang below a common ancestor "
-            f"({', '.join(repr(names[f]) for f in feet[:4])} meet at {names[body]!r} "
-            "without a drop)" if body is not None else f"{where}: the feet have no common ancestor"
-        )
-    return (feet, int(body), arms), ""
-
-
-def _assign_sides(skeleton, pos: np.ndarray, feet: List[int], body: int, where: str,
-                  arms: Sequence[int] = ()) -> Tuple[Optional[LegMap], str]:
-    """Sides and pairs of the feet in ``pos``, the character facing +Z (its left +X)."""
-    names = skeleton.names
-    joints = np.asarray(skeleton.is_joint, dtype=bool)
-    span_bones = np.nonzero(joints)[0] if joints.any() else np.arange(len(names))
-    y = pos[:, 1]
-    span = float(np.max(y[span_bones]) - np.min(y[span_bones]))
-    x = pos[:, 0]
-    centre = float(np.mean([x[f] for f in feet]))
-    on_line = [f for f in feet if abs(float(x[f]) - centre) <= CENTRE_LINE_FRACTION * span]
-    notes: List[str] = [
-        f"{names[a]!r} reaches the ground ({where}) on a chain that climbs above {names[body]!r} first: an arm, no leg"
-        for a in arms
-    ]
-    if on_line:
-        sided = [f for f in feet if f not in on_line]
-        parents = np.asarray(skeleton.parents)
-        body2 = common_ancestor(parents, sided) if len(sided) >= 2 else None
-        if body2 is None or float(y[body2]) - max(float(y[f]) for f in sided) <= LOW_BAND_FRACTION * span:
-            return None, f"{where}: {names[on_line[0]]!r} lies on the centre line (X); its side is unclear"
-        # legs come in left/right pairs: a chain on the centre line (a tail on the ground) is none
-        feet, body = sided, int(body2)
-        notes += [f"{names[f]!r} hangs low on the centre line ({where}): no leg, since legs come in left/right pairs" for f in on_line]
-    left = sorted((f for f in feet if x[f] > centre), key=lambda f: float(pos[f, 2]))
-    right = sorted((f for f in feet if x[f] < centre), key=lambda f: float(pos[f, 2]))
-    if len(left) != len(right):
-        return None, (
-            f"{where}: {len(left)} low chain(s) on the left (+X) and {len(right)} on the right: "
-            "they do not form mirror pairs"
-        )
-    for side in (left, right):
-        for a, b in zip(side, side[1:]):
-            if abs(float(pos[b, 2] - pos[a, 2])) <= CENTRE_LINE_FRACTION * span:
-                return None, (
-                    f"{where}: {names[a]!r} and {names[b]!r} stand at the same Z on one side: "
-                    "which pair each belongs to is unclear"
-                )
-    count = len(left)
-    legs = []
-    for pair, (lf, rf) in enumerate(zip(left, right)):
-        for side, foot in (("left", lf), ("right", rf)):
-            legs.append(
-                Leg(
-                    name=default_leg_name(side, pair, count),
-                    side=side,
-                    pair=pair,
-                    foot=int(foot),
-                    found_by="shape",
-                    why=f"lowest end joint of a chain from {names[body]!r} ({where}), "
-                    f"{side} side ({'+X' if side == 'left' else '-X'}), pair {pair} of {count} from the rear (-Z): "
-                    "facing +Z, the glTF front",
-                )
-            )
-    return LegMap(legs=_ordered(legs), body=int(body), notes=notes, no_legs=[int(f) for f in list(on_line) + list(arms)]), ""
-
-
-def clip_stride_axis(skeleton, clip, body: int, feet: Sequence[int]) -> Tuple[Optional[str], Optional[str]]:
-    """(axis, None): the horizontal axis (``+Z``, ``+X``, ``-Z``, ``-X``) the character strides
-    toward in ``clip``, or (None, why). A foot in stance stays put while the body moves on, so relative
-    to the body the stance feet sweep backwards, in place or travelling: the stride goes
-    opposite their summed sweep (a foot is in stance in the lowest quarter of its height
-    swing). The sweep must add up to :data:`MIN_SWEEP_FRACTION` of the body's height above
-    the feet and lie within :data:`FACING_SNAP_DEG` of an axis."""
-    from animsmith.core.pose import LazyPoseGrid, clip_duration_s, grid_times_s
-
-    if not clip.channels:
-        return None, "no channels"
-    try:
-        times = grid_times_s(clip)
-        if len(times) > MAX_FACING_SAMPLES:
-            times = np.linspace(float(times[0]), float(times[-1]), MAX_FACING_SAMPLES)
-        grid = LazyPoseGrid(skeleton, clip, times, clip_duration_s(clip))
-        pos = np.asarray(grid.model_positions_m([int(body)] + [int(f) for f in feet]), dtype=np.float64)
-    except Exception:  # malformed key times: the checks report them; no stride to read
-        return None, "its key times cannot be sampled"
-    if pos.shape[0] < 3 or not np.all(np.isfinite(pos)):
-        return None, "too few finite samples"
-    h = pos[:, 1:, 1]
-    lo, hi = h.min(axis=0), h.max(axis=0)
-    height = float(np.mean(pos[:, 0, 1]) - np.mean(lo))
-    if not height > 0.0:
-        return None, "the feet do not hang below the body"
-    stance = (h - lo) <= STANCE_SWING_FRACTION * (hi - lo)
-    stance &= (hi - lo) > 1e-6 * height  # a foot that never lifts shows no stride
-    rel = pos[:, 1:, :] - pos[:, :1, :]
-    both = stance[:-1] & stance[1:]
-    sweep = np.where(both[..., None], np.diff(rel, axis=0), 0.0).sum(axis=(0, 1))
-    length = float(np.hypot(sweep[0], sweep[2]))
-    if length < MIN_SWEEP_FRACTION * height:
-        return None, "its feet do not sweep along the ground"
-    yaw = float(np.degrees(np.arctan2(-sweep[0], -sweep[2])))
-    for axis, axis_yaw in FACING_AXES:
-        d = abs((yaw - axis_yaw + 180.0) % 360.0 - 180.0)
-        if d <= FACING_SNAP_DEG:
-            return axis, None
-    return None, f"the stride runs {yaw:.0f} degrees from +Z, between the axes"
-
-
-def stride_note(asset, body: int, feet: Sequence[int]) -> Optional[str]:
-    """A note when every clip that strides along an axis (:func:`clip_stride_axis`) strides
-    along one other than +Z: the shape rule takes the glTF front +Z (a clip walking
-    backwards or sideways strides that way too, so the stride decides nothing), but a
-    character modelled facing that axis gets its sides and pairs swapped."""
-    seen: Dict[str, List[str]] = {}
-    for clip in asset.clips[:MAX_FACING_CLIPS]:
-        axis, _ = clip_stride_axis(asset.skeleton, clip, body, feet)
-        if axis is not None:
-            seen.setdefault(axis, []).append(str(clip.name))
-    if len(seen) != 1 or "+Z" in seen:
-        return None
-    axis, clips = next(iter(seen.items()))
-    shown = ", ".join(repr(c) for c in clips[:3]) + (" ..." if len(clips) > 3 else "")
-    return (
-        f"the legs found by shape take the glTF front +Z, but {shown} stride{'s' if len(clips) == 1 else ''} "
-        f"toward {axis}: if the character faces {axis}, its sides and pairs are swapped; declare them in [rig.legs]"
-    )
-
-
-def legs_by_shape(asset, rest_pos: np.ndarray, frame_pos: Optional[np.ndarray], clip_name: Optional[str]) -> LegMap:
-    """Legs from the rest pose (else the first frame), checked against the first frame,
-    sides and pairs with the character facing +Z (module docstring). A refusal is
-    a LegMap without legs and with the reason."""
-    skeleton = asset.skeleton
-    names = skeleton.names
-
-    def attempt(pos: np.ndarray, where: str) -> Tuple[Optional[LegMap], str]:
-        found, why = _shape_feet(skeleton, pos, where)
-        if found is None:
-            return None, why
-        feet, body, arms = found
-        legs, why = _assign_sides(skeleton, pos, feet, body, where, arms)
-        if legs is not None:
-            note = stride_note(asset, body, [leg.foot for leg in legs.legs])
-            if note:
-                legs.notes.append(note)
-        return legs, why
-
-    found, why = attempt(rest_pos, "rest pose")
-    where_pos = rest_pos
-    if found is None and frame_pos is not None:
-        found2, why2 = attempt(frame_pos, f"first frame of {clip_name!r}")
-        if found2 is None:
-            return LegMap(unresolved=f"no legs by shape: {why}; {why2}")
-        found, where_pos = found2, frame_pos
-    if found is None:
-        return LegMap(unresolved=f"no legs by shape: {why}")
-    if frame_pos is not None and where_pos is rest_pos:
-        feet = {leg.foot for leg in found.legs}
-        y = frame_pos[:, 1]
-        top = max(float(y[f]) for f in feet)
-        below = [e for e in _end_joints(skeleton) if not _under_any(skeleton.parents, e, feet | set(found.no_legs)) and float(y[e]) < top]
-        if below:
-            hi = max(feet, key=lambda f: float(y[f]))
-            return LegMap(
-                unresolved=(
-                    f"no legs by shape: in the first frame of {clip_name!r}, {names[below[0]]!r} hangs lower "
-                    f"than the foot {names[hi]!r} of the rest pose: which chains are legs is unclear"
-                )
-            )
-    return found
-
-
-def _under_any(parents, bone: int, feet) -> bool:
-    return any(b in feet for b in _ancestors(parents, bone))
 
 
 # --------------------------------------------------------------------------
@@ -526,13 +120,13 @@ _CORNER_HINT = re.compile(r"front|fore|frnt|hind|back|rear|(?:^|[^a-z])(?:fl|fr|
 
 def _corner_of(stem: str) -> Optional[Tuple[str, str]]:
     """(``fore``|``hind``, side) read from a bone name, or None."""
-    from animsmith.core.roles import _GENERIC_STOP, name_words
+    from animsmith.core.bonenames import GENERIC_STOP_WORDS, name_words
 
     if not _CORNER_HINT.search(stem):
         return None
     raw = [w.lower() for w in re.split(r"[^A-Za-z0-9]+", stem) if w]
     words = name_words(stem)
-    if any(w in _GENERIC_STOP or w in _NOT_LEG_WORDS for w in words):
+    if any(w in GENERIC_STOP_WORDS or w in _NOT_LEG_WORDS for w in words):
         return None
     corners = {_CORNER[w] for w in raw if w in _CORNER}
     if len(corners) == 1 and not any(w in _FORE or w in _HIND for w in words):
@@ -545,7 +139,7 @@ def _corner_of(stem: str) -> Optional[Tuple[str, str]]:
 
 
 def _legs_by_words(skeleton) -> Tuple[Optional[List[Leg]], Optional[str]]:
-    from animsmith.core.roles import name_words, split_name
+    from animsmith.core.bonenames import name_words, split_name
 
     names = skeleton.names
     parents = np.asarray(skeleton.parents)
@@ -564,23 +158,23 @@ def _legs_by_words(skeleton) -> Tuple[Optional[List[Leg]], Optional[str]]:
     if ends_present != {"fore", "hind"} or len(groups) != 4:
         shown = ", ".join(f"{e} {s}" for e, s in sorted(groups))
         return None, f"front/hind leg names found for {shown} only (needs both sides of the fore and the hind end)"
-    ends_all = _end_joints(skeleton)
+    ends_all = end_joints(skeleton)
     legs = []
     for (end, side), bones in sorted(groups.items()):
         if len(bones) > MAX_NAMED_CHAIN:
             return None, f"{len(bones)} bones name the {end} {side} leg (at most {MAX_NAMED_CHAIN})"
         top = min(bones, key=lambda b: int(skeleton.depth[b]))
-        if any(top not in _ancestors(parents, b) for b in bones):
+        if any(top not in ancestors(parents, b) for b in bones):
             shown = " and ".join(repr(names[b]) for b in bones[:3])
             return None, f"two equally good {end} {side} leg chains: {shown}"
         footed = [b for b in bones if set(name_words(split_name(str(names[b]))[2])) & _FOOT_WORDS]
         if footed:
             foot = max(footed, key=lambda b: int(skeleton.depth[b]))
-            if len(footed) > 1 and any(foot not in _ancestors(parents, f) and f not in _ancestors(parents, foot) for f in footed):
+            if len(footed) > 1 and any(foot not in ancestors(parents, f) and f not in ancestors(parents, foot) for f in footed):
                 return None, f"two equally good {end} {side} foot bones"
             foot = min(footed, key=lambda b: int(skeleton.depth[b]))
         else:
-            below = [e for e in ends_all if top in _ancestors(parents, e)]
+            below = [e for e in ends_all if top in ancestors(parents, e)]
             if not below:
                 return None, f"the {end} {side} leg {names[top]!r} has no end joint below it"
             foot = below[0] if len(below) == 1 else common_ancestor(parents, below)
@@ -595,7 +189,7 @@ def _legs_by_words(skeleton) -> Tuple[Optional[List[Leg]], Optional[str]]:
                 why=f"{end}/side words in {names[top]!r}" + (f" -> foot {names[foot]!r}" if foot != top else ""),
             )
         )
-    return _ordered(legs), None
+    return ordered_legs(legs), None
 
 
 def _legs_by_roles(skeleton, roles, rest_pos: np.ndarray) -> Tuple[Optional[List[Leg]], Optional[str]]:
@@ -626,7 +220,7 @@ def _legs_by_roles(skeleton, roles, rest_pos: np.ndarray) -> Tuple[Optional[List
                         "quarter of the hips' height of the feet, so they are the fore pair",
                     )
                 )
-    return _ordered(legs), None
+    return ordered_legs(legs), None
 
 
 # --------------------------------------------------------------------------
@@ -710,7 +304,7 @@ def _declared_legs(skeleton, entries: List[Dict[str, Any]], found_by: str, sourc
             if toe is None:
                 return None, f"{source} leg {e['name']!r} toe: {why}"
         legs.append(Leg(e["name"], e["side"], int(e["pair"]), int(foot), toe, found_by, f"{source} names {e['foot']!r}"))
-    return _ordered(legs), None
+    return ordered_legs(legs), None
 
 
 def extras_leg_entries(asset) -> Tuple[Optional[List[Dict[str, Any]]], Optional[str], Optional[str]]:
@@ -748,7 +342,7 @@ def resolve_legs(asset, roles, declared: Optional[List[Dict[str, Any]]] = None, 
     def finish(legs: List[Leg], body: Optional[int] = None, from_roles: bool = False) -> LegMap:
         if body is None:
             body = roles.get("hips") if roles.has("hips") and all(
-                roles.get("hips") in _ancestors(parents, leg.foot) for leg in legs
+                roles.get("hips") in ancestors(parents, leg.foot) for leg in legs
             ) else common_ancestor(parents, [leg.foot for leg in legs])
         return LegMap(legs=legs, body=body, notes=notes, from_roles=from_roles, names=skeleton.names)
 
@@ -834,10 +428,10 @@ def resolve_rig(asset, profile: Optional[str] = "auto", overrides: Optional[Mapp
     (:func:`roles_with_legs`). The profile ``auto`` looks for legs everywhere; a named
     profile by config, leg map and names only (and takes roles from ``[rig.legs]`` only);
     ``none`` from ``[rig.legs]`` only. ValueError for a bad profile or override."""
-    from animsmith.core.roles import _normalise_profile, resolve_roles
+    from animsmith.core.roles import normalise_profile, resolve_roles
 
     roles = resolve_roles(asset.skeleton, profile=profile, overrides=overrides)
-    prof = _normalise_profile(profile)
+    prof = normalise_profile(profile)
     legs = resolve_legs(asset, roles, declared_legs, search=prof != "none", shape=prof == "auto")
     return roles_with_legs(roles, legs, asset.skeleton, fill=prof == "auto")
 

@@ -2,35 +2,7 @@
 
 ``resolve_roles(skeleton, profile="auto", overrides=None) -> RoleMap``.
 
-How a bone name is read
------------------------
-1. Namespaces are stripped: the part after the last ``:`` (``Char1:Hips`` ->
-   ``Hips``, ``mixamorig7:LeftFoot`` -> ``LeftFoot``) and after the last ``|``.
-2. A Blender/Rigify layer prefix ``DEF-`` / ``ORG-`` / ``MCH-`` is set aside
-   and ranks the match (DEF- deform bones are preferred, then no prefix, then
-   ORG-, then MCH-).
-
-Conventions (``RoleMap.conventions`` names the one that matched each role)
---------------------------------------------------------------------------
-* ``mixamo``: ``Hips``, ``Spine``, ``Head``, ``LeftFoot``, ``LeftToeBase``,
-  ``LeftHand`` (+ Right*), any ``mixamorigN:`` namespace or none; no root.
-* ``ue-mannequin``: ``root``, ``pelvis``, ``spine_01``, ``head``, ``foot_l``,
-  ``ball_l``, ``hand_l`` (+ ``_r``).
-* ``humanoid`` (Unity / VRM): ``Hips``, ``Spine``, ``Head``, ``LeftFoot``,
-  ``LeftToes``, ``LeftHand``; VRoid ``J_Bip_C_Hips``, ``J_Bip_L_Foot``,
-  ``J_Bip_L_ToeBase``...
-* ``rigify`` (Blender): ``root``, ``hips``/``pelvis``, ``spine``, ``head``,
-  ``foot``/``toe``/``hand`` with a side suffix ``.L``/``.R``, ``_L``, ``.l``,
-  ``-L``, ``.Left``...; base words compare case-insensitively (a case-exact
-  match ranks higher).
-* ``biped`` (3ds Max): ``<base> Pelvis``, ``<base> Spine``, ``<base> Head``,
-  ``<base> L Foot``, ``<base> L Toe0``, ``<base> L Hand``; root = the bone
-  named ``<base>`` itself (``Bip01``).
-* ``generic`` (last resort): the name split into words (camelCase, ``_``,
-  ``.``, ``-``; digits dropped), e.g. ``b_LeftFoot01_017`` -> left + foot.
-  Names carrying IK/pole/target/control/end/twist/roll/helper words never match.
-  When several bones match one role and they all lie on one parent chain (Fox:
-  ``b_LeftFoot01`` -> ``b_LeftFoot02``) the one nearest the root is taken.
+How a bone name is read, and the names each convention gives each role: :mod:`core.bonenames`.
 
 Resolution
 ----------
@@ -79,9 +51,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
+
+from animsmith.core.bonenames import (
+    CONVENTION_SIGNATURES,
+    biped_parts,
+    match_generic,
+    match_humanoid,
+    match_mixamo,
+    match_rigify,
+    match_ue_mannequin,
+    split_name,
+)
 
 ROLES = (
     "root",
@@ -168,163 +151,6 @@ class RoleMap:
 
 
 # --------------------------------------------------------------------------
-# Reading names
-# --------------------------------------------------------------------------
-
-
-def split_name(name: str) -> Tuple[str, str, str]:
-    """``name`` -> (namespace, layer prefix, stem): ``"c:DEF-foot.L"`` -> ("c", "DEF", "foot.L")."""
-    ns = ""
-    stem = name
-    for sep in (":", "|"):
-        if sep in stem:
-            head, stem = stem.rsplit(sep, 1)
-            ns = (ns + sep + head) if ns else head
-    m = re.match(r"^(DEF|ORG|MCH)[-_.](.+)$", stem)
-    if m:
-        return ns, m.group(1), m.group(2)
-    return ns, "", stem
-
-
-_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_GENERIC_STOP = {
-    "ik", "fk", "pole", "target", "tgt", "ctrl", "control", "ctl", "end", "twist", "roll",
-    "helper", "aux", "nub", "tip", "null", "rev", "reverse", "ref", "offset", "locator", "loc",
-    "grip", "prop", "weapon", "mch", "org", "socket", "effector", "goal", "constraint",
-}
-_GENERIC_PART = {
-    "hip": "hips", "hips": "hips", "pelvis": "hips",
-    "foot": "foot", "feet": "foot", "ankle": "foot",
-    "toe": "toe", "toes": "toe", "toebase": "toe", "ball": "toe",
-    "hand": "hand", "wrist": "hand",
-    "head": "head",
-    "spine": "spine",
-    "root": "root",
-}
-
-
-def name_words(stem: str) -> List[str]:
-    """Lower-case words of a name, digits dropped: ``b_LeftFoot01_017`` -> [b, left, foot]."""
-    words: List[str] = []
-    for chunk in re.split(r"[^A-Za-z0-9]+", stem):
-        for w in _WORD_RE.findall(chunk):
-            if not w.isdigit():
-                words.append(w.lower())
-    return words
-
-
-# --------------------------------------------------------------------------
-# Conventions: stem -> [(role, case_exact)]
-# --------------------------------------------------------------------------
-
-_SIDES = (("left", "Left", "L"), ("right", "Right", "R"))
-
-
-def _exact_table(table: Mapping[str, Sequence[str]]) -> Callable[[str, str], List[Tuple[str, bool]]]:
-    lookup: Dict[str, List[str]] = {}
-    for role, names in table.items():
-        for n in names:
-            lookup.setdefault(n, []).append(role)
-
-    def match(ns: str, stem: str) -> List[Tuple[str, bool]]:
-        if stem in lookup:
-            return [(r, True) for r in lookup[stem]]
-        return []
-
-    return match
-
-
-_MIXAMO = _exact_table(
-    {
-        "hips": ["Hips"], "spine": ["Spine"], "head": ["Head"],
-        "left_foot": ["LeftFoot"], "right_foot": ["RightFoot"],
-        "left_toe": ["LeftToeBase"], "right_toe": ["RightToeBase"],
-        "left_hand": ["LeftHand"], "right_hand": ["RightHand"],
-    }
-)
-_UE = _exact_table(
-    {
-        "root": ["root"], "hips": ["pelvis"], "spine": ["spine_01"], "head": ["head"],
-        "left_foot": ["foot_l"], "right_foot": ["foot_r"],
-        "left_toe": ["ball_l"], "right_toe": ["ball_r"],
-        "left_hand": ["hand_l"], "right_hand": ["hand_r"],
-    }
-)
-_HUMANOID = _exact_table(
-    {
-        "hips": ["Hips", "J_Bip_C_Hips"], "spine": ["Spine", "J_Bip_C_Spine"],
-        "head": ["Head", "J_Bip_C_Head"],
-        "left_foot": ["LeftFoot", "J_Bip_L_Foot"], "right_foot": ["RightFoot", "J_Bip_R_Foot"],
-        "left_toe": ["LeftToes", "J_Bip_L_ToeBase"], "right_toe": ["RightToes", "J_Bip_R_ToeBase"],
-        "left_hand": ["LeftHand", "J_Bip_L_Hand"], "right_hand": ["RightHand", "J_Bip_R_Hand"],
-    }
-)
-
-_RIGIFY_SIDED = re.compile(r"^(foot|toe|hand)(?:[._-]?)(L|R|Left|Right)$", re.IGNORECASE)
-_RIGIFY_CENTRE = {"root": "root", "hips": "hips", "pelvis": "hips", "spine": "spine", "head": "head"}
-
-
-def _rigify(ns: str, stem: str) -> List[Tuple[str, bool]]:
-    low = stem.lower()
-    if low in _RIGIFY_CENTRE:
-        return [(_RIGIFY_CENTRE[low], stem == low)]
-    m = _RIGIFY_SIDED.match(stem)
-    if not m:
-        return []
-    base, side = m.group(1), m.group(2)
-    # a separator is required for the short L/R form ("footl" is not a side suffix)
-    if len(side) == 1 and len(stem) == len(base) + 1:
-        return []
-    side_word = "left" if side.lower().startswith("l") else "right"
-    role = f"{side_word}_{base.lower()}"
-    exact = base == base.lower() and side in ("L", "R") and stem[len(base)] == "."
-    return [(role, exact)]
-
-
-_BIPED_RE = re.compile(r"^(?P<base>\S+?) (?P<part>Pelvis|Spine|Head|L Foot|R Foot|L Toe0|R Toe0|L Hand|R Hand)$")
-_BIPED_PART = {
-    "Pelvis": "hips", "Spine": "spine", "Head": "head",
-    "L Foot": "left_foot", "R Foot": "right_foot", "L Toe0": "left_toe", "R Toe0": "right_toe",
-    "L Hand": "left_hand", "R Hand": "right_hand",
-}
-
-
-def _biped_parts(stem: str) -> Optional[Tuple[str, str]]:
-    m = _BIPED_RE.match(stem)
-    if not m:
-        return None
-    return m.group("base"), _BIPED_PART[m.group("part")]
-
-
-def _generic(ns: str, stem: str) -> List[Tuple[str, bool]]:
-    words = name_words(stem)
-    if not words or any(w in _GENERIC_STOP for w in words):
-        return []
-    parts = [_GENERIC_PART[w] for w in words if w in _GENERIC_PART]
-    if len(parts) != 1:
-        return []
-    part = parts[0]
-    sides = {("left" if w in ("left", "l", "lf", "lft") else "right") for w in words if w in ("left", "l", "lf", "lft", "right", "r", "rt", "rgt")}
-    if part in ("foot", "toe", "hand"):
-        if len(sides) != 1:
-            return []
-        return [(f"{sides.pop()}_{part}", False)]
-    if sides:
-        return []
-    return [(part, False)]
-
-
-_SIGNATURES = {
-    "mixamo": {"LeftUpLeg", "RightUpLeg", "LeftArm", "Spine1", "Spine2", "LeftForeArm", "LeftToe_End"},
-    "ue-mannequin": {"thigh_l", "calf_l", "spine_02", "clavicle_l"},
-    "humanoid": {"LeftUpperLeg", "LeftLowerLeg", "LeftUpperArm", "UpperChest", "Chest", "J_Bip_L_UpperLeg"},
-    "rigify": {"thigh.L", "shin.L", "upper_arm.L", "forearm.L", "spine.001"},
-    "biped": set(),
-    "generic": set(),
-}
-
-
-# --------------------------------------------------------------------------
 # Resolution
 # --------------------------------------------------------------------------
 
@@ -354,20 +180,20 @@ def _candidates(
         if scene_only and not in_scene[b]:
             continue
         if convention == "mixamo":
-            matches = _MIXAMO(ns, stem)
+            matches = match_mixamo(ns, stem)
         elif convention == "ue-mannequin":
-            matches = _UE(ns, stem)
+            matches = match_ue_mannequin(ns, stem)
         elif convention == "humanoid":
-            matches = _HUMANOID(ns, stem)
+            matches = match_humanoid(ns, stem)
         elif convention == "rigify":
-            matches = _rigify(ns, stem)
+            matches = match_rigify(ns, stem)
         elif convention == "biped":
-            bp = _biped_parts(stem)
+            bp = biped_parts(stem)
             matches = [] if bp is None else [(bp[1], True)]
             if bp is not None:
                 biped_roots.setdefault(bp[0], [])
         else:
-            matches = _generic(ns, stem)
+            matches = match_generic(ns, stem)
         joint = bool(skeleton.is_joint[b]) if any_joint else True
         scene = 1 if in_scene is None else int(bool(in_scene[b]))
         for role, exact in matches:
@@ -416,7 +242,7 @@ def _resolve_convention(skeleton, convention: str, parsed, scene_only: bool = Fa
         shown = " and ".join(repr(names[b]) for b in top[:3]) + (" ..." if len(top) > 3 else "")
         out.ambiguous[role] = f"{_equally_good(len(top))} {convention} candidates: {shown}"
     # evidence for breaking ties between conventions with equal role counts
-    sig = _SIGNATURES.get(convention, set())
+    sig = CONVENTION_SIGNATURES.get(convention, set())
     stems = {stem for _, _, stem in parsed}
     out.evidence = float(len(sig & stems))
     if convention == "mixamo":
@@ -424,7 +250,9 @@ def _resolve_convention(skeleton, convention: str, parsed, scene_only: bool = Fa
     return out
 
 
-def _normalise_profile(profile: Optional[str]) -> str:
+def normalise_profile(profile: Optional[str]) -> str:
+    """The convention a ``[rig] profile`` value names (aliases resolved, ``None`` -> ``auto``);
+    ``ValueError`` listing the accepted names for any other value."""
     key = "auto" if profile is None else str(profile).strip().lower()
     if key not in PROFILE_ALIASES:
         raise ValueError(
@@ -485,7 +313,7 @@ def resolve_roles(skeleton, profile: Optional[str] = "auto", overrides: Optional
     Results are memoised on (names, parents, joints, scene membership, profile,
     overrides): a pack of files sharing one rig resolves once.
     """
-    prof = _normalise_profile(profile)
+    prof = normalise_profile(profile)
     ovr = validate_overrides(overrides)
     key = (
         tuple(str(n) for n in skeleton.names),

@@ -26,7 +26,7 @@ query times or on the channels sampled with it.
 The batch entry point :func:`sample_stacked` samples many channels that share
 one key-time array at once (values stacked ``(K, n, C)``);
 :func:`sample_component_major` is the same with component-major arrays
-``(C, n, K)`` and optional precomputed segments. ``core.pose`` groups a clip's channels that
+``(C, n, K)`` and optional precomputed segments. ``core.localpose`` groups a clip's channels that
 way, so a 130-channel clip costs a handful of numpy calls.
 """
 

@@ -37,7 +37,6 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from animsmith.core import quat
-from animsmith.core.pose import model_pose_at, model_positions_m, model_rotations
 
 #: no heading when the horizontal travel is at most this fraction of
 #: max(1, largest endpoint coordinate magnitude): float32 position noise
@@ -219,7 +218,7 @@ def root_speed(grid, travel: TravelBone) -> RootSpeed:
         why = "clip has zero duration or fewer than 2 samples"
         out.speed_mps_unavailable = out.heading_deg_unavailable = out.distance_m_unavailable = why
         return out
-    p = model_positions_m(grid, [bone])[:, 0, :]
+    p = grid.model_positions_m([bone])[:, 0, :]
     d = p[-1] - p[0]
     if not np.all(np.isfinite(d)):
         why = f"non-finite position of travel bone {out.travel_bone!r}"
@@ -262,7 +261,7 @@ def heading_series_deg(grid, bone: int) -> Tuple[Optional[np.ndarray], Optional[
     later axis must be strictly longer); heading = atan2(x, z) of that rotated
     axis at every sample, float64.
     """
-    q = quat.normalize(np.asarray(model_rotations(grid, [bone])[:, 0, :], dtype=np.float64))
+    q = quat.normalize(np.asarray(grid.model_rotations([bone])[:, 0, :], dtype=np.float64))
     if not np.all(np.isfinite(q)):
         return None, None, "non-finite rotation"
     best_len, label = -1.0, "+Z"
@@ -390,7 +389,7 @@ def cycle_transform(grid, bone: int, open_cycle: bool, parents=None) -> Tuple[Op
     n = grid.frame_count
     if n < 3:
         return None, f"clip has {n} grid sample(s)"
-    c = np.asarray(model_positions_m(grid, [bone])[:, 0, :], dtype=np.float64)
+    c = np.asarray(grid.model_positions_m([bone])[:, 0, :], dtype=np.float64)
     if not np.all(np.isfinite(c[[0, 1, -2, -1]])):
         return None, "non-finite travel bone position"
     yaw = 0.0
@@ -487,7 +486,7 @@ def loop_continuity(grid, cycle: Optional[CycleTransform] = None, open_cycle: bo
     dt0, dt1 = float(t[1] - t[0]), float(t[-1] - t[-2])
     if not (dt0 > 0 and dt1 > 0 and math.isfinite(dt0) and math.isfinite(dt1)):
         return LoopContinuity(unavailable="first or last grid step is not positive")
-    p, q = model_pose_at(grid, seam_sample_frames(n))  # (4, B, 3), (4, B, 4): FK at these samples only
+    p, q = grid.model_pose_at(seam_sample_frames(n))  # (4, B, 3), (4, B, 4): FK at these samples only
     p = np.asarray(p, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
     if p.shape[1] == 0:
@@ -544,8 +543,8 @@ def interior_seam_changes(grid, bones) -> Tuple[Optional[np.ndarray], Optional[n
         return None, None
     bones = [int(b) for b in bones]
     dt = np.diff(t)[:, None, None]
-    p = np.asarray(model_positions_m(grid, bones), dtype=np.float64)
-    q = np.asarray(model_rotations(grid, bones), dtype=np.float64)
+    p = np.asarray(grid.model_positions_m(bones), dtype=np.float64)
+    q = np.asarray(grid.model_rotations(bones), dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         v = np.diff(p, axis=0) / dt
         vel = np.linalg.norm(np.diff(v, axis=0), axis=-1).max(axis=0)

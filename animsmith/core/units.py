@@ -72,8 +72,6 @@ def standing_height_m(grid, roles, frame: int = 0) -> Tuple[Optional[float], Opt
     a reason when the hips or both feet are unresolved or the pose is not finite."""
     import numpy as np
 
-    from animsmith.core.pose import model_pose_at
-
     if not roles.has("hips"):
         return None, "the hips role is unresolved"
     feet = [int(roles.get(r)) for r in ("left_foot", "right_foot") if roles.has(r)]
@@ -82,7 +80,7 @@ def standing_height_m(grid, roles, frame: int = 0) -> Tuple[Optional[float], Opt
     bones = [int(roles.get("hips"))] + feet
     if grid.frame_count <= frame:
         return None, "no frame to measure"
-    pos, _ = model_pose_at(grid, [frame])
+    pos, _ = grid.model_pose_at([frame])
     y = np.asarray(pos, dtype=np.float64)[0, bones, 1]
     if not np.isfinite(y).all():
         return None, "non-finite pose"

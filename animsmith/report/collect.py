@@ -96,18 +96,16 @@ def horizontal_speed_mps(xz: np.ndarray, times_s: np.ndarray) -> np.ndarray:
 def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dict[str, Any]:
     """What the page draws for one clip, from ``analysis.grid`` (module docstring).
 
-    Only the shown samples of the whole skeleton are computed (``core.pose.pose_at``:
+    Only the shown samples of the whole skeleton are computed (``grid.pose_at``:
     the same values as those rows of the full grid), and the foot heights of
     every judged sample from the foot bones' chains: memory follows the page,
     not the clip's length.
     """
-    from animsmith.core.pose import model_positions_m, pose_at
-
     grid = analysis.grid
     n = grid.frame_count
     idx = frame_indices(n)
     times = grid.times_s[idx]
-    shown = pose_at(grid, idx)
+    shown = grid.pose_at(idx)
     pos = shown.model_position_m
     view: Dict[str, Any] = {
         "name": analysis.clip.name,
@@ -135,7 +133,7 @@ def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dic
     for key, bone, side in rows:
         if bone is None:
             continue
-        height = model_positions_m(grid, [bone])[:, 0, 1]
+        height = grid.model_positions_m([bone])[:, 0, 1]
         stance, source = foot_stance(analysis, bone, height, grid.times_s, contact_height_m)
         # the page colours a foot by its side, and the n-th leg of a side by that side's n-th shade
         leg = on_side.get(side, 0)

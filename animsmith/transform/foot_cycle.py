@@ -236,7 +236,7 @@ def warp_phase(u: np.ndarray, r: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 def retimed_values(clip, plan: AnchorPlan, r: np.ndarray, m: np.ndarray) -> Dict[int, np.ndarray]:
     """{channel index: (E, C) float32} for every nonconstant channel (see the module docstring)."""
-    from animsmith.core.pose import snapped_to_keys
+    from animsmith.core.timegrid import snapped_to_keys
     from animsmith.core.sampling import sample_channel
     from animsmith.model import Channel
 
