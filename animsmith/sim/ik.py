@@ -40,7 +40,7 @@ def _norm(v: np.ndarray) -> np.ndarray:
     return np.sqrt(np.einsum("...i,...i->...", v, v))
 
 
-def _perpendicular_unit(u: np.ndarray, pole: np.ndarray) -> np.ndarray:
+def perpendicular_unit(u: np.ndarray, pole: np.ndarray) -> np.ndarray:
     """Unit component of ``pole`` perpendicular to unit ``u``; a fallback axis when parallel."""
     pole = np.broadcast_to(np.asarray(pole, dtype=np.float64), u.shape)
     v = pole - np.einsum("...i,...i->...", pole, u)[..., None] * u
@@ -96,7 +96,7 @@ def two_bone(hip_m, target_m, upper_m, lower_m, pole) -> TwoBoneSolution:
     d = np.clip(dist, lo, hi)
     safe = dist > 1e-12
     u = np.where(safe[..., None], delta / np.where(safe, dist, 1.0)[..., None], np.array([0.0, -1.0, 0.0]))
-    v = _perpendicular_unit(u, pole)
+    v = perpendicular_unit(u, pole)
     cos_hip = np.clip((l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d), -1.0, 1.0)
     cos_knee = np.clip((l1 * l1 + l2 * l2 - d * d) / (2.0 * l1 * l2), -1.0, 1.0)
     sin_hip = np.sqrt(1.0 - cos_hip * cos_hip)
@@ -140,7 +140,7 @@ def initial_chain(root_m, target_m, lengths_m, pole, bulge: float = 0.5) -> np.n
     delta = target - root
     dist = _norm(delta)
     u = np.where((dist > 1e-12)[:, None], delta / np.maximum(dist, 1e-12)[:, None], np.array([0.0, -1.0, 0.0]))
-    v = _perpendicular_unit(u, pole)
+    v = perpendicular_unit(u, pole)
     c = np.concatenate([np.zeros((root.shape[0], 1)), np.cumsum(lengths, axis=1)], axis=1) / total[:, None]
     along = np.minimum(dist, total)[:, None, None] * c[..., None] * u[:, None, :]
     out = bulge * 4.0 * c * (1.0 - c) * total[:, None]

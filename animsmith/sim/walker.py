@@ -34,7 +34,7 @@ import numpy as np
 
 from animsmith.sim import attitude as att
 from animsmith.sim.creature import Creature
-from animsmith.sim.ik import KNEE_POLES, _perpendicular_unit, fabrik, initial_chain, two_bone
+from animsmith.sim.ik import KNEE_POLES, fabrik, initial_chain, perpendicular_unit, two_bone
 from animsmith.sim.terrain import Terrain, cast_down, look_ahead_point
 
 UP = np.array([0.0, 1.0, 0.0])
@@ -262,7 +262,7 @@ def _chassis_attitude(foot_m, stance, dt: float, omega: float):
     return out[:, 0], out[:, 1]
 
 
-def _segment_frames(joints: np.ndarray, knee_axis: np.ndarray) -> np.ndarray:
+def segment_frames(joints: np.ndarray, knee_axis: np.ndarray) -> np.ndarray:
     """(N, n, 3, 3) world rotation of each segment: local −Y along the segment, local X = knee axis."""
     seg = joints[:, 1:, :] - joints[:, :-1, :]
     y = -seg / np.linalg.norm(seg, axis=-1, keepdims=True)
@@ -313,7 +313,7 @@ def solve_legs(creature: Creature, body_pos, rot, target_w, *, fabrik_iterations
         u = u / np.maximum(np.linalg.norm(u, axis=-1, keepdims=True), 1e-12)
         # the IK's own rule, fallback included: a pole along hip->foot left a zero axis (a NaN
         # segment frame, baked as the identity rotation: the leg hung straight down)
-        axes[li] = np.cross(_perpendicular_unit(u, poles[li]), u)
+        axes[li] = np.cross(perpendicular_unit(u, poles[li]), u)
     return joints, axes, shortfall
 
 
@@ -532,8 +532,8 @@ def _keyframed(c: Creature, t: np.ndarray, distance: np.ndarray, start_distance_
 
 
 def segment_rotations(walk: Walk, leg_index: int) -> np.ndarray:
-    """(N, n, 3, 3) world rotations of one leg's segments (see :func:`_segment_frames`)."""
-    return _segment_frames(walk.joints_m[leg_index], walk.knee_axis[leg_index])
+    """(N, n, 3, 3) world rotations of one leg's segments (see :func:`segment_frames`)."""
+    return segment_frames(walk.joints_m[leg_index], walk.knee_axis[leg_index])
 
 
 def loop_seam_phase(creature: Creature, candidates: int = 720) -> float:
