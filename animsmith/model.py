@@ -428,7 +428,11 @@ def quat_to_matrix(q: np.ndarray) -> np.ndarray:
     """(..., 4) quaternions (x, y, z, w) -> (..., 3, 3) rotation matrices.
 
     Uses the unit-quaternion formula on the quaternion as given (callers
-    normalise when they need to).
+    normalise when they need to). This is the one copy of the formula: it lives
+    here, below the core, because building a skeleton's rest matrices
+    (:func:`trs_matrices`) needs it and the data model imports nothing above it;
+    code in the core and above calls ``animsmith.core.quat.to_matrix``, which is
+    this function.
     """
     q = np.asarray(q, dtype=np.float64)
     x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]

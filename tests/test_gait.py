@@ -9,10 +9,8 @@ import math
 import numpy as np
 import pytest
 
+from animsmith.core.circular import circular_distance_cycles, circular_mean_cycles, circular_spread_cycles
 from animsmith.core.gait import (
-    circular_distance_cycles,
-    circular_mean_cycles,
-    circular_spread_cycles,
     cycle_length,
     gait_metrics,
     loop_seam_ratio,
@@ -371,7 +369,7 @@ def test_phases_with_no_mean_direction_use_the_shortest_arc_centre():
     """Σ e^{2πip} = 0 (three phases a third apart): atan2 would return rounding noise and
     the spread anything in [1/3, 1/2]; the shortest arc holding all three is 2/3 long, so
     its centre is 1/3 from the farthest phase, whatever the rounding."""
-    from animsmith.core.gait import circular_mean_cycles
+    from animsmith.core.circular import circular_mean_cycles
 
     for shift in (0.0, 0.1, 0.37):
         phases = [(shift + k / 3) % 1.0 for k in range(3)]

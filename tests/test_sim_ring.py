@@ -38,7 +38,8 @@ def test_ring_regenerates_identical_bytes(tmp_path, capsys):
 
 
 def test_ring_anchors_through_the_core():
-    from animsmith.core.gait import circular_spread_cycles, gait_metrics
+    from animsmith.core.circular import circular_spread_cycles
+    from animsmith.core.gait import gait_metrics
     from animsmith.core.pose import pose_grid
     from animsmith.core.roles import resolve_roles
     from animsmith.io.read import load_asset

@@ -758,7 +758,7 @@ def test_open_walk_anchor_matches_the_reference_derivation():
     assert plan.trajectory_role == "Hips"
     assert plan.phase_before == pytest.approx(_open_walk_reference_anchor(), abs=1e-9)
     assert abs(plan.frame_offset) <= 1 and plan.shift_frames == (24 + plan.frame_offset) % 32
-    from animsmith.core.gait import circular_distance_cycles
+    from animsmith.core.circular import circular_distance_cycles
 
     assert circular_distance_cycles(plan.phase_after, (-plan.frame_offset / 32) % 1.0) <= 0.75 / 32
     moved = ga.apply_plan_in_memory(clip, plan)

@@ -82,7 +82,7 @@ from animsmith.checks._clip import (
     usable_grid,
 )
 from animsmith.checks.base import Option
-from animsmith.core.contacts import DEFAULT_CONTACT_HEIGHT_M
+from animsmith.core.contacts import DEFAULT_CONTACT_HEIGHT_M, SIDE_FOOT_ROLES, side_foot_bone
 from animsmith.checks.in_place import measured_speed_or_gap
 from animsmith.core.contacts import stance_sweep_direction
 
@@ -116,8 +116,6 @@ CONFIG = {
     ),
 }
 
-SIDES = (("left", ("left_foot", "left_toe")), ("right", ("right_foot", "right_toe")))
-
 
 def contact_height_of(contract) -> float:
     """The contract's ``[checks.foot-slide] contact_height_m`` (the declared default without
@@ -127,16 +125,8 @@ def contact_height_of(contract) -> float:
 
 
 def side_bones(roles):
-    """[(side, bone or None)]: the side's foot role, else its toe role."""
-    out = []
-    for side, candidates in SIDES:
-        bone = None
-        for role in candidates:
-            if roles is not None and roles.get(role) is not None:
-                bone = roles.get(role)
-                break
-        out.append((side, bone))
-    return out
+    """[(side, bone or None)]: the side's foot role, else its toe role (``core.contacts.side_foot_bone``)."""
+    return [(side, side_foot_bone(roles, side)) for side, _ in SIDE_FOOT_ROLES]
 
 
 def travel_mode(ctx):

@@ -123,15 +123,6 @@ NEEDS = (
 CONFIG = {}
 
 
-def circular_spread(phases):
-    """(mean μ in cycles, spread in cycles, distance of each phase from μ)."""
-    from animsmith.core.gait import circular_distance_cycles, circular_mean_cycles
-
-    mean = circular_mean_cycles(phases)
-    dists = [circular_distance_cycles(p, mean) for p in phases]
-    return mean, (max(dists) if dists else 0.0), dists
-
-
 def check(ctx):
     yield from phase_items(ctx)
     yield from travel_items(ctx)
@@ -192,6 +183,8 @@ def phase_items(ctx):
         )
         return
     phases = [p for _, p, _ in measured]
+    from animsmith.core.circular import circular_spread
+
     mean, spread, dists = circular_spread(phases)
     outliers = [label for (label, _, _), d in zip(measured, dists) if exceeds(d, cap)]
     record = {
@@ -240,6 +233,7 @@ def _mixed(ctx, rows, key, expected, message):
 def _pair_findings(ctx, name, multi, cap, record):
     """Findings for the further pairs' spreads and mixed gait patterns of multi-pair
     members (module docstring); fills ``record["pairs"]`` and ``record["patterns"]``."""
+    from animsmith.core.circular import circular_spread
     from animsmith.core.gait import wrapped_phase
 
     if not multi:

@@ -157,6 +157,23 @@ class FootSlide:
 DEFAULT_CONTACT_HEIGHT_M = 0.03
 
 
+#: the roles whose bone stands for each side's foot, in order of preference: the foot, else the toe
+SIDE_FOOT_ROLES = (("left", ("left_foot", "left_toe")), ("right", ("right_foot", "right_toe")))
+
+
+def side_foot_bone(roles, side: str) -> Optional[int]:
+    """The bone whose stance stands for ``side``'s ('left'/'right') foot: its foot role,
+    else its toe role, else None (also when ``roles`` is None). The ``foot-slide`` check
+    and the report's contact bars judge the same bone."""
+    for name, candidates in SIDE_FOOT_ROLES:
+        if name != side:
+            continue
+        for role in candidates:
+            if roles is not None and roles.get(role) is not None:
+                return roles.get(role)
+    return None
+
+
 def feet_stance(clip, skeleton, feet, positions_m, times_s, contact_height_m: float = DEFAULT_CONTACT_HEIGHT_M):
     """The one stance decision: ((N, F) stance, (F,) bool authored?, why markers were ignored or None).
 

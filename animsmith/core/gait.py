@@ -27,6 +27,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from animsmith.core.circular import circular_distance_cycles
 
 LEFT_ROLES = ("left_foot", "left_toe")
 RIGHT_ROLES = ("right_foot", "right_toe")
@@ -222,69 +223,6 @@ def gait_metrics(grid, roles) -> GaitMetrics:
             "as a fraction of one stride"
         )
     return g
-
-
-# --------------------------------------------------------------------------
-# Circular statistics
-# --------------------------------------------------------------------------
-
-
-#: a resultant length |Σ e^{2πip}| / n below this is no mean direction (evenly spread
-#: phases): well above the ~1e-7 noise of measured anchors, so three anchors a third apart
-#: as measured fall under it too. (Near it the mean-based spread is ill-conditioned: a
-#: direction set by a small asymmetry can put the spread anywhere in [1/3, 1/2] for thirds.)
-NO_MEAN_DIRECTION = 1e-5
-
-
-def circular_mean_cycles(phases) -> float:
-    """Circular mean of phases in cycles: atan2(Σ sin 2πp, Σ cos 2πp)/2π mod 1.
-
-    Phases with no mean direction (resultant length / n below
-    :data:`NO_MEAN_DIRECTION` = 1e-5: an antiphase pair, three phases a third apart),
-    whose atan2 would be rounding noise, get the centre of the shortest arc that
-    holds them all (opposite the middle of the largest gap between neighbours;
-    the first such gap in sorted order on a tie), the centre that makes the
-    spread smallest.
-    """
-    ph = np.asarray(list(phases), dtype=np.float64)
-    p = ph * 2.0 * np.pi
-    sin_sum, cos_sum = float(np.sum(np.sin(p))), float(np.sum(np.cos(p)))
-    if ph.size and math.hypot(sin_sum, cos_sum) < NO_MEAN_DIRECTION * ph.size:
-        m = _shortest_arc_centre(ph % 1.0)
-    else:
-        m = (math.atan2(sin_sum, cos_sum) / (2.0 * np.pi)) % 1.0
-    return 0.0 if m >= 1.0 else m
-
-
-def _shortest_arc_centre(ph: np.ndarray) -> float:
-    """Centre (cycles) of the shortest arc holding every phase: the arc starts after the
-    largest gap between circular neighbours and ends before it."""
-    srt = np.sort(ph)
-    gaps = np.diff(np.concatenate([srt, srt[:1] + 1.0]))
-    k = int(np.argmax(gaps))
-    start = srt[(k + 1) % srt.size]
-    length = 1.0 - float(gaps[k])
-    return float((start + length / 2.0) % 1.0)
-
-
-def circular_spread_cycles(phases) -> float:
-    """Max circular distance (cycles, in [0, 0.5]) of any phase from the circular mean.
-
-    μ = :func:`circular_mean_cycles`; d = circular distance of each phase from μ;
-    spread = max d. An exact antiphase pair [0.25, 0.75] gives 0.25, three
-    phases a third apart 1/3 (no mean direction: the shortest-arc centre).
-    """
-    ph = list(phases)
-    if not ph:
-        return 0.0
-    mean = circular_mean_cycles(ph)
-    return max(circular_distance_cycles(x, mean) for x in ph)
-
-
-def circular_distance_cycles(a: float, b: float) -> float:
-    """Shortest distance between two phases on the unit circle, in cycles ([0, 0.5])."""
-    d = abs(float(a) - float(b)) % 1.0
-    return min(d, 1.0 - d)
 
 
 # --------------------------------------------------------------------------

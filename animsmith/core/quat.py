@@ -1,6 +1,19 @@
-"""Quaternion helpers, (x, y, z, w) order, vectorised over leading axes.
+"""Quaternions: the core's one home for quaternion math, (x, y, z, w) order,
+vectorised over leading axes.
 
-All functions accept ``(..., 4)`` arrays and return float64.
+All functions accept ``(..., 4)`` arrays and return float64. Two normalisations,
+kept apart on purpose because they answer different questions:
+
+* :func:`normalize` makes any key usable as a rotation: a zero-length (or
+  non-finite) quaternion becomes the identity;
+* :func:`unit` is the plain ``q / |q|``: a zero or non-finite quaternion stays
+  non-finite, so a measurement over it reports "no value" instead of a
+  made-up identity.
+
+Sign: q and −q are one rotation. :func:`canonical` picks the w ≥ 0 hemisphere
+(rotations read back from matrices, the model rotations of forward kinematics);
+:func:`rotation_vector` additionally settles w == 0 by the first non-zero
+component; :func:`continuous` keeps a sequence on one hemisphere along time.
 """
 
 from __future__ import annotations
@@ -16,6 +29,38 @@ def normalize(q: np.ndarray) -> np.ndarray:
     n = np.linalg.norm(q, axis=-1, keepdims=True)
     out = np.where(n > 0, q / np.where(n > 0, n, 1.0), IDENTITY)
     return out
+
+
+def unit(q: np.ndarray) -> np.ndarray:
+    """q / |q| with no special cases: zero-length or non-finite quaternions give NaN.
+
+    For measurements, where an unusable rotation must stay unusable. The caller
+    holds the floating-point error state (0/0 warns otherwise).
+    """
+    q = np.asarray(q, dtype=np.float64)
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+def canonical(q: np.ndarray) -> np.ndarray:
+    """q on the w ≥ 0 hemisphere: −q where w < 0, else q (w == 0, −0.0 and NaN kept)."""
+    q = np.asarray(q, dtype=np.float64)
+    return np.where(q[..., 3:4] < 0, -q, q)
+
+
+def continuous(q: np.ndarray) -> np.ndarray:
+    """Flip signs along axis 0 so consecutive quaternions have a non-negative dot product.
+
+    The first quaternion keeps its sign; each later one takes the sign that keeps
+    it on the previous one's hemisphere, so interpolating between neighbours takes
+    the short way round (keys written for a LINEAR track).
+    """
+    q = np.asarray(q, dtype=np.float64)
+    if q.shape[0] < 2:
+        return q
+    dots = np.einsum("n...i,n...i->n...", q[1:], q[:-1])
+    sign = np.where(dots < 0, -1.0, 1.0)
+    cum = np.concatenate([np.ones((1,) + sign.shape[1:]), np.cumprod(sign, axis=0)], axis=0)
+    return q * cum[..., None]
 
 
 def multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -93,8 +138,37 @@ def slerp(q0: np.ndarray, q1: np.ndarray, u: np.ndarray) -> np.ndarray:
     return normalize(out)
 
 
+def rotation_vector(q: np.ndarray) -> np.ndarray:
+    """(..., 4) unit quaternions -> rotation vectors (axis × angle, rad).
+
+    The rotation is taken on the w ≥ 0 hemisphere (where w == 0, the one whose
+    first non-zero of x, y, z is positive), so the angle is in [0, π]:
+    ``angle = 2·atan2(|xyz|, w)``, vector = ``xyz · angle / |xyz|`` (``2·xyz`` as
+    |xyz| → 0, the small-angle limit).
+    """
+    q = np.array(q, dtype=np.float64)
+    w = q[..., 3]
+    xyz = q[..., :3]
+    # hemisphere: w > 0; if w == 0, first non-zero of x, y, z positive
+    first_nz = np.where(xyz[..., 0] != 0, xyz[..., 0], np.where(xyz[..., 1] != 0, xyz[..., 1], xyz[..., 2]))
+    flip = (w < 0) | ((w == 0) & (first_nz < 0))
+    q = np.where(flip[..., None], -q, q)
+    w = q[..., 3]
+    xyz = q[..., :3]
+    s = np.linalg.norm(xyz, axis=-1)
+    angle = 2.0 * np.arctan2(s, w)
+    scale = np.where(s > 0, angle / np.where(s > 0, s, 1.0), 2.0)  # small-angle limit: 2·xyz
+    return xyz * scale[..., None]
+
+
 def to_matrix(q: np.ndarray) -> np.ndarray:
-    """(..., 4) -> (..., 3, 3) rotation matrices (unit quaternion formula)."""
+    """(..., 4) -> (..., 3, 3) rotation matrices (unit quaternion formula, on q as given).
+
+    The formula is written once, in :func:`animsmith.model.quat_to_matrix`: the
+    data model sits below the core and needs it to build a skeleton's rest
+    matrices, so it cannot call up into this module; everything from the core
+    upwards calls this function.
+    """
     from animsmith.model import quat_to_matrix
 
     return quat_to_matrix(q)
@@ -116,5 +190,4 @@ def from_matrix(m: np.ndarray) -> np.ndarray:
     )
     pick = np.argmax(np.stack([tr, m00, m11, m22], -1), axis=-1)
     q = np.take_along_axis(cand, pick[..., None, None], axis=-2)[..., 0, :]
-    q = normalize(q)
-    return np.where(q[..., 3:4] < 0, -q, q)
+    return canonical(normalize(q))

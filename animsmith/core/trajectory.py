@@ -240,17 +240,16 @@ def root_speed(grid, travel: TravelBone) -> RootSpeed:
 # Yaw
 # --------------------------------------------------------------------------
 
-def _axis_xz(q: np.ndarray, axis: str) -> Tuple[np.ndarray, np.ndarray]:
-    """Model-space X and Z components of local ``axis`` ("+Z", "+Y", "+X") rotated by unit q (..., 4).
+#: the rotation-matrix column of each local axis a heading can be read from
+_AXIS_COLUMN = {"+X": 0, "+Y": 1, "+Z": 2}
 
-    These are the X and Z rows of the rotation-matrix column of that axis.
-    """
-    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    if axis == "+Z":
-        return 2.0 * (x * z + w * y), 1.0 - 2.0 * (x * x + y * y)
-    if axis == "+Y":
-        return 2.0 * (x * y - w * z), 2.0 * (y * z + w * x)
-    return 1.0 - 2.0 * (y * y + z * z), 2.0 * (x * z - w * y)
+
+def _axis_xz(q: np.ndarray, axis: str) -> Tuple[np.ndarray, np.ndarray]:
+    """Model-space X and Z components of local ``axis`` ("+Z", "+Y", "+X") rotated by unit q (..., 4):
+    the X and Z rows of that axis's column of the rotation matrix (``quat.to_matrix``)."""
+    m = quat.to_matrix(q)
+    col = _AXIS_COLUMN[axis]
+    return m[..., 0, col], m[..., 2, col]
 
 
 def heading_series_deg(grid, bone: int) -> Tuple[Optional[np.ndarray], Optional[str], Optional[str]]:
@@ -438,23 +437,6 @@ class LoopContinuity:
         return b, float(a[b])
 
 
-def _rotation_vector(q: np.ndarray) -> np.ndarray:
-    """(..., 4) unit quaternions -> rotation vectors (axis × angle, rad), w ≥ 0 hemisphere."""
-    q = np.array(q, dtype=np.float64)
-    w = q[..., 3]
-    xyz = q[..., :3]
-    # hemisphere: w > 0; if w == 0, first non-zero of x, y, z positive
-    first_nz = np.where(xyz[..., 0] != 0, xyz[..., 0], np.where(xyz[..., 1] != 0, xyz[..., 1], xyz[..., 2]))
-    flip = (w < 0) | ((w == 0) & (first_nz < 0))
-    q = np.where(flip[..., None], -q, q)
-    w = q[..., 3]
-    xyz = q[..., :3]
-    s = np.linalg.norm(xyz, axis=-1)
-    angle = 2.0 * np.arctan2(s, w)
-    scale = np.where(s > 0, angle / np.where(s > 0, s, 1.0), 2.0)  # small-angle limit: 2·xyz
-    return xyz * scale[..., None]
-
-
 def seam_sample_frames(n: int) -> List[int]:
     """The grid samples :func:`loop_continuity` reads (0, 1, N−2, N−1) of an N-sample grid."""
     return [0, 1, n - 2, n - 1]
@@ -494,7 +476,7 @@ def loop_continuity(grid, cycle: Optional[CycleTransform] = None, open_cycle: bo
     qn = np.linalg.norm(q, axis=-1)
     if not (np.all(np.isfinite(p)) and np.all(np.isfinite(q)) and np.all(qn > 0)):
         return LoopContinuity(unavailable="non-finite or zero-length pose at a loop endpoint")
-    q = q / qn[..., None]
+    q = quat.unit(q)
     if cycle is not None:  # the first two samples as the next cycle starts them (travelling bones only)
         moves = np.ones(p.shape[1], dtype=bool) if cycle.moves is None else np.asarray(cycle.moves, dtype=bool)
         p = p.copy()
@@ -506,13 +488,13 @@ def loop_continuity(grid, cycle: Optional[CycleTransform] = None, open_cycle: bo
     dt = np.array([dt0, dt1])[:, None, None]
     v = (p[[1, 3]] - p[[0, 2]]) / dt  # (out, in) velocities, (2, B, 3)
     # (out, in) model-space steps q_b·q_a⁻¹ as rotation vectors per second, in one pass
-    w = _rotation_vector(quat.multiply(q[[1, 3]], quat.conjugate(q[[0, 2]]))) / dt
+    w = quat.rotation_vector(quat.multiply(q[[1, 3]], quat.conjugate(q[[0, 2]]))) / dt
     step_m = step_deg = None
     if open_cycle:  # the wrap is judged against its neighbouring steps
         step_m = np.maximum(np.linalg.norm(p[1] - p[0], axis=-1), np.linalg.norm(p[3] - p[2], axis=-1))
         step_deg = np.degrees(np.maximum(quat.angle_between_rad(q[0], q[1]), quat.angle_between_rad(q[2], q[3])))
         v_wrap = (p[0] - p[3]) / dt1
-        w_wrap = _rotation_vector(quat.multiply(q[0], quat.conjugate(q[3]))) / dt1
+        w_wrap = quat.rotation_vector(quat.multiply(q[0], quat.conjugate(q[3]))) / dt1
         vel_delta = np.maximum(np.linalg.norm(v_wrap - v[1], axis=-1), np.linalg.norm(v[0] - v_wrap, axis=-1))
         ang_delta = np.degrees(
             np.maximum(np.linalg.norm(w_wrap - w[1], axis=-1), np.linalg.norm(w[0] - w_wrap, axis=-1))
@@ -548,7 +530,7 @@ def interior_seam_changes(grid, bones) -> Tuple[Optional[np.ndarray], Optional[n
     with np.errstate(invalid="ignore", divide="ignore"):
         v = np.diff(p, axis=0) / dt
         vel = np.linalg.norm(np.diff(v, axis=0), axis=-1).max(axis=0)
-        q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-        w = _rotation_vector(quat.multiply(q[1:], quat.conjugate(q[:-1]))) / dt
+        q = quat.unit(q)
+        w = quat.rotation_vector(quat.multiply(q[1:], quat.conjugate(q[:-1]))) / dt
         ang = np.degrees(np.linalg.norm(np.diff(w, axis=0), axis=-1)).max(axis=0)
     return vel, ang

@@ -62,14 +62,6 @@ def frame_indices(n: int, max_frames: int = MAX_FRAMES) -> np.ndarray:
     return idx
 
 
-def side_bone(roles, side: str) -> Optional[int]:
-    """The foot role bone of ``side`` ('left'/'right'), else its toe, else None."""
-    for role in (f"{side}_foot", f"{side}_toe"):
-        if roles.has(role):
-            return roles.get(role)
-    return None
-
-
 def foot_stance(analysis, bone: int, height_m, times_s, contact_height_m: float):
     """((N,) stance, source) of one foot, as the ``foot-slide`` check decides it: the core's
     one stance decision (``core.contacts.feet_stance``): authored contact markers naming
@@ -101,6 +93,8 @@ def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dic
     every judged sample from the foot bones' chains: memory follows the page,
     not the clip's length.
     """
+    from animsmith.core.contacts import side_foot_bone
+
     grid = analysis.grid
     n = grid.frame_count
     idx = frame_indices(n)
@@ -128,7 +122,7 @@ def clip_view(analysis, roles, contact_height_m: float, with_local: bool) -> Dic
     if legs is not None and len(legs.pairs) > 1:  # one row per leg: quadrupeds, hexapods...
         rows = [(leg.name, leg.foot, leg.side) for leg in legs.legs]
     else:
-        rows = [(side, side_bone(roles, side), side) for side in ("left", "right")]
+        rows = [(side, side_foot_bone(roles, side), side) for side in ("left", "right")]
     on_side: Dict[str, int] = {}
     for key, bone, side in rows:
         if bone is None:

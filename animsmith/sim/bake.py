@@ -139,17 +139,6 @@ def _standing_local_rotations(creature: Creature, bone_count: int, seg_bones: Li
     return rot
 
 
-def continuous_quaternions(q: np.ndarray) -> np.ndarray:
-    """Flip signs along axis 0 so consecutive quaternions have a non-negative dot product."""
-    q = np.asarray(q, dtype=np.float64)
-    if q.shape[0] < 2:
-        return q
-    dots = np.einsum("n...i,n...i->n...", q[1:], q[:-1])
-    sign = np.where(dots < 0, -1.0, 1.0)
-    cum = np.concatenate([np.ones((1,) + sign.shape[1:]), np.cumprod(sign, axis=0)], axis=0)
-    return q * cum[..., None]
-
-
 #: a channel whose keys all stay within this of its first (per component; metres or
 #: quaternion components) does not move: the float noise of a constant pose
 STILL_TOLERANCE = 1e-6
@@ -177,14 +166,14 @@ def walk_clip(walk: Walk, rig: CreatureRig, name: str, *, root_motion: bool, ext
     times = walk.times_s - walk.times_s[0]
     sk = rig.skeleton
     root_t = walk.body_position_m if root_motion else walk.body_position_m - walk.travel_m
-    body_q = continuous_quaternions(quat.from_matrix(walk.body_rotation))
+    body_q = quat.continuous(quat.from_matrix(walk.body_rotation))
     wanted = [(rig.root, "translation", root_t, sk.rest_translation[rig.root]), (rig.root, "rotation", body_q, sk.rest_rotation[rig.root])]
     for li in range(len(walk.creature.legs)):
         world = segment_rotations(walk, li)  # (N, n, 3, 3)
         parent = walk.body_rotation
         for si, bone in enumerate(rig.segment_bones[li]):
             local = np.einsum("nji,njk->nik", parent, world[:, si])
-            wanted.append((bone, "rotation", continuous_quaternions(quat.from_matrix(local)), sk.rest_rotation[bone]))
+            wanted.append((bone, "rotation", quat.continuous(quat.from_matrix(local)), sk.rest_rotation[bone]))
             parent = world[:, si]
     channels = [ch for ch in (_still_channel(b, path, times, v, rest) for b, path, v, rest in wanted) if ch is not None]
     return Clip(name=name, channels=channels, extras=extras)

@@ -112,7 +112,7 @@ def verify_gait_anchored(
     every other channel is bit-identical; the stride anchor
     re-measured by fresh sampling equals the plan's phase_after (1e-6 cycles).
     """
-    from animsmith.core.gait import circular_distance_cycles
+    from animsmith.core.circular import circular_distance_cycles
     from animsmith.errors import LoadError
     from animsmith.io.read import load_asset_bytes
 
@@ -150,6 +150,6 @@ def verify_gait_anchored(
 
 def anchor_error_frames(plan: AnchorPlan) -> float:
     """Circular distance of the anchor after the rewrite from t = 0, in frames of the cycle (E − 1 samples)."""
-    from animsmith.core.gait import circular_distance_cycles
+    from animsmith.core.circular import circular_distance_cycles
 
     return circular_distance_cycles(plan.phase_after, 0.0) * max(plan.frames - 1, 1) / max(plan.cycles, 1)

@@ -770,7 +770,8 @@ def choose_shift(grid, roles, anchor_fraction: float, frames: int, period: Optio
     tie goes to the candidate whose re-measured anchor (``gait_phase``) is
     nearest 0 on the unit circle, then to the earlier of s, s−1, s+1.
     """
-    from animsmith.core.gait import circular_distance_cycles, loop_seam_ratio
+    from animsmith.core.circular import circular_distance_cycles
+    from animsmith.core.gait import loop_seam_ratio
 
     period = frames if period is None else int(period)
     base = round_half_away(anchor_fraction * period)
