@@ -5,7 +5,7 @@ the group's output attaches to (:func:`resolve_members`)."""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from animsmith.errors import LoadError
 from animsmith.lint.discovery import file_key
@@ -80,6 +80,44 @@ def member_display(path: str, config_path: Optional[str]) -> str:
         return path
 
 
+class DistinctMembers:
+    """The rule that makes each declared member of a group count once: a label listed twice
+    is one member, and a member naming a clip an earlier member already named (the same real
+    file and clip name: ``walk``, ``packs/walk.glb`` and ``./packs/walk.glb#walk``) is that
+    member again, under the earlier member's label."""
+
+    def __init__(self) -> None:
+        self._labels: Set[str] = set()
+        self._clips: Dict[Tuple[str, str], str] = {}
+
+    def new_label(self, label: str) -> bool:
+        """False for a label the group listed before."""
+        if label in self._labels:
+            return False
+        self._labels.add(label)
+        return True
+
+    def first_label(self, identity: str, clip_name: str, label: str) -> str:
+        """The label of the first member naming clip ``clip_name`` of the file of ``identity``
+        (:func:`~animsmith.lint.discovery.file_key`): ``label`` itself when it is the first."""
+        return self._clips.setdefault((identity, clip_name), label)
+
+
+def file_member_clip(ref, names: Sequence[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(the clip name, None) a member naming a file (``file.glb`` or ``file.glb#clip``) stands
+    for in that file, whose clips are ``names``; (None, why not) for a member naming no clip
+    when the file does not hold exactly one. A named clip is returned as named: whether the
+    file holds it is the caller's to say."""
+    if ref.clip is not None:
+        return ref.clip, None
+    if len(names) != 1:
+        return None, (
+            "the file has no animations" if not names
+            else f"file has {len(names)} clips; name one as '{ref.label.partition('#')[0]}#<clip>'"
+        )
+    return names[0], None
+
+
 def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Dict[str, Any]]], plan: Plan, extra_cache: Dict[str, Any]):
     """[Member] for a group's declared members, and the index of the file the group attaches to.
 
@@ -98,15 +136,10 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
     real_index = _real_index(files, extra_cache)
     members: List[Member] = []
     attach: Optional[int] = None
-    found_clips: Set[Tuple[str, str]] = set()
-    labels: Set[str] = set()
+    distinct = DistinctMembers()
 
     def first_time(real: str, clip_name: str) -> bool:
-        key = (real, clip_name)
-        if key in found_clips:
-            return False
-        found_clips.add(key)
-        return True
+        return distinct.first_label(real, clip_name, ref.label) == ref.label
 
     def hint(clip_name: str, names) -> str:
         # not another member of this group: in a run of only some files (a pre-commit
@@ -114,9 +147,8 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
         return did_you_mean(clip_name, set(names) - {r.clip for r in group.members})
 
     for ref in group.members:
-        if ref.label in labels:  # listed twice
+        if not distinct.new_label(ref.label):  # listed twice
             continue
-        labels.add(ref.label)
         if ref.file is None:
             index = _clip_index(files, extra_cache)
             hits = index.get(ref.clip, [])
@@ -145,21 +177,13 @@ def resolve_members(group, files: List[FileResult], summaries: List[Dict[str, Di
         if error is not None:
             members.append(Member(ref.label, shown, ref.clip, reason=f"cannot read member file: {error}"))
             continue
-        if ref.clip is None:
-            if len(names) != 1:
-                members.append(
-                    Member(ref.label, shown, None, reason=(
-                        "the file has no animations" if not names
-                        else f"file has {len(names)} clips; name one as '{ref.label.partition('#')[0]}#<clip>'"
-                    ))
-                )
-                continue
-            clip_name = names[0]
-        else:
-            clip_name = ref.clip
-            if clip_name not in names:
-                members.append(Member(ref.label, shown, clip_name, reason=f"no clip named '{clip_name}' in {shown}{hint(clip_name, names)}"))
-                continue
+        clip_name, why = file_member_clip(ref, names)
+        if why is not None:
+            members.append(Member(ref.label, shown, None, reason=why))
+            continue
+        if clip_name not in names:
+            members.append(Member(ref.label, shown, clip_name, reason=f"no clip named '{clip_name}' in {shown}{hint(clip_name, names)}"))
+            continue
         if not first_time(real, clip_name):
             continue
         members.append(Member(ref.label, shown, clip_name, sums.get(clip_name)))
