@@ -6,7 +6,7 @@ Everything is measured in ONE run and printed with its target:
 
 * the floor: reading every file of the pack and parsing its GLB JSON chunk
   (``json.loads``) in this process;
-* lint clips/s on one core, in-process (``lint.run_lint``, text output, so no
+* lint clips/s on one core, in-process (``lint.run``, text output, so no
   measurement dicts) and as a real ``animsmith lint PACK`` subprocess (process
   start, imports, config, rendering included);
 * ``--jobs 2`` speed-up over one core, in-process (``run_lint(jobs=2)``,
@@ -138,7 +138,7 @@ def read_and_parse_json(paths):
 
 def lint_in_process(paths, config, jobs=1):
     from animsmith.config import load_contract
-    from animsmith.lint import run_lint
+    from animsmith.lint import run as run_lint
 
     result = run_lint(paths, load_contract(config), jobs=jobs, with_measurements=False)
     return result

@@ -38,7 +38,7 @@ import numpy as np
 import pytest
 
 from animsmith.config import default_contract
-from animsmith.lint import run_lint
+from animsmith.lint import run as run_lint
 
 from conftest import DATA
 

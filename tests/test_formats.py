@@ -14,7 +14,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from animsmith.checks import registry
-from animsmith.ci import merge_lint_docs, shard_of, shard_paths
+from animsmith.ci import merge_lint_docs
+from animsmith.lint.shard import shard_of, shard_paths
 from animsmith.lint import FileResult, LintResult
 from animsmith.render import render_lint
 from animsmith.results import CoverageGap, Finding
@@ -598,7 +599,7 @@ def test_only_json_computes_measurements(fmt, capsys, monkeypatch):
     never compute them, and their output is what rendering a run with them gives."""
     from animsmith.config import load_contract
     from animsmith.core.analysis import ClipAnalysis
-    from animsmith.lint import run_lint
+    from animsmith.lint import run as run_lint
 
     monkeypatch.chdir(ROOT)
     config, asset = "examples/run-ring.animsmith.toml", "examples/assets/run-ring.glb"
@@ -779,7 +780,7 @@ def test_junit_skips_clip_checks_on_a_file_without_animations(tmp_path, capsys):
 def test_shard_setup_ignores_select_order_repeats_and_crlf(tmp_path):
     """Shards run with `--select fps` and `--select fps,fps`, or with the same contract checked
     out with CRLF line ends, are one run's."""
-    from animsmith.ci import run_setup, shard_record
+    from animsmith.lint.shard import run_setup, shard_record
     from animsmith.config import parse_contract
 
     lf = parse_contract(b'[rig]\nprofile = "auto"\n', str(tmp_path / "a.toml"))

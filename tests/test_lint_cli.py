@@ -194,7 +194,7 @@ def test_checks_explains_one_with_config_keys(capsys):
 def test_group_member_summaries_do_not_keep_assets(tmp_path):
     """The runner keeps small dicts per member, never the clip or asset."""
     from animsmith.config import parse_contract
-    from animsmith.lint import run_lint
+    from animsmith.lint import run as run_lint
 
     glb = ring(tmp_path, (0.0, 0.5))
     contract = parse_contract(b'[gait_groups.g]\nclips = ["c0", "c1"]\n', str(tmp_path / "c.toml"))
@@ -214,7 +214,7 @@ def test_each_asset_is_released_before_the_next_file_loads(tmp_path, monkeypatch
 
     import animsmith.io.read as read
     from animsmith.config import parse_contract
-    from animsmith.lint import expand_paths, run_lint
+    from animsmith.lint import expand_paths, run as run_lint
 
     for i in range(4):
         ring(tmp_path, (0.0, 0.25 * (i % 2)), name=f"f{i}.glb")

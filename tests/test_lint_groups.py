@@ -438,7 +438,7 @@ def test_sync_group_caps_pass_exactly_at_and_trip_just_past(tmp_path, capsys):
 def test_file_key_memo_follows_the_working_directory(tmp_path, monkeypatch):
     import os
 
-    from animsmith.lint import _file_key as _realpath  # a missing file's key is its resolved path
+    from animsmith.lint.discovery import file_key as _realpath  # a missing file's key is its resolved path
 
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

@@ -20,6 +20,7 @@ from lint_support import ROOT, run_cli
 
 from animsmith import lint
 from animsmith.config import load_contract
+from animsmith.lint import pool
 
 CONFIG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
 EXAMPLES = ["run-ring.glb", "fox-walk.glb", "spider-walk-rough.glb"]
@@ -44,7 +45,7 @@ def _slow_parent(monkeypatch, delay_s: float):
     """Make this process lint slowly (workers keep the real speed) so workers
     surely get chunks; returns the list of files this process linted."""
     parent = os.getpid()
-    real = lint.lint_file
+    real = pool.lint_file
     mine = []
 
     def slow(path, plan, *a, **k):
@@ -53,7 +54,7 @@ def _slow_parent(monkeypatch, delay_s: float):
             time.sleep(delay_s)
         return real(path, plan, *a, **k)
 
-    monkeypatch.setattr(lint, "lint_file", slow)
+    monkeypatch.setattr(pool, "lint_file", slow)
     return mine
 
 
@@ -75,15 +76,15 @@ def _doc(result):
 
 def test_chunk_bounds_cover_every_file_once_in_order():
     # 10 files, 2 processes: ceil(10/8) = 2, then ceil(8/8) = 1 each
-    assert lint.chunk_bounds(10, 2) == [(0, 2)] + [(i, i + 1) for i in range(2, 10)]
+    assert pool.chunk_bounds(10, 2) == [(0, 2)] + [(i, i + 1) for i in range(2, 10)]
     for n, procs in ((1, 2), (7, 3), (1000, 2), (4321, 8)):
-        chunks = lint.chunk_bounds(n, procs)
+        chunks = pool.chunk_bounds(n, procs)
         assert chunks[0][0] == 0 and chunks[-1][1] == n
         assert all(a[1] == b[0] for a, b in zip(chunks, chunks[1:]))
         sizes = [hi - lo for lo, hi in chunks]
         assert max(sizes) <= 32 and sizes == sorted(sizes, reverse=True) and sizes[-1] == 1
     # 1,000 files on 2 processes: 32-file chunks while > 256 files are left
-    assert lint.chunk_bounds(1000, 2)[0] == (0, 32)
+    assert pool.chunk_bounds(1000, 2)[0] == (0, 32)
 
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn", "forkserver"])
@@ -93,7 +94,7 @@ def test_jobs_n_gives_the_jobs_1_result(tmp_path, monkeypatch, start_method):
     monkeypatch.setenv("ANIMSMITH_START_METHOD", start_method)
     paths = _pack(tmp_path)
     contract = load_contract(CONFIG)
-    one = _doc(lint.run_lint(paths, contract, jobs=1))
+    one = _doc(lint.run(paths, contract, jobs=1))
     assert [p for p, *_ in one] == paths
     assert sum(1 for _, err, *_ in one if err) == 1
     mine = _slow_parent(monkeypatch, 0.02 if start_method == "fork" else 0.1)
@@ -101,7 +102,7 @@ def test_jobs_n_gives_the_jobs_1_result(tmp_path, monkeypatch, start_method):
     (tmp_path / "scratch").mkdir()
     for jobs in (2, 3) if start_method == "fork" else (2,):
         del mine[:]
-        assert _doc(lint.run_lint(paths, contract, jobs=jobs)) == one, jobs
+        assert _doc(lint.run(paths, contract, jobs=jobs)) == one, jobs
         assert 0 < len(mine) < len(paths)  # both this process and the workers linted
         assert not list((tmp_path / "scratch").glob("animsmith-lint-*"))  # the run's chunk folder is gone
 
@@ -123,11 +124,11 @@ def test_a_killed_worker_loses_no_file(tmp_path, monkeypatch):
     monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
     paths = _pack(tmp_path)
     contract = load_contract(CONFIG)
-    one = _doc(lint.run_lint(paths, contract, jobs=1))
+    one = _doc(lint.run(paths, contract, jobs=1))
     parent = os.getpid()
     marker = tmp_path / "worker-died"
     mine = _slow_parent(monkeypatch, 0.01)
-    slow = lint.lint_file
+    slow = pool.lint_file
     done = []
 
     def dying(path, plan, *a, **k):
@@ -138,8 +139,8 @@ def test_a_killed_worker_loses_no_file(tmp_path, monkeypatch):
                 os._exit(9)
         return slow(path, plan, *a, **k)
 
-    monkeypatch.setattr(lint, "lint_file", dying)
-    assert _doc(lint.run_lint(paths, contract, jobs=2)) == one
+    monkeypatch.setattr(pool, "lint_file", dying)
+    assert _doc(lint.run(paths, contract, jobs=2)) == one
     assert marker.exists() and marker.read_text() in mine  # its file was linted here
 
 
@@ -148,11 +149,11 @@ def test_a_worker_that_dies_holding_the_counter_lock(tmp_path, monkeypatch):
     monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
     paths = _pack(tmp_path, copies=2)
     contract = load_contract(CONFIG)
-    one = _doc(lint.run_lint(paths, contract, jobs=1))
+    one = _doc(lint.run(paths, contract, jobs=1))
     parent = os.getpid()
     marker = tmp_path / "worker-died"
     _slow_parent(monkeypatch, 0.01)
-    real = lint._claim
+    real = pool._claim
     claims = []
 
     def claim(counter, timeout=None):
@@ -164,9 +165,9 @@ def test_a_worker_that_dies_holding_the_counter_lock(tmp_path, monkeypatch):
                 os._exit(9)
         return real(counter, timeout)
 
-    monkeypatch.setattr(lint, "_claim", claim)
+    monkeypatch.setattr(pool, "_claim", claim)
     started = time.monotonic()
-    assert _doc(lint.run_lint(paths, contract, jobs=2)) == one
+    assert _doc(lint.run(paths, contract, jobs=2)) == one
     assert marker.exists() and time.monotonic() - started < 30
 
 
@@ -176,7 +177,7 @@ def test_an_error_is_raised_in_file_order(tmp_path, monkeypatch):
     --jobs 1, the error raised is file 4's."""
     monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
     paths = _pack(tmp_path)
-    real = lint.lint_file
+    real = pool.lint_file
 
     def failing(path, plan, *a, **k):
         if path == paths[4]:
@@ -185,11 +186,11 @@ def test_an_error_is_raised_in_file_order(tmp_path, monkeypatch):
             raise ValueError(f"bug on file {paths.index(path)}")
         return real(path, plan, *a, **k)
 
-    monkeypatch.setattr(lint, "lint_file", failing)
+    monkeypatch.setattr(pool, "lint_file", failing)
     contract = load_contract(CONFIG)
     for jobs in (1, 2):
         with pytest.raises(ValueError, match="bug on file 4$"):
-            lint.run_lint(paths, contract, jobs=jobs)
+            lint.run(paths, contract, jobs=jobs)
 
 
 class _NeedsTwoArguments(Exception):
@@ -202,16 +203,16 @@ def test_a_worker_error_that_cannot_be_rebuilt_is_named(tmp_path, monkeypatch):
     paths = _pack(tmp_path)
     parent = os.getpid()
     _slow_parent(monkeypatch, 0.01)
-    real = lint.lint_file
+    real = pool.lint_file
 
     def failing(path, plan, *a, **k):
         if _in_worker(parent):
             raise _NeedsTwoArguments("x", "y")
         return real(path, plan, *a, **k)
 
-    monkeypatch.setattr(lint, "lint_file", failing)
+    monkeypatch.setattr(pool, "lint_file", failing)
     with pytest.raises(RuntimeError, match="_NeedsTwoArguments: x/y"):
-        lint.run_lint(paths, load_contract(CONFIG), jobs=2)
+        lint.run(paths, load_contract(CONFIG), jobs=2)
 
 
 def test_a_worker_that_fails_to_start(tmp_path, monkeypatch):
@@ -233,7 +234,7 @@ def test_a_worker_that_fails_to_start(tmp_path, monkeypatch):
     monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", start)
     before = gc.get_freeze_count()
     with pytest.raises(BlockingIOError):
-        lint.run_lint(paths, load_contract(CONFIG), jobs=3)
+        lint.run(paths, load_contract(CONFIG), jobs=3)
     assert gc.get_freeze_count() == before
     assert starts[0].exitcode is not None and not multiprocessing.active_children()
 
@@ -242,13 +243,14 @@ KILL_MID_SEND = """
 import os, sys, time
 sys.path.insert(0, {tests!r})
 from animsmith import lint
+from animsmith.lint import pool
 from animsmith.config import load_contract
 from test_lint_jobs import _doc
 paths = {paths!r}
 contract = load_contract({config!r})
-one = _doc(lint.run_lint(paths, contract, jobs=1))
+one = _doc(lint.run(paths, contract, jobs=1))
 parent = os.getpid()
-real = lint.lint_file
+real = pool.lint_file
 seen = []
 
 def big_then_die(path, plan, *a, **k):
@@ -262,8 +264,8 @@ def big_then_die(path, plan, *a, **k):
         time.sleep(0.02)
     return out
 
-lint.lint_file = big_then_die
-print("same" if _doc(lint.run_lint(paths, contract, jobs=2)) == one else "different")
+pool.lint_file = big_then_die
+print("same" if _doc(lint.run(paths, contract, jobs=2)) == one else "different")
 """
 
 
@@ -311,16 +313,17 @@ import os, sys, tempfile, time
 sys.path.insert(0, {tests!r})
 tempfile.tempdir = {scratch!r}
 from animsmith import lint
+from animsmith.lint import pool
 from animsmith.config import load_contract
-real = lint.lint_file
+real = pool.lint_file
 
 def slow(path, plan, *a, **k):
     time.sleep(0.05)
     return real(path, plan, *a, **k)
 
-lint.lint_file = slow
+pool.lint_file = slow
 print(os.getpid(), flush=True)
-lint.run_lint({paths!r}, load_contract({config!r}), jobs=2)
+lint.run({paths!r}, load_contract({config!r}), jobs=2)
 """
 
 
@@ -356,10 +359,10 @@ def test_a_worker_that_exits_holding_the_counter_lock(tmp_path, monkeypatch):
     monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
     paths = _pack(tmp_path, copies=2)
     contract = load_contract(CONFIG)
-    one = _doc(lint.run_lint(paths, contract, jobs=1))
+    one = _doc(lint.run(paths, contract, jobs=1))
     parent = os.getpid()
     _slow_parent(monkeypatch, 0.01)
-    real = lint._claim
+    real = pool._claim
 
     def claim(counter, timeout=None):
         if _in_worker(parent):
@@ -367,9 +370,9 @@ def test_a_worker_that_exits_holding_the_counter_lock(tmp_path, monkeypatch):
             os._exit(0)
         return real(counter, timeout)
 
-    monkeypatch.setattr(lint, "_claim", claim)
+    monkeypatch.setattr(pool, "_claim", claim)
     started = time.monotonic()
-    assert _doc(lint.run_lint(paths, contract, jobs=2)) == one
+    assert _doc(lint.run(paths, contract, jobs=2)) == one
     assert time.monotonic() - started < 30
 
 
@@ -386,9 +389,9 @@ def test_the_chunk_folder_is_removed_on_every_exit(tmp_path, monkeypatch, how):
     if how == "start_failure":
         monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", lambda self: (_ for _ in ()).throw(OSError("no fork")))
         with pytest.raises(OSError):
-            list(lint._iter_outcomes(paths, plan, 2))
+            list(pool.iter_outcomes(paths, plan, 2))
     else:
-        gen = lint._iter_outcomes(paths, plan, 2)
+        gen = pool.iter_outcomes(paths, plan, 2)
         first = next(gen)
         assert first.result.path == paths[0]
         assert any(scratch.iterdir())  # the folder exists while the run goes on
@@ -406,13 +409,13 @@ def test_no_temporary_folder_means_one_process(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "does-not-exist"))
     paths = _pack(tmp_path, copies=2)
     contract = load_contract(CONFIG)
-    assert _doc(lint.run_lint(paths, contract, jobs=2)) == _doc(lint.run_lint(paths, contract, jobs=1))
+    assert _doc(lint.run(paths, contract, jobs=2)) == _doc(lint.run(paths, contract, jobs=1))
 
 
 PARENT_PROBE = """
 import multiprocessing, os, sys, time
 sys.path.insert(0, {root!r})
-from animsmith.lint import _parent_alive
+from animsmith.lint.pool import _parent_alive
 
 def child(method, parent_pid, out):
     open(out, "w").write("alive" if _parent_alive(method, parent_pid) else "dead at start")

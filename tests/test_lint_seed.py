@@ -121,7 +121,7 @@ def test_pool_start_method_default_and_override(monkeypatch):
 
 
 def test_jobs_auto_worker_count(monkeypatch):
-    import animsmith.lint as lint
+    import animsmith.lint.pool as lint
 
     monkeypatch.setattr(lint, "usable_cpus", lambda: 4)
     monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
@@ -156,7 +156,7 @@ def test_forked_pool_unfreezes_the_collector(monkeypatch):
     import gc
 
     from animsmith.config import load_contract
-    from animsmith.lint import run_lint
+    from animsmith.lint import run as run_lint
 
     monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")
     monkeypatch.chdir(ROOT)

@@ -178,7 +178,7 @@ def test_cross_file_group_members_have_their_clips(tmp_path, capsys):
 def test_report_runner_matches_lint_on_real_files(name):
     """The report lints with its own per-file loop (to keep each clip's grid): it must not drift from lint."""
     from animsmith.config import default_contract
-    from animsmith.lint import run_lint
+    from animsmith.lint import run as run_lint
     from animsmith.render.json import lint_json
     from animsmith.report.collect import collect
 

@@ -69,6 +69,9 @@ class CheckSpec:
     without_clips: bool = False
     #: a contract table that must be present for the check to run (``ARMED_BY``, e.g. ``engine``)
     armed_by: Optional[str] = None
+    #: options of this check the clip measurements take too (``MEASUREMENT_OPTIONS``):
+    #: :func:`measurement_options`
+    measurement_options: Tuple[str, ...] = ()
     order: int = 0
     run: Callable = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
@@ -119,6 +122,7 @@ def _spec_of(module) -> CheckSpec:
         arming_key=getattr(module, "ARMED_BY_KEY", None),
         without_clips=bool(getattr(module, "RUNS_WITHOUT_CLIPS", False)),
         armed_by=getattr(module, "ARMED_BY", None),
+        measurement_options=tuple(getattr(module, "MEASUREMENT_OPTIONS", ())),
         order=order,
         run=module.check,
     )
@@ -145,6 +149,21 @@ def registry() -> Dict[str, CheckSpec]:
             seen[s.id] = s
         _REGISTRY = seen
     return _REGISTRY
+
+
+def measurement_options(contract) -> Dict[str, float]:
+    """{option: value} of every option a check declares in ``MEASUREMENT_OPTIONS``, as the
+    contract sets it (the check's declared default without one): the keyword arguments of
+    :meth:`~animsmith.core.analysis.ClipAnalysis.measurements`. ``measure`` and the
+    measurements of ``lint --format json`` take them, so a published number (the loop-seam
+    ratio, the legs' duty factors) is the one the check judges."""
+    out: Dict[str, float] = {}
+    for spec in registry().values():
+        if spec.measurement_options:
+            options = contract.check_options(spec.id, spec.defaults())
+            for key in spec.measurement_options:
+                out[key] = float(options[key])
+    return out
 
 
 def check_ids() -> List[str]:

@@ -25,7 +25,10 @@ also runs once for a file without animations, with ``ctx.clip`` None),
 ``ARMED_BY = "engine"`` (runs only when the contract has that table; a ``"file"``
 check, given the whole file with ``ctx.clip`` None, may then yield
 :class:`~animsmith.results.PredictionFacet` records with ``ctx.facet``) and
-``ORDER`` (catalog position).
+``MEASUREMENT_OPTIONS = ("min_stride_step_m",)`` (options of ``CONFIG`` the clip
+measurements of ``measure`` and ``lint --format json`` take too, as keyword arguments
+of ``ClipAnalysis.measurements``, so the number they publish is the one the check
+judges) and ``ORDER`` (catalog position).
 
 The registry, ``animsmith checks``, ``docs/checks.md`` and config validation
 all derive from these declarations, so nothing is written twice.

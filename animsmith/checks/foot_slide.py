@@ -116,12 +116,9 @@ CONFIG = {
     ),
 }
 
-
-def contact_height_of(contract) -> float:
-    """The contract's ``[checks.foot-slide] contact_height_m`` (the declared default without
-    one): ``measure`` and lint's measurements count each leg's duty factor with it, so the
-    stance they report is the one this check judges."""
-    return float(contract.check_options(ID, {"contact_height_m": CONFIG["contact_height_m"].default})["contact_height_m"])
+#: the clip measurements count each leg's duty factor with this option, so the stance
+#: ``measure`` and ``lint --format json`` report is the one this check judges
+MEASUREMENT_OPTIONS = ("contact_height_m",)
 
 
 def side_bones(roles):

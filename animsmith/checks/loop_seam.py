@@ -48,16 +48,11 @@ CONFIG = {
     ),
 }
 
+#: the clip measurements normalise the published ``loop_seam_ratio`` by this option, so the
+#: ratio ``measure`` and ``lint --format json`` show is the one this check judges
+MEASUREMENT_OPTIONS = ("min_stride_step_m",)
+
 FEET = ("left_foot", "left_toe", "right_foot", "right_toe")
-
-
-def stride_floor_m(contract) -> float:
-    """The contract's ``min_stride_step_m`` (this check's declared default without one).
-
-    ``measure`` and the measurements of ``lint --format json`` normalise the
-    published ``loop_seam_ratio`` by it, so the number matches this check's judgement.
-    """
-    return float(contract.check_options(ID, {"min_stride_step_m": CONFIG["min_stride_step_m"].default})["min_stride_step_m"])
 
 
 def worst_seam_foot(grid, roles) -> int:

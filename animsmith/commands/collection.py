@@ -107,26 +107,24 @@ def _resolve_members(
     from animsmith.errors import AnimsmithError
     from animsmith.hints import did_you_mean
     from animsmith.io.read import load_asset
+    from animsmith.lint.members import DistinctMembers, file_member_clip
 
     out = []
-    seen = set()
+    distinct = DistinctMembers()  # one clip named two ways is one member, as the group checks count it
     by_identity: Dict[str, str] = {}  # file identity -> the first spelling in assets
     for p in assets:
         by_identity.setdefault(file_identity(p), p)
-    found: Dict[Tuple[Any, str], str] = {}  # (file identity, clip name) -> first label: one clip named two ways is one member
 
     def add(label: str, f: str, clip) -> None:
-        key = (file_identity(f), clip.name)
-        if key not in found:
-            found[key] = label
+        first = distinct.first_label(file_identity(f), clip.name, label)
+        if first == label:
             out.append((label, f, clip))
         if aliases is not None:
-            aliases[label] = found[key]
+            aliases[label] = first
 
     for ref in group.members:
-        if ref.label in seen:
+        if not distinct.new_label(ref.label):
             continue
-        seen.add(ref.label)
         if ref.file is not None:
             f = ref.file
             if f not in assets:
@@ -137,19 +135,14 @@ def _resolve_members(
                 else:
                     f = match
             asset = assets[f]
-            if ref.clip is None:
-                if len(asset.clips) != 1:
-                    raise AnimsmithError(
-                        f"group member {ref.label!r}: "
-                        + ("the file has no animations" if not asset.clips else f"file has {len(asset.clips)} clips; name one with '#clip'")
-                    )
-                clip = asset.clips[0]
-            else:
-                try:
-                    clip = asset.clip(ref.clip)
-                except KeyError:
-                    hint = did_you_mean(ref.clip, asset.clip_names)
-                    raise AnimsmithError(f"group member {ref.label!r}: clip {ref.clip!r} not found{hint}", f) from None
+            name, why = file_member_clip(ref, asset.clip_names)
+            if why is not None:
+                raise AnimsmithError(f"group member {ref.label!r}: {why}")
+            try:
+                clip = asset.clip(name)
+            except KeyError:
+                hint = did_you_mean(ref.clip, asset.clip_names)
+                raise AnimsmithError(f"group member {ref.label!r}: clip {ref.clip!r} not found{hint}", f) from None
             add(ref.label, f, clip)
             continue
         # a bare name is looked up in PATHS only (docs/transform.md), never in a file an earlier

@@ -81,7 +81,7 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     """
     from animsmith.config import load_contract
     from animsmith.errors import AnimsmithError
-    from animsmith.lint import expand_paths, run_lint, validate_check_ids
+    from animsmith.lint import expand_paths, run, validate_check_ids
     from animsmith.render import render_lint
 
     contract = load_contract(effective_config_path(ctx, config_path))
@@ -100,12 +100,12 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     files = expand_paths(list(paths))
     check_output_path(output, files + contract_inputs(contract), stdout_without=True)
     # CI additions (docs/ci.md): --shard, --output, progress bar on a TTY
-    from animsmith.ci import parse_shard, run_lint_ci
+    from animsmith.lint.shard import parse_shard
 
     try:
         shard_spec = parse_shard(shard) if shard is not None else None
         with _progress(len(files)) as on_file:
-            result = run_lint_ci(
+            result = run(
                 # only the JSON document carries per-clip measurements; the other formats never compute them
                 files, contract, select=selected, jobs=jobs, with_measurements=(fmt == "json"),
                 shard=shard_spec, on_file=on_file, allow=sorted(allowed),

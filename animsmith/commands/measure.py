@@ -283,14 +283,13 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path, wide):
     if not args:
         raise click.UsageError("no PATHS given")
     prof, overrides, cfg, contract = load_rig_contract(ctx, config_path, profile)
-    from animsmith.checks.foot_slide import contact_height_of
-    from animsmith.checks.loop_seam import stride_floor_m
+    from animsmith.checks import measurement_options
     from animsmith.core.units import units_report
 
     from animsmith.lint import expand_paths
 
-    floor_m = stride_floor_m(contract)
-    contact_m = contact_height_of(contract)
+    options = measurement_options(contract)  # the checks' own options: the numbers they judge
+    floor_m, contact_m = options["min_stride_step_m"], options["contact_height_m"]
     files: List[Dict[str, Any]] = []
     for path in expand_paths(args):  # files, folders and globs, found as `lint` finds them
         asset, roles, analyses = load_and_analyze(path, prof, overrides, cfg, contract.rig.metres_per_unit, contract.rig.legs or None)

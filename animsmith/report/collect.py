@@ -1,7 +1,7 @@
 """Lint + report data from the same judged pose grids (one pass per file).
 
 :func:`collect` lints like ``animsmith lint`` (same plan, same clip checks in
-catalog order, same group judging through ``animsmith.lint``) but keeps, for
+catalog order, same group judging: the one run, ``animsmith.lint.run``) but keeps, for
 each clip, what the page draws, read from the clip's shared
 :class:`~animsmith.core.analysis.ClipAnalysis` grid (the grid the checks
 judged, sampled once):
@@ -178,15 +178,13 @@ def _gait_member_names(contract) -> Tuple[set, Dict[str, set]]:
     return bare, files
 
 
-def _report_file(path: str, plan, data: ReportData, contract, gait_members, contact_height_m: float,
-                 clip_filter: Optional[str] = None):
-    """Lint one file with ``lint.lint_file`` and keep each clip's view from the same analysis."""
-    from animsmith.lint import lint_file
-
+def _clip_views(data: ReportData, contract, gait_members, contact_height_m: float, clip_filter: Optional[str] = None):
+    """(on_asset, on_clip) callbacks of the lint run (:func:`animsmith.lint.run`) that keep,
+    for each file and clip, the page's view from the analysis the checks judged."""
     bare, gait_files = gait_members
     state: Dict[str, Any] = {}
 
-    def on_asset(asset, roles):
+    def on_asset(path, asset, roles):
         sk = asset.skeleton
         data.skeletons.append({"names": [str(x) for x in sk.names], "parents": [int(p) for p in sk.parents]})
         entry = {"path": path, "profile": roles.profile, "skeleton": len(data.skeletons) - 1, "clips": []}
@@ -199,7 +197,7 @@ def _report_file(path: str, plan, data: ReportData, contract, gait_members, cont
         )
         data.files.append(entry)
 
-    def on_clip(clip, analysis, measured):
+    def on_clip(path, clip, analysis, measured):
         entry, real, count = state["entry"], state["real"], state["count"]
         wanted = gait_files.get(real, set())
         # a bare member name is the first file's (argument order) clip of that name, as lint
@@ -222,7 +220,7 @@ def _report_file(path: str, plan, data: ReportData, contract, gait_members, cont
         entry["clips"].append(len(data.clips))
         data.clips.append(view)
 
-    return lint_file(path, plan, on_asset=on_asset, on_clip=on_clip)
+    return on_asset, on_clip
 
 
 def _budgeted_view(data: ReportData, analysis, roles, contact_height_m: float, with_local: bool) -> Dict[str, Any]:
@@ -254,21 +252,12 @@ def collect(paths: Sequence[str], contract, select: Optional[Sequence[str]] = No
             clip_filter: Optional[str] = None) -> ReportData:
     """Lint ``paths`` against ``contract`` and gather the page data (one load per file);
     with ``clip_filter`` only that clip (and gait-group members) get curves."""
-    from animsmith.lint import LintResult, make_plan, ran_checks, run_group_checks
+    from animsmith.checks import measurement_options
+    from animsmith.lint import run
 
-    plan = make_plan(contract, select, True)
-    contact = plan.contact_height_m  # [checks.foot-slide] contact_height_m, as the check and the duty factors use it
+    # [checks.foot-slide] contact_height_m, as the check and the duty factors use it
+    contact = measurement_options(contract)["contact_height_m"]
     data = ReportData(result=None)
-    gait_members = _gait_member_names(contract)
-    files, summaries = [], []
-    for p in paths:
-        outcome = _report_file(p, plan, data, contract, gait_members, contact, clip_filter)
-        files.append(outcome.result)
-        summaries.append(outcome.summaries)
-    group_members: Dict[str, list] = {}
-    if files and any(f.error is None for f in files):
-        group_members = run_group_checks(files, summaries, plan, select)
-    data.result = LintResult(
-        files=files, config_path=contract.path, group_members=group_members, checks=ran_checks(contract, select)
-    )
+    on_asset, on_clip = _clip_views(data, contract, _gait_member_names(contract), contact, clip_filter)
+    data.result = run(paths, contract, select=select, on_asset=on_asset, on_clip=on_clip)
     return data
