@@ -503,7 +503,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
     copy of this loop.
     """
     from animsmith.core.analysis import ClipAnalysis
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     result = FileResult(path=path)
     try:
@@ -797,7 +797,7 @@ def _import_lint_modules() -> None:
     from animsmith.core.roles import resolve_roles  # noqa: F401
     from animsmith.core.units import units_report  # noqa: F401 - the rig-units check's
     from animsmith.core.legs import resolve_contract_rig  # noqa: F401
-    from animsmith.io.read import load_asset  # noqa: F401
+    from animsmith.io.gltf import load_asset  # noqa: F401
 
 
 def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
@@ -931,7 +931,7 @@ def _iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
 def _load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional[str], List[str], Dict[str, Dict[str, Any]]]:
     """(load error, clip names, summaries) for a member file that was not linted."""
     from animsmith.core.analysis import ClipAnalysis
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     try:
         asset = load_asset(path, strict=False)

@@ -68,8 +68,11 @@ def runs(d, corpus_dir=CORPUS):
 
 
 def run(argv, cwd):
+    """stdout, stderr and exit status of one command, the checkout's own path written as
+    ``<ROOT>`` so that two checkouts of the same code give the same bytes."""
     p = subprocess.run(cmd() + argv, cwd=cwd, capture_output=True)
-    return p.stdout + b"\n--- stderr ---\n" + p.stderr + f"\n--- exit {p.returncode} ---\n".encode()
+    got = p.stdout + b"\n--- stderr ---\n" + p.stderr + f"\n--- exit {p.returncode} ---\n".encode()
+    return got.replace(ROOT.encode(), b"<ROOT>")
 
 
 def main() -> None:

@@ -340,7 +340,7 @@ def test_anchor_lands_within_half_a_frame_of_zero(capsys, tmp_path, offset):
 
 
 def test_rewrite_is_an_exact_left_rotation(capsys, tmp_path):
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     path = write(tmp_path, biped_clip(offset=0.21))
     out = accept_cli(capsys, tmp_path, path)
@@ -391,7 +391,7 @@ def test_duplicated_endpoint_stays_closed_and_holds_no_frame(capsys, tmp_path, o
     duplicated endpoint, and the anchor lands within half a frame of the 30-frame cycle."""
     import json
 
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     path = write(tmp_path, biped_clip(offset=offset))
     out = accept_cli(capsys, tmp_path, path)
@@ -421,7 +421,7 @@ def test_nearly_duplicated_endpoint_is_closed_with_an_exact_copy(capsys, tmp_pat
     would hold that pose for two frames mid-clip). The JSON reports the replaced key's delta."""
     import json
 
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     extra = []
     if kind == "negated_rotation":
@@ -525,7 +525,7 @@ def test_open_loop_through_the_file(capsys, tmp_path):
     """An open loop (period 31 on 31 keys) is written as the E-key rotation and reported open."""
     import json
 
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     path = write(tmp_path, biped_clip(offset=0.3, period_frames=31.0))
     out = tmp_path / "out.glb"
@@ -974,7 +974,7 @@ def test_sparse_output_gets_its_bounds_recomputed(capsys, tmp_path):
     maximum: the new accessor's declared max is the maximum of what was written."""
     import json
 
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     src = _feet_glb(tmp_path, "sparse.glb", sparse=True, bump=5e-6)
     out = tmp_path / "out.glb"
@@ -1085,7 +1085,7 @@ def test_open_loop_bob_within_one_step_accepts_and_a_climb_refuses(capsys, tmp_p
 def test_a_slope_bake_refuses_vertical_drift(capsys, tmp_path):
     """`sim bake --terrain slope` climbs (its hips end higher than they start): rotating it would
     move the drop from the wrap into the middle of the clip (it used to be published)."""
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
     from animsmith.core.pose import sample_pose
 
     path = str(tmp_path / "slope.glb")

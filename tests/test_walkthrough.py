@@ -115,7 +115,7 @@ def test_tied_role_candidates_are_counted(tmp_path, capsys):
     # the names alone tie four left feet (resolve_roles); the file's leg map then supplies
     # pair 0's (the rear) feet, so inspect shows the role filled from the legs
     from animsmith.core.roles import resolve_roles
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     names_only = resolve_roles(load_asset(str(glb)).skeleton)
     assert names_only.unresolved["left_foot"].startswith("four equally good generic candidates: 'l1_foot' and 'l2_foot' and 'l3_foot' ...")

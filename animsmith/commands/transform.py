@@ -38,7 +38,7 @@ def external_buffers(asset) -> bool:
 
 def external_files(asset, path: str) -> List[str]:
     """The buffer and image files the GLB at ``path`` reads beside it (an output must not replace one)."""
-    from animsmith.io.read import external_resource_files
+    from animsmith.io.gltf import external_resource_files
 
     return external_resource_files(asset.gltf or {}, os.path.dirname(os.path.abspath(path)))
 
@@ -118,7 +118,7 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
         raise AnimsmithError(f"output {output!r} is the input file; pass --in-place to overwrite it")
 
     from animsmith.core.legs import resolve_contract_rig
-    from animsmith.io.read import load_asset_bytes, read_file_bytes
+    from animsmith.io.gltf import load_asset_bytes, read_file_bytes
     from animsmith.transform import gait_anchored_glb, plan_gait_anchor, select_clips, verify_gait_anchored
 
     data = read_file_bytes(file)  # refuses directories, FIFOs, > 1 GiB, a file changing under us
