@@ -27,6 +27,7 @@ from test_transform_builders import (
 )
 from animsmith.errors import Refusal
 from animsmith.model import Channel
+from animsmith.core.tolerance import round_half_away
 from animsmith.transform import gait_anchor as ga
 
 SENTINEL = b"existing output\n"
@@ -74,7 +75,7 @@ def test_tolerances_are_four_float32_successors():
 
 
 def test_round_half_away_from_zero():
-    assert [ga.round_half_away(x) for x in (2.5, 3.5, -2.5, 0.49, 23.25)] == [3, 4, -3, 0, 23]
+    assert [round_half_away(x) for x in (2.5, 3.5, -2.5, 0.49, 23.25)] == [3, 4, -3, 0, 23]
 
 
 # --------------------------------------------------------------------------
@@ -685,7 +686,7 @@ def test_seam_noise_keeps_the_nearest_frame():
     from animsmith.core.gait import loop_seam_ratio
 
     grid, roles = _feet_grid()
-    ratios = [loop_seam_ratio(ga._rolled_grid(grid, s), roles)[0] for s in (22, 23, 24)]
+    ratios = [loop_seam_ratio(ga.rolled_grid(grid, s), roles)[0] for s in (22, 23, 24)]
     assert max(ratios) < 1.05 and ratios[1] > min(ratios) + 0.01
     shift, offset, gm, seam = ga.choose_shift(grid, roles, 0.75, 31)
     assert (shift, offset) == (23, 0)
@@ -698,11 +699,11 @@ def test_a_popped_seam_moves_to_a_neighbour_frame():
     # step; the jump is then its first or last in-clip step) must win on seam grounds.
     from animsmith.core.gait import loop_seam_ratio
 
-    assert ga.round_half_away(0.75 * 31) == 23
+    assert round_half_away(0.75 * 31) == 23
     clean, roles = _feet_grid()
     assert ga.choose_shift(clean, roles, 0.75, 31)[:2] == (23, 0)
     grid, roles = _feet_grid(pop_at=23)
-    ratios = {s: loop_seam_ratio(ga._rolled_grid(grid, s), roles)[0] for s in (22, 23, 24)}
+    ratios = {s: loop_seam_ratio(ga.rolled_grid(grid, s), roles)[0] for s in (22, 23, 24)}
     # either side of the tie tolerance: s ranks far more than 0.05 above its seamless neighbours
     assert ratios[22] <= 1.0 and ratios[24] <= 1.0
     assert ratios[23] > 1.0 + ga.SEAM_TIE_TOLERANCE + 1.0
@@ -899,7 +900,7 @@ def test_two_stride_clip_shifts_to_its_first_trough(amp_m):
         roles = roles_of(asset)
         plan = ga.prove_gait_anchor(asset, clip, roles, 30.0)
         first_trough = ((0.75 - offset) % 1.0) / 2
-        s = ga.round_half_away(first_trough * 30)
+        s = round_half_away(first_trough * 30)
         assert plan.cycles == 2 and plan.period_frames == 30
         assert plan.phase_before == pytest.approx((0.75 - offset) % 1.0, abs=1e-6)  # float32 keys
         if abs(abs(first_trough * 30 - s) - 0.5) > 1e-6:  # not a half-frame tie, decided by float noise

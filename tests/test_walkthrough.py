@@ -191,7 +191,7 @@ def test_the_key_rate_is_over_the_channels_span():
     import numpy as np
 
     from animsmith.model import Channel, Clip
-    from animsmith.transform.gait_anchor import _keys_rate_text
+    from animsmith.transform.gait_anchor.proofs import _keys_rate_text
 
     t = 0.05 + np.arange(25) / 24.0
     clip = Clip("c", [Channel.make(0, "translation", t, np.zeros((25, 3)))])
