@@ -38,7 +38,7 @@ def read_and_parse_json(paths):
 
 def measure_all(paths):
     from animsmith.core.analysis import analyze_asset
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     clips = 0
     for p in paths:

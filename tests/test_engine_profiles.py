@@ -177,7 +177,7 @@ def test_threejs_duplicate_clip_name_is_unavailable_for_the_later_clip(tmp_path,
 def test_threejs_names_match_the_loader_on_every_shipped_and_corpus_file(oracles):
     """Every node's predicted three.js name equals the name three.js r187 gives it."""
     from animsmith.engine import threejs_scene_objects
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     files = [os.path.join(here, "examples", "assets", n) for n in sorted(os.listdir(os.path.join(here, "examples", "assets")))]
@@ -398,7 +398,7 @@ def tricky_scene(tmp_path):
 
 def test_threejs_names_of_a_tricky_scene_match_the_loader(tmp_path, oracles):
     from animsmith.engine import predict_threejs_nodes, threejs_scene_objects
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     path = tricky_scene(tmp_path)
     listing = json.loads(subprocess.run(
@@ -458,7 +458,7 @@ def test_threejs_names_inherited_by_every_javascript_object_get_a_nan_suffix(tmp
 
 def test_threejs_prototype_names_match_the_loader(tmp_path, oracles):
     from animsmith.engine import threejs_scene_objects
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     glb, nodes = prototype_names(tmp_path)
     listing = json.loads(subprocess.run(

@@ -90,7 +90,7 @@ def test_the_walk_ring_is_rebuilt_by_sim_ring_root_motion(capsys, tmp_path):
     """`animsmith sim ring --root-motion` writes the shipped clips: the same bones and channels,
     every joint within 10 µm of the shipped file's at every judged frame."""
     from animsmith.core.pose import pose_grid
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     out = tmp_path / "walk.glb"
     code, text, _ = run_cli(["sim", "ring", "--root-motion", "-o", str(out)], capsys)
@@ -109,7 +109,7 @@ def test_the_walk_ring_travels_with_its_feet_planted():
     each member's direction, and the authored contacts are planted: a foot in contact moves less
     than 1 mm while the hips travel."""
     from animsmith.core.pose import pose_grid
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
     from animsmith.sim.bake import contact_stance_mask
     from animsmith.sim.ring import WALK_RING
 

@@ -766,7 +766,7 @@ def warm_up(tmpdir: str) -> None:
 def test_seeds_are_valid_and_quiet(tmp_path, monkeypatch):
     """Every unmutated seed passes the same contract (and loads), so a failure
     below is caused by the mutation."""
-    from animsmith.io.read import load_asset_bytes
+    from animsmith.io.gltf import load_asset_bytes
 
     monkeypatch.chdir(tmp_path)
     warm_up(str(tmp_path))
@@ -810,7 +810,7 @@ def test_a_crashed_check_fails_the_contract(tmp_path, monkeypatch):
 def test_mutators_produce_what_they_claim():
     """The mutator really writes the hostile thing (so the fuzz is not vacuous)."""
     from animsmith.errors import LoadError
-    from animsmith.io.read import load_asset_bytes
+    from animsmith.io.gltf import load_asset_bytes
 
     data = dict((n, d) for n, d, _ in seeds())["gen-biped.glb"]
     rng = random.Random(1)

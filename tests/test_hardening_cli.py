@@ -19,7 +19,7 @@ import sys
 import pytest
 
 from animsmith.cli import main
-from animsmith.io import read as read_mod
+from animsmith.io import gltf as read_mod
 from animsmith.io import write as write_mod
 from animsmith.io.write import write_glb
 from builders import biped_asset, gait_clip

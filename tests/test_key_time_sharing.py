@@ -9,7 +9,7 @@ import struct
 
 import numpy as np
 
-from animsmith.io.read import load_asset_bytes
+from animsmith.io.gltf import load_asset_bytes
 from animsmith.io.write import asset_to_glb
 from builders import biped_asset, gait_clip
 from gltf_raw import RawGltf, pack_glb

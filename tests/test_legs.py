@@ -85,7 +85,7 @@ def test_every_built_in_creature_resolves_all_its_legs_with_no_config(tmp_path, 
         assert abs(leg["duty_factor"] - creature.duty) <= 1.0 / (clip["frame_count"] - 1) + 1e-9
     # without the markers the contact-height rule (low and not moving vertically) also finds
     # the catalog duty within one grid sample: a low foot still landing or lifting is swing
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
     from animsmith.io.write import write_glb
 
     asset = load_asset(str(out))

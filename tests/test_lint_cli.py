@@ -212,7 +212,7 @@ def test_each_asset_is_released_before_the_next_file_loads(tmp_path, monkeypatch
     import gc
     import weakref
 
-    import animsmith.io.read as read
+    import animsmith.io.gltf as read
     from animsmith.config import parse_contract
     from animsmith.lint import expand_paths, run as run_lint
 

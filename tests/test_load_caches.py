@@ -1,6 +1,6 @@
 """The loader's caches across files change nothing but speed.
 
-``animsmith.io.read`` keeps the skeletons it built keyed by orjson's text of
+``animsmith.io.gltf`` keeps the skeletons it built keyed by orjson's text of
 ``nodes``, ``skins``, ``scenes`` and ``scene`` (files with the same node graph
 share one read-only Skeleton), and the checked channel layouts keyed by the
 text of ``animations`` plus node and accessor counts. Loading any sequence of
@@ -27,14 +27,16 @@ import test_fuzz  # noqa: E402
 from test_read_fast import snapshot  # noqa: E402
 
 from animsmith.errors import LoadError  # noqa: E402
-from animsmith.io import read  # noqa: E402
+from animsmith.io import gltf as read  # noqa: E402
+from animsmith.io.gltf import clips as read_clips, document as read_document, skeleton as read_skeleton  # noqa: E402
 
-pytestmark = pytest.mark.skipif(read._dumps is None, reason="the skeleton cache needs orjson")
+pytestmark = pytest.mark.skipif(read_document._dumps is None, reason="the skeleton cache needs orjson")
 
 
 def _uncached(monkeypatch, data: bytes, strict: bool = False):
     with monkeypatch.context() as m:
-        m.setattr(read, "_json_key", lambda *a: None)
+        m.setattr(read_skeleton, "json_key", lambda *a: None)
+        m.setattr(read_clips, "json_key", lambda *a: None)
         return snapshot(data, strict)
 
 
@@ -49,8 +51,8 @@ def _rig_seed():
 
 @pytest.fixture(autouse=True)
 def _fresh_cache(monkeypatch):
-    monkeypatch.setattr(read, "_SKELETONS", {})
-    monkeypatch.setattr(read, "_LAYOUTS", {})
+    monkeypatch.setattr(read_skeleton, "_SKELETONS", {})
+    monkeypatch.setattr(read_clips, "_LAYOUTS", {})
 
 
 def test_same_rig_shares_one_read_only_skeleton():
@@ -112,23 +114,23 @@ def test_fuzz_sequence_same_with_and_without_cache(monkeypatch, batch):
     cases += [test_fuzz.make_case(batch, c)[1] for c in range(test_fuzz.CASES_PER_BATCH)]
     hits = layout_hits = 0
     for i, data in enumerate(cases):
-        before, layouts = len(read._SKELETONS), len(read._LAYOUTS)
+        before, layouts = len(read_skeleton._SKELETONS), len(read_clips._LAYOUTS)
         cached = snapshot(data, False)
         ok = cached[0] != "error"
-        hits += len(read._SKELETONS) == before and ok
-        layout_hits += len(read._LAYOUTS) == layouts > 0 and ok
+        hits += len(read_skeleton._SKELETONS) == before and ok
+        layout_hits += len(read_clips._LAYOUTS) == layouts > 0 and ok
         assert cached == _uncached(monkeypatch, data), i
         assert snapshot(data, True) == _uncached(monkeypatch, data, True), i
     assert hits > 0 and layout_hits > 0  # some mutations kept the graph / layout: the caches were used
 
 
 def test_cache_is_bounded(monkeypatch):
-    monkeypatch.setattr(read, "_SKELETONS_MAX", 3)
+    monkeypatch.setattr(read_skeleton, "_SKELETONS_MAX", 3)
     doc, blob = _rig_seed()
     for k in range(10):
         doc["nodes"][0]["translation"] = [float(k), 0.0, 0.0]
         read.load_asset_bytes(test_fuzz.repack(doc, blob), f"{k}.glb")
-        assert len(read._SKELETONS) <= 3
+        assert len(read_skeleton._SKELETONS) <= 3
 
 
 def test_same_animation_layout_is_checked_once(monkeypatch):
@@ -136,11 +138,11 @@ def test_same_animation_layout_is_checked_once(monkeypatch):
     layout (no ``_channel_table`` call) and still gets its own key data."""
     doc, blob = _rig_seed()
     calls = []
-    real = read._channel_table
-    monkeypatch.setattr(read, "_channel_table", lambda *a: calls.append(1) or real(*a))
+    real = read_clips._channel_table
+    monkeypatch.setattr(read_clips, "_channel_table", lambda *a: calls.append(1) or real(*a))
     a = read.load_asset_bytes(test_fuzz.repack(doc, blob), "a.glb")
     first = len(calls)
-    assert first > 0 and len(read._LAYOUTS) == 1
+    assert first > 0 and len(read_clips._LAYOUTS) == 1
     # same layout, other key data: flip the sign bit of the BIN chunk's last float
     other = bytearray(blob)
     other[-1] ^= 0x80
@@ -160,7 +162,7 @@ def test_changed_channel_target_is_a_new_layout():
     other_node = next(i for i in range(len(doc["nodes"])) if i != target["node"])
     target["node"] = other_node
     b = read.load_asset_bytes(test_fuzz.repack(doc, blob), "b.glb")
-    assert len(read._LAYOUTS) == 2
+    assert len(read_clips._LAYOUTS) == 2
     assert b.clips[0].channels[-1].node == other_node != a.clips[0].channels[-1].node
 
 
@@ -171,7 +173,7 @@ def test_non_json_numbers_cannot_reach_a_cache_key(monkeypatch, literal):
     there is judged on its own after one with ``NaN``."""
     import json
 
-    monkeypatch.setattr(read, "_loads", read._stdlib_loads)  # every document through the stdlib parser
+    monkeypatch.setattr(read_document, "_loads", read_document._stdlib_loads)  # every document through the stdlib parser
     doc, blob = _rig_seed()
     doc["asset"]["generator"] = "back\\\\slash"  # escapes in the text too
     doc["nodes"][0]["translation"] = [12345.5, 0, 0]
@@ -185,7 +187,7 @@ def test_non_json_numbers_cannot_reach_a_cache_key(monkeypatch, literal):
     else:
         assert "JSON is invalid" in str(got.value)
     assert snapshot(data, False) == _uncached(monkeypatch, data)
-    assert not read._SKELETONS and not read._LAYOUTS
+    assert not read_skeleton._SKELETONS and not read_clips._LAYOUTS
 
 
 def test_stdlib_parser_rejects_lone_surrogates_like_orjson(monkeypatch):
@@ -194,7 +196,7 @@ def test_stdlib_parser_rejects_lone_surrogates_like_orjson(monkeypatch):
     doc, blob = _rig_seed()
     doc["nodes"][0]["name"] = "NAME"
     text = json.dumps(doc, separators=(",", ":"))
-    monkeypatch.setattr(read, "_loads", read._stdlib_loads)  # through the stdlib parser
+    monkeypatch.setattr(read_document, "_loads", read_document._stdlib_loads)  # through the stdlib parser
     lone = test_fuzz.repack(None, blob, text.replace("NAME", "\\ud800x").encode())
     with pytest.raises(LoadError, match="JSON is invalid.*surrogate"):
         read.load_asset_bytes(lone, "lone.glb")

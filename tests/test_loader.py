@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from animsmith.errors import LoadError
-from animsmith.io.read import load_asset, load_asset_bytes
+from animsmith.io.gltf import load_asset, load_asset_bytes
 from gltf_raw import RawGltf, minimal, pack_glb, json_bytes
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -310,7 +310,7 @@ def test_clip_names_unnamed_and_repeated():
 def test_generated_clip_names_never_take_a_name_the_file_uses(fast, monkeypatch):
     """[walk, walk, unnamed, animation2, walk#1]: the file's own "animation2" and "walk#1"
     keep their names; the repeat and the unnamed clip get the next free suffix."""
-    import animsmith.io.read as read
+    import animsmith.io.gltf.clips as read
 
     if not fast:
         monkeypatch.setattr(read, "_build_clips_bulk", lambda *a, **k: None)
@@ -325,7 +325,7 @@ def test_generated_clip_names_never_take_a_name_the_file_uses(fast, monkeypatch)
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_generated_node_names_never_take_a_name_the_file_uses(fast, monkeypatch):
-    import animsmith.io.read as read
+    import animsmith.io.gltf.skeleton as read
 
     if not fast:
         monkeypatch.setattr(read, "_node_fields_bulk", lambda nodes: None)

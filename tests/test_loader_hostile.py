@@ -21,8 +21,9 @@ import numpy as np
 import pytest
 
 from animsmith.errors import LoadError
-from animsmith.io import read as read_mod
-from animsmith.io.read import load_asset, load_asset_bytes
+from animsmith.io import gltf as read_mod
+from animsmith.io.gltf import document as read_document, resources as read_resources
+from animsmith.io.gltf import load_asset, load_asset_bytes
 from gltf_raw import BIN_CHUNK, JSON_CHUNK, RawGltf, json_bytes, minimal, pack_glb
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -153,7 +154,7 @@ def test_bad_json(payload, needle):
 
 
 def test_deep_json_with_stdlib_parser(monkeypatch):
-    monkeypatch.setattr(read_mod, "_loads", lambda b: json.loads(b.decode("utf-8")))
+    monkeypatch.setattr(read_document, "_loads", lambda b: json.loads(b.decode("utf-8")))
     expect_error(pack_glb(b"[" * 200000 + b"]" * 200000), "nested too deeply")
     expect_error(pack_glb(b'{"x": "\xff"}'), "JSON is invalid")
 
@@ -386,7 +387,7 @@ def test_many_accessors_over_one_view_stay_within_budget():
 
 
 def test_external_size_cap(tmp_path, monkeypatch):
-    monkeypatch.setattr(read_mod, "EXTERNAL_MAX_BYTES", 64)
+    monkeypatch.setattr(read_resources, "EXTERNAL_MAX_BYTES", 64)
     raw, _ = minimal()
     text, blob = raw.gltf(uri="file", bin_name="b.bin")
     (tmp_path / "b.bin").write_bytes(blob + bytes(100))
@@ -535,7 +536,7 @@ def test_many_cubic_channels_sharing_one_output_split_once():
 
 
 def test_one_external_file_named_by_many_buffers_is_read_once(tmp_path, monkeypatch):
-    monkeypatch.setattr(read_mod, "EXTERNAL_TOTAL_MAX_BYTES", 1000)
+    monkeypatch.setattr(read_resources, "EXTERNAL_TOTAL_MAX_BYTES", 1000)
     raw, _ = minimal()
     text, blob = raw.gltf(uri="file", bin_name="b.bin")
     doc = json.loads(text)

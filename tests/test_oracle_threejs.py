@@ -219,7 +219,7 @@ def test_oracle_comparison_catches_unscaled_tangents(oracles, synthetic_glb):
 
 
 def test_synthetic_glb_round_trips_through_our_loader(oracles, synthetic_glb):
-    read = pytest.importorskip("animsmith.io.read")
+    read = pytest.importorskip("animsmith.io.gltf")
     asset, path = synthetic_glb
     loaded = read.load_asset(str(path))
     for clip in loaded.clips:
@@ -236,7 +236,7 @@ def corpus_times(duration_s):
 
 @pytest.mark.parametrize("path", CORPUS, ids=[os.path.basename(p) for p in CORPUS])
 def test_corpus_file_matches_threejs(oracles, path):
-    read = pytest.importorskip("animsmith.io.read")
+    read = pytest.importorskip("animsmith.io.gltf")
     asset = read.load_asset(path)
     assert asset.clips, "corpus files are animated"
     for clip in asset.clips:

@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from gltf_raw import minimal
 from animsmith.cli import cli
-from animsmith.io.read import load_asset_bytes
+from animsmith.io.gltf import load_asset_bytes
 
 
 def _with_pointer_channels(count):

@@ -94,7 +94,7 @@ def test_what_a_batch_leaves_alone():
 def test_one_file_of_several_clips_measures_the_same_primed(tmp_path):
     """The lint path primes every clip of a multi-clip file: loop continuity, bytes equal."""
     from animsmith.core.analysis import analyze_asset, prime_loop_continuity
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     here = os.path.dirname(os.path.abspath(__file__))
     files = sorted(glob.glob(os.path.join(here, "data", "*.glb"))) + sorted(

@@ -165,7 +165,7 @@ def test_pose_at_samples_on_real_files_equals_the_full_grid():
     import glob
     import os
 
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     here = os.path.dirname(os.path.abspath(__file__))
     files = sorted(glob.glob(os.path.join(here, "data", "*.glb"))) + sorted(

@@ -1,6 +1,6 @@
 """The loader's bulk paths give exactly what the per-item paths give.
 
-``animsmith.io.read`` validates nodes (``_node_fields_bulk``) and channels,
+``animsmith.io.gltf`` validates nodes (``_node_fields_bulk``) and channels,
 samplers, accessors and buffer views (``_build_clips_bulk``) over whole lists
 for files without problems, and falls back to the per-item code (which reports
 the first problem in file order) otherwise. Here every file is loaded twice,
@@ -27,7 +27,8 @@ if HERE not in sys.path:
 import test_fuzz  # noqa: E402
 
 from animsmith.errors import LoadError  # noqa: E402
-from animsmith.io import read  # noqa: E402
+from animsmith.io import gltf as read  # noqa: E402
+from animsmith.io.gltf import clips as read_clips, resources as read_resources, skeleton as read_skeleton  # noqa: E402
 
 SKELETON_ARRAYS = (
     "node_indices", "parents", "rest_translation", "rest_rotation", "rest_scale",
@@ -45,7 +46,8 @@ MUTATION_BATCHES = 8  # x test_fuzz.CASES_PER_BATCH cases
 def _no_skeleton_cache(monkeypatch):
     """Build every skeleton and channel layout here: a cached one would skip the
     paths under comparison (tests/test_load_caches.py compares caches on and off)."""
-    monkeypatch.setattr(read, "_json_key", lambda *a: None)
+    monkeypatch.setattr(read_skeleton, "json_key", lambda *a: None)
+    monkeypatch.setattr(read_clips, "json_key", lambda *a: None)
 
 
 def _array_key(a: Any) -> Any:
@@ -76,8 +78,8 @@ def snapshot(data: bytes, strict: bool) -> Any:
 def both_paths(monkeypatch, data: bytes, strict: bool):
     fast = snapshot(data, strict)
     with monkeypatch.context() as m:
-        m.setattr(read, "_build_clips_bulk", lambda *a: None)
-        m.setattr(read, "_node_fields_bulk", lambda nodes: None)
+        m.setattr(read_clips, "_build_clips_bulk", lambda *a: None)
+        m.setattr(read_skeleton, "_node_fields_bulk", lambda nodes: None)
         general = snapshot(data, strict)
     return fast, general
 
@@ -85,10 +87,10 @@ def both_paths(monkeypatch, data: bytes, strict: bool):
 def bulk_taken(monkeypatch, data: bytes) -> bool:
     """True when both bulk paths accepted ``data``."""
     taken = []
-    clips_bulk, nodes_bulk = read._build_clips_bulk, read._node_fields_bulk
+    clips_bulk, nodes_bulk = read_clips._build_clips_bulk, read_skeleton._node_fields_bulk
     with monkeypatch.context() as m:
-        m.setattr(read, "_build_clips_bulk", lambda *a: taken.append(clips_bulk(*a) is not None) or None)
-        m.setattr(read, "_node_fields_bulk", lambda nodes: taken.append(nodes_bulk(nodes) is not None) or None)
+        m.setattr(read_clips, "_build_clips_bulk", lambda *a: taken.append(clips_bulk(*a) is not None) or None)
+        m.setattr(read_skeleton, "_node_fields_bulk", lambda nodes: taken.append(nodes_bulk(nodes) is not None) or None)
         try:
             read.load_asset_bytes(data, "case.glb", strict=False)
         except LoadError:
@@ -130,7 +132,7 @@ def test_bulk_path_shares_arrays_like_general_path(monkeypatch):
 def test_budget_refusal_same_through_both_paths(monkeypatch):
     """The decode budget is checked on the bulk path's total before decoding."""
     name, data, _ = next(s for s in test_fuzz.seeds() if bulk_taken(monkeypatch, s[1]))
-    monkeypatch.setattr(read, "DECODE_FLOOR_COMPONENTS", 64)
-    monkeypatch.setattr(read, "DECODE_COMPONENTS_PER_INPUT_BYTE", 0)
+    monkeypatch.setattr(read_resources, "DECODE_FLOOR_COMPONENTS", 64)
+    monkeypatch.setattr(read_resources, "DECODE_COMPONENTS_PER_INPUT_BYTE", 0)
     fast, general = both_paths(monkeypatch, data, False)
     assert fast == general and fast[0] == "error" and "decoding would exceed" in fast[1]

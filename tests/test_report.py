@@ -229,7 +229,7 @@ def test_long_clip_view_samples_only_the_shown_frames(tmp_path):
     shown samples, but the full-skeleton grid is never built (memory follows the page)."""
     from animsmith.core.analysis import analyze_asset
     from animsmith.core.pose import sample_pose
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
     from animsmith.report.collect import MAX_FRAMES, clip_view, frame_indices
 
     glb = write_clips(tmp_path / "long.glb", [gait_clip("walk", frames=3001, velocity_mps=(0.0, 0.0, 1.0))])

@@ -249,7 +249,7 @@ def corpus(name):
     path = os.path.join(HERE, "data", name)
     if not os.path.exists(path):
         pytest.skip(f"{name} not in tests/data")
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     return load_asset(path)
 

@@ -62,7 +62,7 @@ def test_fabrik_stops_at_the_iteration_cap_and_at_the_tolerance():
 
 def test_bake_flags_speed_fps_cycles_and_root_modes(tmp_path, capsys):
     from animsmith.cli import main
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     fox = catalog_creature("fox")
     cycle_m = 0.15 / 0.7

@@ -25,7 +25,7 @@ def _bake(tmp_path, capsys, *flags):
 
 
 def _lint_foot_slide(tmp_path, capsys, path, owner):
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     speed = load_asset(path).clips[0].extras["animsmith_sim"]["speed_mps"]
     cfg = write_config(tmp_path / "c.toml", f'[clips.walk]\nspeed_mps = {speed}\nmovement_owner_xz = "{owner}"\n')
@@ -37,7 +37,7 @@ def _lint_foot_slide(tmp_path, capsys, path, owner):
 
 @pytest.mark.parametrize("flag, owner", [("--in-place", "gameplay"), ("--root-motion", "animation")])
 def test_baked_biped_lints_clean_on_its_markers_and_without_them(tmp_path, capsys, flag, owner):
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
     from animsmith.io.write import write_glb
 
     path = _bake(tmp_path, capsys, flag)
@@ -53,7 +53,7 @@ def test_baked_biped_lints_clean_on_its_markers_and_without_them(tmp_path, capsy
 
 def test_sim_wrappers_are_the_core_reader(tmp_path, capsys):
     from animsmith.core.contacts import authored_contacts, authored_stance_mask
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
     from animsmith.sim.bake import contact_stance_mask, read_contact_markers
 
     clip = load_asset(_bake(tmp_path, capsys)).clips[0]

@@ -42,7 +42,7 @@ def test_ring_anchors_through_the_core():
     from animsmith.core.gait import gait_metrics
     from animsmith.core.pose import pose_grid
     from animsmith.core.roles import resolve_roles
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     asset = load_asset(RING_GLB)
     roles = resolve_roles(asset.skeleton)
@@ -148,7 +148,7 @@ def test_sim_catalog_lists_foot_slide(capsys):
 
 
 def test_sim_bake_cli_and_operator_errors(tmp_path, capsys):
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     out = tmp_path / "fox.glb"
     code, text, _ = run_cli(["sim", "bake", "fox", "-o", str(out), "--terrain", "slope", "--cycles", "2", "--fps", "60"], capsys)
@@ -173,7 +173,7 @@ def test_baked_walk_gait_anchors_and_stays_a_closed_loop(tmp_path, capsys, fps):
     becomes an exact copy of the first, the anchor lands within half a frame of 0 and `measure`
     still reads a duplicated endpoint (it was rotated as an open loop, a pose held mid-clip;
     then refused as an inexact endpoint)."""
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     src, out = str(tmp_path / "walk.glb"), str(tmp_path / "anchored.glb")
     rc, _, err = run_cli(["sim", "bake", "biped", "-o", src, "--fps", str(fps)], capsys)
@@ -196,7 +196,7 @@ def test_a_constant_pitch_is_one_key_and_the_pose_keeps_it(tmp_path, capsys):
     It is one key now: the pose still pitches ~8° nose-up, and the file lints clean with the
     documented fox roles."""
     from animsmith.core.pose import sample_pose
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     out = tmp_path / "fox-slope.glb"
     code, _, err = run_cli(["sim", "bake", "fox", "-o", str(out), "--terrain", "slope"], capsys)
@@ -243,7 +243,7 @@ def test_ring_is_a_full_body_biped_on_the_walkers_feet():
     each thigh and shin keeps 0.5 m, and the knees bend forward (+Z, the way the character faces)."""
     from animsmith.core.pose import pose_grid
     from animsmith.core.roles import resolve_roles
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
     from animsmith.sim.ring import HIP_HEIGHT_M, RING, ring_gait
     from animsmith.sim.walker import body_bob_m, foot_targets
 

@@ -239,7 +239,7 @@ def test_contact_events_give_the_walkers_stance(name, cycles):
 @pytest.mark.parametrize("name", ["fox", "spider"])
 def test_bake_load_back_same_poses(tmp_path, name):
     from animsmith.core.pose import sample_pose
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
     from animsmith.io.write import write_glb
 
     c = catalog_creature(name)
@@ -363,7 +363,7 @@ def test_authored_contacts_drive_the_core_slide_measure(tmp_path):
     """Loaded back, the markers give the stance the core measures slide with (no inference)."""
     from animsmith.core.contacts import foot_slide
     from animsmith.core.pose import sample_pose
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
     from animsmith.io.write import write_glb
     from animsmith.sim.bake import contact_stance_mask
 
@@ -431,7 +431,7 @@ def test_a_knee_pole_along_the_leg_still_bakes_the_solved_pose(tmp_path):
     the foot 10 cm under the ground in the file). The axis now takes the IK's own fallback: the
     baked file's forward kinematics equal the walker's joints."""
     from animsmith.core.pose import sample_pose
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
     from animsmith.io.write import write_glb
     from animsmith.sim.bake import bake
     from animsmith.sim.creature import creature_from_dict

@@ -137,7 +137,7 @@ def anchor_of_file(path: str, clip_name: str, fps: float = 30.0):
     """Stride anchor of a clip in a file, measured by the core on the clip's frame grid."""
     from animsmith.core.gait import gait_metrics
     from animsmith.core.pose import sample_pose
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     asset = load_asset(path)
     clip = asset.clip(clip_name)

@@ -62,7 +62,7 @@ def retime_onto_run_forward(capsys, cfg, path, out):
 
 def events_of(path, clip_name):
     from animsmith.core.roles import resolve_roles
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     asset = load_asset(path)
     clip = asset.clip(clip_name)
@@ -117,7 +117,7 @@ def test_retime_aligns_members_with_different_contact_timing(capsys, tmp_path):
         gm, _ = anchor_of_file(str(out), name)
         assert fc.circular_distance(gm.gait_phase, ref_anchor.gait_phase) * (frames - 1) <= 0.5 + 1e-9
     # the reference clip is bit-identical
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     a0, a1 = load_asset(path).clip("run_forward"), load_asset(str(out)).clip("run_forward")
     for c0, c1 in zip(a0.channels, a1.channels):
@@ -208,7 +208,7 @@ def test_retimed_output_reloads_in_threejs_to_our_poses(capsys, tmp_path, oracle
     import subprocess
 
     from animsmith.core.pose import sample_pose
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     path, cfg = write_ring(tmp_path, [stepping_clip(n, o) for n, o in
                                      {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}.items()])
@@ -393,7 +393,7 @@ def test_open_loop_members_stay_open_and_follow_the_reference(capsys, tmp_path):
     first (a pose held over the wrap, measured `duplicated_endpoint`). A member entering o
     cycles later, warped onto the reference's contacts, is the reference again within a frame
     of motion."""
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     offsets = {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}
     path, cfg = write_ring(tmp_path, [open_clip(n, o) for n, o in offsets.items()])
@@ -417,7 +417,7 @@ def test_mixed_ring_open_member_onto_a_duplicated_reference(capsys, tmp_path, me
     (the open one closed with a copy of its first frame, not read as if its last frame were the
     wrap, which put its anchor half a frame late and refused a correct retime), and the retimed
     members follow the reference's motion within a frame."""
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     clips = [stepping_clip("run_forward", 0.0)] + [open_clip(n, member_offset) for n in ("run_backward", "run_left", "run_right")]
     path, cfg = write_ring(tmp_path, clips)
@@ -578,7 +578,7 @@ def test_an_output_may_not_replace_a_buffer_file_an_input_reads(capsys, tmp_path
     """`-o mesh.bin`, where mesh.bin is an external buffer of the input GLB: the input would read
     GLB bytes as its mesh afterwards (and the output would read itself). Exit 2, mesh.bin keeps
     its bytes; `transform -o` refuses it the same way."""
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     offsets = {"run_forward": 0.0, "run_backward": 0.1, "run_left": 0.25, "run_right": 0.05}
     path, cfg = write_ring(tmp_path, [stepping_clip(n, o) for n, o in offsets.items()])
@@ -606,7 +606,7 @@ def test_an_unwarped_member_keeps_its_step_keys(capsys, tmp_path):
     """A member identical to the reference is warped by the identity: every output frame samples
     its own key. Source times computed in float64 landed a few float32 steps below the keys, so a
     STEP channel held the previous key (its keys came out one frame late, some twice)."""
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     clips = [_with_step_prop(stepping_clip("run_forward", 0.0)), _with_step_prop(stepping_clip("run_backward", 0.0))]
     path, cfg = write_ring(tmp_path, clips)

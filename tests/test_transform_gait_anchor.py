@@ -27,6 +27,7 @@ from test_transform_builders import (
 )
 from animsmith.errors import Refusal
 from animsmith.model import Channel
+from animsmith.core.tolerance import round_half_away
 from animsmith.transform import gait_anchor as ga
 
 SENTINEL = b"existing output\n"
@@ -74,7 +75,7 @@ def test_tolerances_are_four_float32_successors():
 
 
 def test_round_half_away_from_zero():
-    assert [ga.round_half_away(x) for x in (2.5, 3.5, -2.5, 0.49, 23.25)] == [3, 4, -3, 0, 23]
+    assert [round_half_away(x) for x in (2.5, 3.5, -2.5, 0.49, 23.25)] == [3, 4, -3, 0, 23]
 
 
 # --------------------------------------------------------------------------
@@ -340,7 +341,7 @@ def test_anchor_lands_within_half_a_frame_of_zero(capsys, tmp_path, offset):
 
 
 def test_rewrite_is_an_exact_left_rotation(capsys, tmp_path):
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     path = write(tmp_path, biped_clip(offset=0.21))
     out = accept_cli(capsys, tmp_path, path)
@@ -391,7 +392,7 @@ def test_duplicated_endpoint_stays_closed_and_holds_no_frame(capsys, tmp_path, o
     duplicated endpoint, and the anchor lands within half a frame of the 30-frame cycle."""
     import json
 
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     path = write(tmp_path, biped_clip(offset=offset))
     out = accept_cli(capsys, tmp_path, path)
@@ -421,7 +422,7 @@ def test_nearly_duplicated_endpoint_is_closed_with_an_exact_copy(capsys, tmp_pat
     would hold that pose for two frames mid-clip). The JSON reports the replaced key's delta."""
     import json
 
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     extra = []
     if kind == "negated_rotation":
@@ -525,7 +526,7 @@ def test_open_loop_through_the_file(capsys, tmp_path):
     """An open loop (period 31 on 31 keys) is written as the E-key rotation and reported open."""
     import json
 
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     path = write(tmp_path, biped_clip(offset=0.3, period_frames=31.0))
     out = tmp_path / "out.glb"
@@ -685,7 +686,7 @@ def test_seam_noise_keeps_the_nearest_frame():
     from animsmith.core.gait import loop_seam_ratio
 
     grid, roles = _feet_grid()
-    ratios = [loop_seam_ratio(ga._rolled_grid(grid, s), roles)[0] for s in (22, 23, 24)]
+    ratios = [loop_seam_ratio(ga.rolled_grid(grid, s), roles)[0] for s in (22, 23, 24)]
     assert max(ratios) < 1.05 and ratios[1] > min(ratios) + 0.01
     shift, offset, gm, seam = ga.choose_shift(grid, roles, 0.75, 31)
     assert (shift, offset) == (23, 0)
@@ -698,11 +699,11 @@ def test_a_popped_seam_moves_to_a_neighbour_frame():
     # step; the jump is then its first or last in-clip step) must win on seam grounds.
     from animsmith.core.gait import loop_seam_ratio
 
-    assert ga.round_half_away(0.75 * 31) == 23
+    assert round_half_away(0.75 * 31) == 23
     clean, roles = _feet_grid()
     assert ga.choose_shift(clean, roles, 0.75, 31)[:2] == (23, 0)
     grid, roles = _feet_grid(pop_at=23)
-    ratios = {s: loop_seam_ratio(ga._rolled_grid(grid, s), roles)[0] for s in (22, 23, 24)}
+    ratios = {s: loop_seam_ratio(ga.rolled_grid(grid, s), roles)[0] for s in (22, 23, 24)}
     # either side of the tie tolerance: s ranks far more than 0.05 above its seamless neighbours
     assert ratios[22] <= 1.0 and ratios[24] <= 1.0
     assert ratios[23] > 1.0 + ga.SEAM_TIE_TOLERANCE + 1.0
@@ -899,7 +900,7 @@ def test_two_stride_clip_shifts_to_its_first_trough(amp_m):
         roles = roles_of(asset)
         plan = ga.prove_gait_anchor(asset, clip, roles, 30.0)
         first_trough = ((0.75 - offset) % 1.0) / 2
-        s = ga.round_half_away(first_trough * 30)
+        s = round_half_away(first_trough * 30)
         assert plan.cycles == 2 and plan.period_frames == 30
         assert plan.phase_before == pytest.approx((0.75 - offset) % 1.0, abs=1e-6)  # float32 keys
         if abs(abs(first_trough * 30 - s) - 0.5) > 1e-6:  # not a half-frame tie, decided by float noise
@@ -974,7 +975,7 @@ def test_sparse_output_gets_its_bounds_recomputed(capsys, tmp_path):
     maximum: the new accessor's declared max is the maximum of what was written."""
     import json
 
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     src = _feet_glb(tmp_path, "sparse.glb", sparse=True, bump=5e-6)
     out = tmp_path / "out.glb"
@@ -1085,7 +1086,7 @@ def test_open_loop_bob_within_one_step_accepts_and_a_climb_refuses(capsys, tmp_p
 def test_a_slope_bake_refuses_vertical_drift(capsys, tmp_path):
     """`sim bake --terrain slope` climbs (its hips end higher than they start): rotating it would
     move the drop from the wrap into the middle of the clip (it used to be published)."""
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
     from animsmith.core.pose import sample_pose
 
     path = str(tmp_path / "slope.glb")

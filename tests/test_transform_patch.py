@@ -150,7 +150,7 @@ def test_in_place_rewrite_touches_only_the_rotated_accessor_bytes(anchored):
 
 def test_shared_accessors_get_new_accessors_and_the_other_clip_is_unchanged(anchored):
     from animsmith.core.pose import sample_pose
-    from animsmith.io.read import load_asset_bytes
+    from animsmith.io.gltf import load_asset_bytes
 
     before, after, out = anchored(True)
     doc0, _, b0 = chunks(before)
@@ -203,7 +203,7 @@ def test_outputs_pass_the_khronos_validator(anchored, oracles, shared_clip):
 def test_outputs_reload_in_threejs_to_the_rotated_poses(anchored, oracles, shared_clip):
     """three.js samples OUT at frame k where our sampler samples IN at frame SRC[k]."""
     from animsmith.core.pose import sample_pose
-    from animsmith.io.read import load_asset_bytes
+    from animsmith.io.gltf import load_asset_bytes
 
     before, _, out = anchored(shared_clip)
     times = frame_times(FRAMES, FPS).astype(np.float64)
@@ -340,7 +340,7 @@ def test_interleaved_outputs_get_new_accessors_and_validate(tmp_path, capsys, or
 
 
 def test_sparse_output_is_rewritten_as_a_dense_copy(tmp_path, capsys):
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     raw, (lf_n, rf_n, hips), t = raw_feet_rig()
     lf, rf = feet_values(FRAMES, 0.05, OFFSET)

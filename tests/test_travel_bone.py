@@ -96,7 +96,7 @@ def test_three_js_agrees_on_the_hips_travel(tmp_path, oracles):
     first, last = (np.array(s["nodes"][key]["position"]) for s in doc["samples"])
     three_speed = float(np.hypot(*(last - first)[[0, 2]])) / 1.0
     from animsmith.core.analysis import analyze_asset
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     _, (ca,) = analyze_asset(load_asset(path))
     assert three_speed == pytest.approx(1.2, abs=1e-6)
@@ -224,7 +224,7 @@ def test_a_closing_key_off_by_float_noise_still_closes_the_loop(tmp_path, capsys
     foot.values[-1] = foot.values[-1] + np.float32(5e-5)
     path = write_walks(tmp_path, clip)
     from animsmith.core.analysis import analyze_asset
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     _, (ca,) = analyze_asset(load_asset(path))
     lc = ca.loop_continuity_for(True)

@@ -227,7 +227,7 @@ def test_gait_anchor_judges_in_metres_and_writes_centimetres(tmp_path, capsys):
     assert rc == 0, err
     (c,) = json.loads(stdout)["clips"]
     assert c["horizontal_drift_m"] == pytest.approx(0.005, rel=1e-5)
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     before, after = load_asset(path), load_asset(str(out))
     for a, b in zip(before.clips[0].channels, after.clips[0].channels):

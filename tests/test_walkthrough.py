@@ -115,7 +115,7 @@ def test_tied_role_candidates_are_counted(tmp_path, capsys):
     # the names alone tie four left feet (resolve_roles); the file's leg map then supplies
     # pair 0's (the rear) feet, so inspect shows the role filled from the legs
     from animsmith.core.roles import resolve_roles
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     names_only = resolve_roles(load_asset(str(glb)).skeleton)
     assert names_only.unresolved["left_foot"].startswith("four equally good generic candidates: 'l1_foot' and 'l2_foot' and 'l3_foot' ...")
@@ -191,7 +191,7 @@ def test_the_key_rate_is_over_the_channels_span():
     import numpy as np
 
     from animsmith.model import Channel, Clip
-    from animsmith.transform.gait_anchor import _keys_rate_text
+    from animsmith.transform.gait_anchor.proofs import _keys_rate_text
 
     t = 0.05 + np.arange(25) / 24.0
     clip = Clip("c", [Channel.make(0, "translation", t, np.zeros((25, 3)))])

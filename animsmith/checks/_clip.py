@@ -141,15 +141,6 @@ def digits_apart(measured: float, cap: float, least: int = 2, most: int = 6) -> 
     return digits
 
 
-def f32_exceeds(measured: float, cap: float) -> bool:
-    """The f32 cap rule: fail only when float32(measured) > float32(cap).
-
-    A value authored exactly at the cap passes despite f32→f64 widening noise.
-    """
-    with np.errstate(over="ignore"):
-        return bool(np.float32(measured) > np.float32(cap))
-
-
 # --------------------------------------------------------------------------
 # All channels of a clip at once (vectorised per-clip checks)
 # --------------------------------------------------------------------------

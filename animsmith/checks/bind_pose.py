@@ -26,6 +26,7 @@ import numpy as np
 from animsmith.checks import _clip
 from animsmith.checks._clip import flat_channels, row_dots
 from animsmith.checks.base import Option
+from animsmith.core.tolerance import f32_exceeds
 
 ID = "bind-pose"
 SEVERITY = "warning"
@@ -124,7 +125,7 @@ def check(ctx):
     cap = float(ctx.options["max_mean_rest_delta_deg"])
     degs = np.array([d for _, d in deltas])
     mean = float(degs.mean())
-    if _clip.f32_exceeds(mean, cap):
+    if f32_exceeds(mean, cap):
         worst = int(np.argmax(degs))
         bone = ctx.asset.skeleton.names[deltas[worst][0]]
         yield ctx.finding(

@@ -39,6 +39,7 @@ import numpy as np
 from animsmith.checks import _clip
 from animsmith.checks._clip import bone_name, clip_facts, expect_value, flat_channels
 from animsmith.checks.base import Option
+from animsmith.core.tolerance import f32_exceeds
 
 ID = "duration-sanity"
 SEVERITY = "error"
@@ -78,16 +79,13 @@ def channel_ends(clip):
 
 def _outside_f32(duration: float, pin: float, tol: float) -> bool:
     """``f32(duration)`` outside ``[f32(pin − tol), f32(pin + tol)]`` (module docstring)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        d = np.float32(duration)
-        return bool(d > np.float32(pin + tol) or d < np.float32(pin - tol))
+    return f32_exceeds(duration, pin + tol) or f32_exceeds(pin - tol, duration)
 
 
 def _ends_apart_f32(latest: float, earliest: float, cap: float) -> bool:
     """``latest > f32(earliest + cap)`` (module docstring): the key times are float32, so
     an end authored exactly ``cap`` after another is not apart."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return bool(np.float32(latest) > np.float32(earliest + cap))
+    return f32_exceeds(latest, earliest + cap)
 
 
 def check(ctx):

@@ -55,8 +55,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from animsmith.checks._clip import bone_name, expect_value, f32_exceeds, malformed_key_times
+from animsmith.checks._clip import bone_name, expect_value, malformed_key_times
 from animsmith.checks.base import Option
+from animsmith.core.tolerance import f32_exceeds, f32_exceeds_each
 
 ID = "loop-closure"
 SEVERITY = "error"
@@ -132,8 +133,7 @@ def frame_note(ctx, lc) -> str:
 def _worst_over_allowance(delta: np.ndarray, allowed: np.ndarray):
     """(bone, delta, allowed) of the bone whose delta is the largest multiple of its
     allowance among those exceeding it (float32 compare), or None."""
-    with np.errstate(over="ignore"):  # the f32 cap rule (checks._clip.f32_exceeds), per bone
-        over = np.asarray(delta).astype(np.float32) > np.asarray(allowed).astype(np.float32)
+    over = f32_exceeds_each(delta, allowed)
     if not over.any():
         return None
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -26,9 +26,10 @@ measured.
 
 from __future__ import annotations
 
-from animsmith.checks._clip import TRAVEL_THRESHOLD_MPS, expect_value, f32_exceeds
+from animsmith.checks._clip import TRAVEL_THRESHOLD_MPS, expect_value
 from animsmith.checks.base import Option
 from animsmith.checks.in_place import measured_speed_or_gap
+from animsmith.core.tolerance import f32_exceeds
 
 ID = "root-motion-speed"
 SEVERITY = "error"

@@ -73,7 +73,7 @@ def external_buffers(asset) -> bool:
 
 def external_files(asset, path: str) -> List[str]:
     """The buffer and image files the GLB at ``path`` reads beside it (an output must not replace one)."""
-    from animsmith.io.read import external_resource_files
+    from animsmith.io.gltf import external_resource_files
 
     return external_resource_files(asset.gltf or {}, os.path.dirname(os.path.abspath(path)))
 

@@ -106,7 +106,7 @@ def _resolve_members(
     loaded here is judged at ``metres_per_unit`` (``[rig] units``)."""
     from animsmith.errors import AnimsmithError
     from animsmith.hints import did_you_mean
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
     from animsmith.lint.members import DistinctMembers, file_member_clip
 
     out = []
@@ -184,7 +184,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     from animsmith.core.legs import resolve_contract_rig
     from animsmith.errors import AnimsmithError, ConfigError, Refusal
     from animsmith.io.patch import GlbPatch
-    from animsmith.io.read import load_asset_bytes, read_file_bytes
+    from animsmith.io.gltf import load_asset_bytes, read_file_bytes
     from animsmith.transform import foot_cycle as fc
 
     if (out_dir is None) == (output is None) and not dry_run:

@@ -135,7 +135,7 @@ def _inspect_file(file: str, prof: str, overrides, cfg, metres: float = 1.0, leg
     from animsmith.core.legs import resolve_rig
     from animsmith.core.trajectory import travel_bone_of_clip
     from animsmith.errors import AnimsmithError, ConfigError
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     try:
         asset = load_asset(file).in_units(metres)

@@ -30,7 +30,7 @@ def load_and_analyze(path: str, profile: str, overrides: Dict[str, str], config_
     ``metres_per_unit`` (``[rig] units``); ``legs``: ``[rig.legs]``; errors name the file (exit 2)."""
     from animsmith.core.analysis import analyze_asset
     from animsmith.errors import AnimsmithError, ConfigError
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     try:
         asset = load_asset(path).in_units(metres_per_unit)

@@ -86,7 +86,7 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
         raise AnimsmithError(f"output {output!r} is the input file; pass --in-place to overwrite it")
 
     from animsmith.core.legs import resolve_contract_rig
-    from animsmith.io.read import load_asset_bytes, read_file_bytes
+    from animsmith.io.gltf import load_asset_bytes, read_file_bytes
     from animsmith.transform import gait_anchored_glb, plan_gait_anchor, select_clips, verify_gait_anchored
 
     data = read_file_bytes(file)  # refuses directories, FIFOs, > 1 GiB, a file changing under us

@@ -9,7 +9,7 @@ The first chunk must be JSON (type 0x4E4F534A); an optional BIN chunk
 (type 0x004E4942) follows; unknown chunk types are skipped. Every length is
 checked against the bytes actually present before anything is sliced, so a
 header claiming 4 GB costs nothing. Errors raise :class:`LoadError` without a
-path; :mod:`animsmith.io.read` adds it.
+path; :mod:`animsmith.io.gltf` adds it.
 """
 
 from __future__ import annotations

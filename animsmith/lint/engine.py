@@ -192,7 +192,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
     copy of this loop.
     """
     from animsmith.core.analysis import ClipAnalysis
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     result = FileResult(path=path)
     try:

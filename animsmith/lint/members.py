@@ -17,7 +17,7 @@ from animsmith.lint.results import FileResult
 def load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional[str], List[str], Dict[str, Dict[str, Any]]]:
     """(load error, clip names, summaries) for a member file that was not linted."""
     from animsmith.core.analysis import ClipAnalysis
-    from animsmith.io.read import load_asset
+    from animsmith.io.gltf import load_asset
 
     try:
         asset = load_asset(path, strict=False)

@@ -236,7 +236,7 @@ def _import_lint_modules() -> None:
     from animsmith.core.roles import resolve_roles  # noqa: F401
     from animsmith.core.units import units_report  # noqa: F401 - the rig-units check's
     from animsmith.core.legs import resolve_contract_rig  # noqa: F401
-    from animsmith.io.read import load_asset  # noqa: F401
+    from animsmith.io.gltf import load_asset  # noqa: F401
 
 
 def iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):

@@ -2,7 +2,7 @@
 
 Walk test (Gaitkit's 1 mm rule): bake the creature walking straight ahead on
 flat ground for two full cycles at 120 samples per cycle with root motion,
-write it to GLB bytes and load them back (``io.write`` / ``io.read``), sample
+write it to GLB bytes and load them back (``io.write`` / ``io.gltf``), sample
 the clip with ``core.pose.sample_pose``
 at its key times, take the foot bones' model-space (= world) positions and
 call ``core.contacts.foot_slide`` (the same function the lint ``foot-slide``
@@ -95,7 +95,7 @@ def _measure_baked(baked: Baked, terrain: Optional[Terrain], *, through_glb: boo
 
     times = baked.key_times_s
     if through_glb:
-        from animsmith.io.read import load_asset_bytes
+        from animsmith.io.gltf import load_asset_bytes
         from animsmith.io.write import asset_to_glb
 
         asset = load_asset_bytes(asset_to_glb(baked.asset), f"<{baked.walk.creature.name}.glb>")

@@ -114,7 +114,7 @@ def verify_gait_anchored(
     """
     from animsmith.core.circular import circular_distance_cycles
     from animsmith.errors import LoadError
-    from animsmith.io.read import load_asset_bytes
+    from animsmith.io.gltf import load_asset_bytes
 
     try:
         after = load_asset_bytes(out_bytes, label, base_dir=base_dir, strict=False).in_units(asset.skeleton.metres_per_unit)

@@ -47,7 +47,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from animsmith.errors import Refusal
-from animsmith.transform.gait_anchor import AnchorPlan, frame_times_f32, prove_gait_anchor
+from animsmith.core.tolerance import frame_times_f32
+from animsmith.transform.gait_anchor import AnchorPlan, prove_gait_anchor
 
 DEFAULT_CONTACT_HEIGHT_M = 0.03
 EVENT_NAMES = ("left_plant", "left_lift", "right_plant", "right_lift")
