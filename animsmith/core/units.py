@@ -72,7 +72,7 @@ def standing_height_m(grid, roles, frame: int = 0) -> Tuple[Optional[float], Opt
     a reason when the hips or both feet are unresolved or the pose is not finite."""
     import numpy as np
 
-    from animsmith.core.pose import model_pose_at
+    from animsmith.core.pose import model_positions_m
 
     if not roles.has("hips"):
         return None, "the hips role is unresolved"
@@ -82,8 +82,8 @@ def standing_height_m(grid, roles, frame: int = 0) -> Tuple[Optional[float], Opt
     bones = [int(roles.get("hips"))] + feet
     if grid.frame_count <= frame:
         return None, "no frame to measure"
-    pos, _ = model_pose_at(grid, [frame])
-    y = np.asarray(pos, dtype=np.float64)[0, bones, 1]
+    # the hips' and feet's chains only (the gait metrics pose the same bones on the same grid)
+    y = np.asarray(model_positions_m(grid, bones)[frame, :, 1], dtype=np.float64)
     if not np.isfinite(y).all():
         return None, "non-finite pose"
     return float(y[0] - y[1:].min()), None
