@@ -82,8 +82,9 @@ def standing_height_m(grid, roles, frame: int = 0) -> Tuple[Optional[float], Opt
     bones = [int(roles.get("hips"))] + feet
     if grid.frame_count <= frame:
         return None, "no frame to measure"
-    # the hips' and feet's chains only (the gait metrics pose the same bones on the same grid)
-    y = np.asarray(model_positions_m(grid, bones)[frame, :, 1], dtype=np.float64)
+    # the chains of the hips, feet and toes, the bones the gait metrics pose: one pass serves both
+    posed = bones + [int(roles.get(r)) for r in ("left_toe", "right_toe") if roles.has(r)]
+    y = np.asarray(model_positions_m(grid, posed)[frame, : len(bones), 1], dtype=np.float64)
     if not np.isfinite(y).all():
         return None, "non-finite pose"
     return float(y[0] - y[1:].min()), None
