@@ -833,7 +833,7 @@ def roles_with_legs(roles, legs: LegMap, skeleton, fill: bool = True):
 #: resolved rigs kept by :func:`resolve_rig`, keyed by everything the resolution reads
 #: (:func:`_rig_key`); the files of a pack usually share a handful of rig layouts
 RIG_CACHE_SIZE = 64
-_RIG_CACHE: Dict[tuple, Any] = {}
+RIG_CACHE: Dict[tuple, Any] = {}
 
 
 def _rig_key(asset, profile, overrides, declared_legs) -> Optional[tuple]:
@@ -871,7 +871,7 @@ def resolve_rig(asset, profile: Optional[str] = "auto", overrides: Optional[Mapp
     from animsmith.core.roles import _normalise_profile, resolve_roles
 
     key = _rig_key(asset, profile, overrides, declared_legs)
-    kept = _RIG_CACHE.get(key) if key is not None else None
+    kept = RIG_CACHE.get(key) if key is not None else None
     if kept is not None:
         return copy.deepcopy(kept)
     roles = resolve_roles(asset.skeleton, profile=profile, overrides=overrides)
@@ -879,9 +879,9 @@ def resolve_rig(asset, profile: Optional[str] = "auto", overrides: Optional[Mapp
     legs = resolve_legs(asset, roles, declared_legs, search=prof != "none", shape=prof == "auto")
     out = roles_with_legs(roles, legs, asset.skeleton, fill=prof == "auto")
     if key is not None and not getattr(legs, "_read_clips", False):
-        if len(_RIG_CACHE) >= RIG_CACHE_SIZE:
-            _RIG_CACHE.pop(next(iter(_RIG_CACHE)))
-        _RIG_CACHE[key] = copy.deepcopy(out)
+        if len(RIG_CACHE) >= RIG_CACHE_SIZE:
+            RIG_CACHE.pop(next(iter(RIG_CACHE)))
+        RIG_CACHE[key] = copy.deepcopy(out)
     return out
 
 
