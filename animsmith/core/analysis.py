@@ -45,6 +45,7 @@ from animsmith.core.trajectory import (
     RootSpeed,
     TravelBone,
     cycle_transform,
+    heading_series_deg,
     loop_continuity,
     root_speed,
     travel_bone_of_clip,
@@ -290,7 +291,28 @@ class ClipAnalysis:
 
     @cached_property
     def speed(self) -> RootSpeed:
-        return root_speed(self.grid, self.travel)
+        """Speed, heading and distance of the travel bone (core.trajectory.root_speed), its
+        arc factor read from :attr:`yaw_deg` (one heading series for both)."""
+        grid = self.grid
+        if self.travel.bone is None or grid.frame_count < 2:
+            return root_speed(grid, self.travel)
+        try:
+            yaw = self.yaw_deg
+        except Exception:  # noqa: BLE001 - root_speed reads the yaw only when it gets that far
+            return root_speed(grid, self.travel)
+        return root_speed(grid, self.travel, yaw)
+
+    @cached_property
+    def heading_series(self):
+        """core.trajectory.heading_series_deg of the travel bone on :attr:`grid` (computed once
+        for the speed's arc factor, the net yaw and the loop checks' travelling frame)."""
+        return heading_series_deg(self.grid, int(self.travel.bone))
+
+    def _heading_on(self, grid, bone):
+        """:attr:`heading_series` when ``grid`` and ``bone`` are the ones it was computed on, else None."""
+        if grid is self.grid and bone is not None and bone == self.travel.bone:
+            return self.heading_series
+        return None
 
     def seam_ratio_with(
         self, min_stride_step_m: float = MIN_STRIDE_STEP_M, yaw_deg: float = 0.0
@@ -342,7 +364,7 @@ class ClipAnalysis:
             grid = self.loop_grid
             if bone is None:
                 return loop_continuity(grid, None, open_cycle)
-            cycle, why = cycle_transform(grid, bone, open_cycle, self.skeleton.parents)
+            cycle, why = cycle_transform(grid, bone, open_cycle, self.skeleton.parents, self._heading_on(grid, bone))
             if cycle is None:
                 return LoopContinuity(unavailable=f"travel bone trajectory unusable ({why})")
             return loop_continuity(grid, cycle, open_cycle)
@@ -360,7 +382,9 @@ class ClipAnalysis:
         """(net yaw of the travel bone in degrees, reason)."""
         if self.travel.bone is None:
             return None, self.travel.reason
-        return yaw_accumulation_deg(self.grid, self.travel.bone)
+        if self.grid.frame_count < 2:
+            return yaw_accumulation_deg(self.grid, self.travel.bone)
+        return yaw_accumulation_deg(self.grid, self.travel.bone, self.heading_series)
 
     @cached_property
     def duplicated_endpoint(self) -> Tuple[bool, Optional[str]]:

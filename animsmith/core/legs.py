@@ -381,6 +381,7 @@ def resolve_legs(asset, roles, declared: Optional[List[Dict[str, Any]]] = None, 
     found = legs_by_shape(asset, rest, frame, clip_name)
     found.notes = notes + found.notes
     found.names = skeleton.names
+    found._read_clips = True  # the clips' poses decided: not the skeleton's alone (resolve_rig's cache)
     return found
 
 
@@ -423,17 +424,59 @@ def roles_with_legs(roles, legs: LegMap, skeleton, fill: bool = True):
     return roles
 
 
+#: resolved rigs kept by :func:`resolve_rig`, keyed by everything the resolution reads
+#: (:func:`_rig_key`); the files of a pack usually share a handful of rig layouts
+RIG_CACHE_SIZE = 64
+RIG_CACHE: Dict[tuple, Any] = {}
+
+
+def _rig_key(asset, profile, overrides, declared_legs) -> Optional[tuple]:
+    """What the roles and legs of ``asset`` are resolved from, short of its clips: the
+    skeleton's names, tree and rest pose (after ``[rig] units``), the file's leg map and
+    the ``[rig]`` settings; None when something in it has no exact key."""
+    sk = asset.skeleton
+    ex = getattr(asset, "extras", None)
+    try:
+        arrays = tuple(
+            np.ascontiguousarray(a).tobytes()
+            for a in (sk.node_indices, sk.parents, sk.rest_translation, sk.rest_rotation, sk.rest_scale,
+                      sk.rest_matrix, sk.has_matrix, sk.is_joint, sk.in_scene)
+        )
+        return (
+            tuple(map(str, sk.names)), arrays, float(sk.metres_per_unit),
+            repr(ex.get(LEGS_KEY)) if isinstance(ex, dict) and LEGS_KEY in ex else None,
+            profile, None if overrides is None else tuple(overrides.items()), repr(declared_legs),
+        )
+    except Exception:  # noqa: BLE001 - an unusual skeleton is resolved every time
+        return None
+
+
 def resolve_rig(asset, profile: Optional[str] = "auto", overrides: Optional[Mapping[str, str]] = None, declared_legs=None):
     """Roles (``core.roles.resolve_roles``), then the legs, then the roles the legs supply
     (:func:`roles_with_legs`). The profile ``auto`` looks for legs everywhere; a named
     profile by config, leg map and names only (and takes roles from ``[rig.legs]`` only);
-    ``none`` from ``[rig.legs]`` only. ValueError for a bad profile or override."""
+    ``none`` from ``[rig.legs]`` only. ValueError for a bad profile or override.
+
+    A rig resolved without reading the clips (every source but the shape rule) is kept
+    (at most ``RIG_CACHE_SIZE``) and a copy returned for the next file with the same
+    skeleton and settings: the same roles and legs, resolved once per rig layout."""
+    import copy
+
     from animsmith.core.roles import normalise_profile, resolve_roles
 
+    key = _rig_key(asset, profile, overrides, declared_legs)
+    kept = RIG_CACHE.get(key) if key is not None else None
+    if kept is not None:
+        return copy.deepcopy(kept)
     roles = resolve_roles(asset.skeleton, profile=profile, overrides=overrides)
     prof = normalise_profile(profile)
     legs = resolve_legs(asset, roles, declared_legs, search=prof != "none", shape=prof == "auto")
-    return roles_with_legs(roles, legs, asset.skeleton, fill=prof == "auto")
+    out = roles_with_legs(roles, legs, asset.skeleton, fill=prof == "auto")
+    if key is not None and not getattr(legs, "_read_clips", False):
+        if len(RIG_CACHE) >= RIG_CACHE_SIZE:
+            RIG_CACHE.pop(next(iter(RIG_CACHE)))
+        RIG_CACHE[key] = copy.deepcopy(out)
+    return out
 
 
 def resolve_contract_rig(asset, rig):

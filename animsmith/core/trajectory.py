@@ -189,19 +189,21 @@ def heading_deg_of(dx: float, dz: float) -> float:
 MAX_ARC_DEG = 180.0
 
 
-def arc_factor(grid, bone: int) -> float:
+def arc_factor(grid, bone: int, yaw: Optional[Tuple[Optional[float], Optional[str]]] = None) -> float:
     """Arc length ÷ chord of a steady turn by the travel bone's net yaw θ:
     (θ/2) / sin(θ/2) when ``TURN_THRESHOLD_DEG`` < |θ| ≤ ``MAX_ARC_DEG``, else 1
-    (a straight clip, an open cycle's one-frame wobble, or no readable yaw)."""
-    yaw, _ = yaw_accumulation_deg(grid, bone)
+    (a straight clip, an open cycle's one-frame wobble, or no readable yaw).
+    ``yaw``: :func:`yaw_accumulation_deg` of ``grid`` and ``bone`` when the caller has it."""
+    yaw, _ = yaw_accumulation_deg(grid, bone) if yaw is None else yaw
     if yaw is None or not math.isfinite(yaw) or not (TURN_THRESHOLD_DEG < abs(yaw) <= MAX_ARC_DEG):
         return 1.0
     half = math.radians(abs(yaw)) / 2.0
     return half / math.sin(half)
 
 
-def root_speed(grid, travel: TravelBone) -> RootSpeed:
-    """Speed, heading and distance of the clip's travel bone (module docstring)."""
+def root_speed(grid, travel: TravelBone, yaw: Optional[Tuple[Optional[float], Optional[str]]] = None) -> RootSpeed:
+    """Speed, heading and distance of the clip's travel bone (module docstring); ``yaw``:
+    :func:`yaw_accumulation_deg` of ``grid`` and the travel bone when the caller has it."""
     bone = travel.bone
     out = RootSpeed(travel_bone_reason=travel.reason)
     if bone is None:
@@ -226,7 +228,7 @@ def root_speed(grid, travel: TravelBone) -> RootSpeed:
         return out
     dist = float(math.hypot(d[0], d[2]))
     out.displacement_m = (float(d[0]), float(d[1]), float(d[2]))
-    out.distance_m = dist * arc_factor(grid, bone)
+    out.distance_m = dist * arc_factor(grid, bone, yaw)
     out.speed_mps = out.distance_m / dur
     noise = HEADING_NOISE_FRACTION * max(1.0, float(np.max(np.abs(p[[0, -1]]))))
     if dist <= noise:
@@ -280,19 +282,20 @@ def heading_series_deg(grid, bone: int) -> Tuple[Optional[np.ndarray], Optional[
     return np.degrees(np.arctan2(vx, vz)), label, None
 
 
-def yaw_accumulation_deg(grid, bone: Optional[int]) -> Tuple[Optional[float], Optional[str]]:
+def yaw_accumulation_deg(grid, bone: Optional[int], heading=None) -> Tuple[Optional[float], Optional[str]]:
     """Net heading change of ``bone`` over the clip, degrees (counted turns kept).
 
     heading per sample (see :func:`heading_series_deg`); every adjacent step
     is unwrapped into (−180, 180] by ±360; net = last − first + 360·turns,
     i.e. the sum of unwrapped steps, so two full turns read 720. A step within
-    ``AMBIGUOUS_STEP_DEG`` of ±180 is ambiguous -> (None, reason).
+    ``AMBIGUOUS_STEP_DEG`` of ±180 is ambiguous -> (None, reason). ``heading``:
+    :func:`heading_series_deg` of ``grid`` and ``bone`` when the caller has it.
     """
     if bone is None:
         return None, "no travel bone"
     if grid.frame_count < 2:
         return None, "fewer than 2 samples"
-    h, _, reason = heading_series_deg(grid, int(bone))
+    h, _, reason = heading_series_deg(grid, int(bone)) if heading is None else heading
     if h is None:
         return None, reason
     step = np.diff(h)
@@ -370,7 +373,7 @@ def subtree_mask(parents, bone: int) -> np.ndarray:
     return mask
 
 
-def cycle_transform(grid, bone: int, open_cycle: bool, parents=None) -> Tuple[Optional[CycleTransform], Optional[str]]:
+def cycle_transform(grid, bone: int, open_cycle: bool, parents=None, heading=None) -> Tuple[Optional[CycleTransform], Optional[str]]:
     """The :class:`CycleTransform` of a travelling loop from its travel ``bone``.
 
     * closed cycle (the last frame is the first pose of the next cycle):
@@ -383,7 +386,8 @@ def cycle_transform(grid, bone: int, open_cycle: bool, parents=None) -> Tuple[Op
     The yaw is removed only when it exceeds ``TURN_THRESHOLD_DEG`` (the clip
     turns); a straight clip keeps yaw 0. ``parents`` (the skeleton's) limits the
     transform to the travel bone's subtree. (None, reason) when the travel bone's
-    positions are not finite or the grid has fewer than 3 samples.
+    positions are not finite or the grid has fewer than 3 samples. ``heading``:
+    :func:`heading_series_deg` of ``grid`` and ``bone`` when the caller has it.
     """
     n = grid.frame_count
     if n < 3:
@@ -392,7 +396,7 @@ def cycle_transform(grid, bone: int, open_cycle: bool, parents=None) -> Tuple[Op
     if not np.all(np.isfinite(c[[0, 1, -2, -1]])):
         return None, "non-finite travel bone position"
     yaw = 0.0
-    h, _, _ = heading_series_deg(grid, int(bone))
+    h, _, _ = heading_series_deg(grid, int(bone)) if heading is None else heading
     if h is not None and np.all(np.isfinite(h)):
         steps = (np.diff(h) + 180.0) % 360.0 - 180.0
         yaw = float(steps.sum())

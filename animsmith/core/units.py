@@ -80,8 +80,9 @@ def standing_height_m(grid, roles, frame: int = 0) -> Tuple[Optional[float], Opt
     bones = [int(roles.get("hips"))] + feet
     if grid.frame_count <= frame:
         return None, "no frame to measure"
-    pos, _ = grid.model_pose_at([frame])
-    y = np.asarray(pos, dtype=np.float64)[0, bones, 1]
+    # the chains of the hips, feet and toes, the bones the gait metrics pose: one pass serves both
+    posed = bones + [int(roles.get(r)) for r in ("left_toe", "right_toe") if roles.has(r)]
+    y = np.asarray(grid.model_positions_m(posed)[frame, : len(bones), 1], dtype=np.float64)
     if not np.isfinite(y).all():
         return None, "non-finite pose"
     return float(y[0] - y[1:].min()), None
