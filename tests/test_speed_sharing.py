@@ -20,7 +20,7 @@ from animsmith.core import legs as legs_mod
 from animsmith.core import quat
 from animsmith.core.analysis import ClipAnalysis
 from animsmith.core.legs import resolve_rig
-from animsmith.core.pose import model_pose_at, pose_grid
+from animsmith.core.pose import pose_grid
 from animsmith.core.trajectory import cycle_transform, loop_continuity, root_speed, yaw_accumulation_deg
 from animsmith.core.units import standing_height_m
 from animsmith.model import Asset, Channel, Clip, Skeleton
@@ -128,6 +128,6 @@ def test_standing_height_from_the_chains_equals_the_full_pose():
     # hips 1 m above the root; feet 0.9 m below the hips at t = 0 (sin 0 = 0)
     assert why is None and height == pytest.approx(0.9, abs=1e-6)  # keys stored as float32
     full = pose_grid(asset.skeleton, asset.clips[0])
-    pos, _ = model_pose_at(full, [0])
+    pos, _ = full.model_pose_at([0])
     y = pos[0, [1, 2, 3], 1]
     assert height == float(y[0] - y[1:].min())
