@@ -596,7 +596,7 @@ def test_sarif_validates_against_the_official_schema():
 def test_only_json_computes_measurements(fmt, capsys, monkeypatch):
     """The per-clip measurement dicts appear in the JSON document only: other formats
     never compute them, and their output is what rendering a run with them gives."""
-    from animsmith.config import load_contract
+    from animsmith.checks import load_contract
     from animsmith.core.analysis import ClipAnalysis
     from animsmith.lint import run_lint
 
@@ -780,7 +780,7 @@ def test_shard_setup_ignores_select_order_repeats_and_crlf(tmp_path):
     """Shards run with `--select fps` and `--select fps,fps`, or with the same contract checked
     out with CRLF line ends, are one run's."""
     from animsmith.ci import run_setup, shard_record
-    from animsmith.config import parse_contract
+    from animsmith.checks import parse_contract
 
     lf = parse_contract(b'[rig]\nprofile = "auto"\n', str(tmp_path / "a.toml"))
     crlf = parse_contract(b'[rig]\r\nprofile = "auto"\r\n', str(tmp_path / "a.toml"))

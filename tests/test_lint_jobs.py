@@ -19,7 +19,7 @@ import pytest
 from lint_support import ROOT, run_cli
 
 from animsmith import lint
-from animsmith.config import load_contract
+from animsmith.checks import load_contract
 
 CONFIG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
 EXAMPLES = ["run-ring.glb", "fox-walk.glb", "spider-walk-rough.glb"]
@@ -242,7 +242,7 @@ KILL_MID_SEND = """
 import os, sys, time
 sys.path.insert(0, {tests!r})
 from animsmith import lint
-from animsmith.config import load_contract
+from animsmith.checks import load_contract
 from test_lint_jobs import _doc
 paths = {paths!r}
 contract = load_contract({config!r})
@@ -311,7 +311,7 @@ import os, sys, tempfile, time
 sys.path.insert(0, {tests!r})
 tempfile.tempdir = {scratch!r}
 from animsmith import lint
-from animsmith.config import load_contract
+from animsmith.checks import load_contract
 real = lint.lint_file
 
 def slow(path, plan, *a, **k):

@@ -187,7 +187,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     file or config. docs/transform.md.
     """
     from animsmith.commands.transform import clip_fps
-    from animsmith.config import load_contract
+    from animsmith.checks import load_contract
     from animsmith.core.legs import resolve_contract_rig
     from animsmith.errors import AnimsmithError, ConfigError, Refusal
     from animsmith.io.patch import GlbPatch

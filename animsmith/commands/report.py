@@ -41,7 +41,7 @@ def report_cmd(ctx, paths, config_path, output, clip_names, select):
     --clip (nothing written).
     """
     from animsmith.commands.lint import _write_output, check_output_path, contract_inputs, remove_stale_output, split_ids
-    from animsmith.config import load_contract
+    from animsmith.checks import load_contract
     from animsmith.errors import AnimsmithError
     from animsmith.lint import expand_paths, validate_check_ids
     from animsmith.report.collect import collect
