@@ -14,7 +14,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from animsmith.checks import registry
-from animsmith.ci import merge_lint_docs, shard_of, shard_paths
+from animsmith.ci import shard_of, shard_paths
+from animsmith.ci.merge import merge_lint_docs
 from animsmith.lint import FileResult, LintResult
 from animsmith.render import render_lint
 from animsmith.results import CoverageGap, Finding
@@ -366,7 +367,7 @@ def test_json_records_the_checks_that_ran_and_junit_lists_only_them(tmp_path, ca
 
 def test_merged_checks_keep_only_registered_ids():
     """A hostile (or newer) document's check list cannot multiply the JUnit test cases."""
-    from animsmith.ci import merged_checks
+    from animsmith.ci.merge import merged_checks
 
     ids = list(registry())
     docs = [{"checks": ["x123", ids[3], "nan"] + [f"x{i}" for i in range(1000)]}, {"checks": [ids[1]]}]
