@@ -224,7 +224,7 @@ class ContractParser:
         return expect
 
     def members(self, clips: List[str], prefix: str) -> List[MemberRef]:
-        key = join_key(prefix, "clips")
+        key = join_key(prefix, MEMBERS_KEY)
         if not clips:
             raise Problem(key, "must list at least one member")
         refs = []
@@ -233,17 +233,17 @@ class ContractParser:
                 refs.append(parse_member(label, self.base_dir, key))
         return refs
 
-    def _group(self, group, name: str, entry: Any, table_name: str, spec: Mapping[str, tuple], extra=()):
+    def _group(self, group, name: str, entry: Any, table_name: str, spec: Mapping[str, Any], extra=()):
         """Known keys of a group entry filled into ``group``; its members parsed. Returns the table."""
         prefix = join_key(table_name, name)
         table = self.known(as_table(entry, prefix), tuple(spec) + tuple(extra), prefix)
-        if "clips" not in table:  # recorded; the entry's other keys are still checked
-            self.problems.append(Problem(join_key(prefix, "clips"), "missing required key"))
+        if MEMBERS_KEY not in table:  # recorded; the entry's other keys are still checked
+            self.problems.append(Problem(join_key(prefix, MEMBERS_KEY), "missing required key"))
             self.fill(group, {k: v for k, v in table.items() if k in spec}, spec, prefix)
             return table
         before = len(self.problems)
         self.fill(group, {k: v for k, v in table.items() if k in spec}, spec, prefix)
-        clips_key = join_key(prefix, "clips")
+        clips_key = join_key(prefix, MEMBERS_KEY)
         if all(p.key != clips_key for p in self.problems[before:]):  # members of a valid list only
             with self.each():
                 group.members = self.members(group.clips, prefix)
