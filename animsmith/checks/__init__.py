@@ -23,7 +23,7 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from animsmith.config import CheckKeys, ContractSchema, Contract, GroupTable, MEMBERS_DOC, MEMBERS_KEY, closest
+from animsmith.config import MEMBERS_DOC, MEMBERS_KEY, CheckKeys, Contract, ContractSchema, GroupTable
 
 #: catalog order: output record order and the tie order of text output.
 CATALOG = (
@@ -161,6 +161,7 @@ def check_ids() -> List[str]:
 
 def get_check(check_id: str) -> CheckSpec:
     """The spec of ``check_id``; ``AnimsmithError`` naming the closest id when unknown."""
+    from animsmith.config import closest
     from animsmith.errors import AnimsmithError
 
     specs = registry()
