@@ -23,7 +23,16 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from animsmith.config import MEMBERS_DOC, MEMBERS_KEY, CheckKeys, Contract, ContractSchema, GroupTable
+from animsmith.config import (
+    MEMBERS_DOC,
+    MEMBERS_KEY,
+    CheckKeys,
+    Contract,
+    ContractSchema,
+    GroupTable,
+    contract_from_toml,
+    read_contract,
+)
 
 #: catalog order: output record order and the tie order of text output.
 CATALOG = (
@@ -203,16 +212,12 @@ def contract_schema() -> ContractSchema:
 def load_contract(path: Optional[str] = None) -> Contract:
     """The contract at ``path`` (``--config``; else ./animsmith.toml when present, else the
     built-in defaults), validated against every check's declarations (:func:`contract_schema`)."""
-    from animsmith.config import read_contract
-
     return read_contract(path, contract_schema)
 
 
 def parse_contract(raw: bytes, path: str = "<config>", base_dir: Optional[str] = None) -> Contract:
     """TOML bytes validated into a contract against every check's declarations; member paths
     are relative to ``base_dir`` (default: the folder of ``path``)."""
-    from animsmith.config import contract_from_toml
-
     return contract_from_toml(raw, contract_schema, path, base_dir)
 
 
