@@ -137,7 +137,7 @@ def read_and_parse_json(paths):
 
 
 def lint_in_process(paths, config, jobs=1):
-    from animsmith.config import load_contract
+    from animsmith.checks import load_contract
     from animsmith.lint import run as run_lint
 
     result = run_lint(paths, load_contract(config), jobs=jobs, with_measurements=False)

@@ -12,7 +12,7 @@ import pytest
 
 from animsmith.commands._options import FiniteFloat, clip_fps, split_ids
 from animsmith.commands._output import check_output_path, contract_inputs, publish_output, refusal_line, write_output
-from animsmith.config import load_contract
+from animsmith.checks import load_contract
 from animsmith.errors import AnimsmithError, Refusal
 from animsmith.hints import close_matches, closest, did_you_mean
 from animsmith.text import ERROR_LINE_MAX_CHARS, RunnerSafeStream, error_line, escape, runner_safe, runner_safe_line

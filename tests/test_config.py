@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from animsmith.config import ClipExpect, MemberRef, default_contract, load_contract, parse_contract
+from animsmith.checks import load_contract, parse_contract
+from animsmith.config import ClipExpect, MemberRef, default_contract
 from animsmith.errors import ConfigError
 from builders import gait_clip
 from lint_support import ROOT, run_cli, write_clips, write_config
@@ -342,7 +343,7 @@ def test_integers_past_python_s_conversion_limit_are_named_by_line():
     """A decimal integer of more than 4,300 digits: the parser refuses it; the line says where
     (it carried Python's advice to call sys.set_int_max_str_digits()). Written in hex it parses,
     and its digits are counted exactly (4,300 digits read "about 4301")."""
-    from animsmith.config import _digits
+    from animsmith.config.values import _digits
 
     text = '[rig]\nprofile = "auto"\n[clips."*"]\nfps = ' + "9" * 5000 + "\n"
     with pytest.raises(ConfigError) as exc:

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from animsmith.checks import registry
-from animsmith.ci import merge_lint_docs
+from animsmith.ci.merge import merge_lint_docs
 from animsmith.lint.shard import shard_of, shard_paths
 from animsmith.lint import FileResult, LintResult
 from animsmith.render import render_lint
@@ -367,7 +367,7 @@ def test_json_records_the_checks_that_ran_and_junit_lists_only_them(tmp_path, ca
 
 def test_merged_checks_keep_only_registered_ids():
     """A hostile (or newer) document's check list cannot multiply the JUnit test cases."""
-    from animsmith.ci import merged_checks
+    from animsmith.ci.merge import merged_checks
 
     ids = list(registry())
     docs = [{"checks": ["x123", ids[3], "nan"] + [f"x{i}" for i in range(1000)]}, {"checks": [ids[1]]}]
@@ -597,7 +597,7 @@ def test_sarif_validates_against_the_official_schema():
 def test_only_json_computes_measurements(fmt, capsys, monkeypatch):
     """The per-clip measurement dicts appear in the JSON document only: other formats
     never compute them, and their output is what rendering a run with them gives."""
-    from animsmith.config import load_contract
+    from animsmith.checks import load_contract
     from animsmith.core.analysis import ClipAnalysis
     from animsmith.lint import run as run_lint
 
@@ -781,7 +781,7 @@ def test_shard_setup_ignores_select_order_repeats_and_crlf(tmp_path):
     """Shards run with `--select fps` and `--select fps,fps`, or with the same contract checked
     out with CRLF line ends, are one run's."""
     from animsmith.lint.shard import run_setup, shard_record
-    from animsmith.config import parse_contract
+    from animsmith.checks import parse_contract
 
     lf = parse_contract(b'[rig]\nprofile = "auto"\n', str(tmp_path / "a.toml"))
     crlf = parse_contract(b'[rig]\r\nprofile = "auto"\r\n', str(tmp_path / "a.toml"))

@@ -193,7 +193,7 @@ def test_checks_explains_one_with_config_keys(capsys):
 
 def test_group_member_summaries_do_not_keep_assets(tmp_path):
     """The runner keeps small dicts per member, never the clip or asset."""
-    from animsmith.config import parse_contract
+    from animsmith.checks import parse_contract
     from animsmith.lint import run as run_lint
 
     glb = ring(tmp_path, (0.0, 0.5))
@@ -213,7 +213,7 @@ def test_each_asset_is_released_before_the_next_file_loads(tmp_path, monkeypatch
     import weakref
 
     import animsmith.io.gltf as read
-    from animsmith.config import parse_contract
+    from animsmith.checks import parse_contract
     from animsmith.lint import expand_paths, run as run_lint
 
     for i in range(4):

@@ -19,7 +19,7 @@ import pytest
 from lint_support import ROOT, run_cli
 
 from animsmith import lint
-from animsmith.config import load_contract
+from animsmith.checks import load_contract
 from animsmith.lint import pool
 
 CONFIG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
@@ -244,7 +244,7 @@ import os, sys, time
 sys.path.insert(0, {tests!r})
 from animsmith import lint
 from animsmith.lint import pool
-from animsmith.config import load_contract
+from animsmith.checks import load_contract
 from test_lint_jobs import _doc
 paths = {paths!r}
 contract = load_contract({config!r})
@@ -314,7 +314,7 @@ sys.path.insert(0, {tests!r})
 tempfile.tempdir = {scratch!r}
 from animsmith import lint
 from animsmith.lint import pool
-from animsmith.config import load_contract
+from animsmith.checks import load_contract
 real = pool.lint_file
 
 def slow(path, plan, *a, **k):

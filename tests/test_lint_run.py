@@ -13,7 +13,8 @@ import pytest
 from lint_support import ROOT, run_cli, write_config
 
 from animsmith.checks import measurement_options
-from animsmith.config import default_contract, load_contract
+from animsmith.checks import load_contract
+from animsmith.config import default_contract
 from animsmith.lint import FileResult, expand_paths, make_plan, run, summary_of
 from animsmith.lint.members import DistinctMembers, file_member_clip
 from animsmith.lint.shard import shard_paths

@@ -155,7 +155,7 @@ def test_jobs_flag_accepts_auto_and_refuses_junk(capsys, monkeypatch):
 def test_forked_pool_unfreezes_the_collector(monkeypatch):
     import gc
 
-    from animsmith.config import load_contract
+    from animsmith.checks import load_contract
     from animsmith.lint import run as run_lint
 
     monkeypatch.setenv("ANIMSMITH_START_METHOD", "fork")

@@ -178,7 +178,7 @@ def test_bad_input_is_one_named_line(tmp_path, capsys, real, case):
 
 
 def test_limits_are_the_documented_ones():
-    import animsmith.ci as ci
+    import animsmith.ci.merge as ci
 
     assert (ci.MAX_RESULT_BYTES, ci.MAX_RESULT_DEPTH) == (MAX_RESULT_BYTES, MAX_RESULT_DEPTH)
     with open(os.path.join(ROOT, "docs", "ci.md"), encoding="utf-8") as fh:
@@ -197,7 +197,7 @@ def test_too_large_is_refused_before_reading(tmp_path, capsys):
 
 def test_at_the_cap_is_read(tmp_path, capsys, monkeypatch):
     """The cap is on the size: a result of exactly MAX_RESULT_BYTES is read (here a lowered cap)."""
-    import animsmith.ci as ci
+    import animsmith.ci.merge as ci
 
     doc = json.dumps({"schema_version": 1, "command": "lint", "config": None, "files": [], "summary": {}})
     path = tmp_path / "r.json"

@@ -236,7 +236,7 @@ BOM = b"\xef\xbb\xbf"
 def test_a_contract_with_a_byte_order_mark_is_the_same_contract(tmp_path):
     """PowerShell 5.1's `-Encoding utf8` writes a BOM: the contract parses, with the same digest
     (shards of one run agree whichever checkout wrote it)."""
-    from animsmith.config import parse_contract
+    from animsmith.checks import parse_contract
 
     with open(RING_CONFIG, "rb") as fh:
         raw = fh.read()

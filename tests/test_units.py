@@ -71,7 +71,7 @@ def measure_json(capsys, *argv):
      ('"m"', 1.0), ('"cm"', 0.01), ('"CM"', 0.01), ('"mm"', 0.001), ('"in"', 0.0254)],
 )
 def test_units_names_and_numbers(tmp_path, value, expected):
-    from animsmith.config import load_contract
+    from animsmith.checks import load_contract
 
     c = load_contract(toml(tmp_path, f"[rig]\nunits = {value}\n"))
     assert c.rig.metres_per_unit == pytest.approx(expected, rel=1e-15)

@@ -8,7 +8,10 @@ a module may pin its place with ``ORDER = <int>`` (lower first; catalog ids
 are numbered 10, 20, 30...).
 
 ``animsmith checks``, ``docs/checks.md`` (:func:`markdown`) and config
-validation all derive from these declarations. Regenerate the doc with
+validation all derive from these declarations: :func:`contract_schema` hands the
+contract reader every check's ``[checks.<id>]`` keys and the group checks' table keys
+(``TABLE_KEYS``), and :func:`load_contract` / :func:`parse_contract` read a contract
+against them. Regenerate the doc with
 ``python -m animsmith.checks --markdown > docs/checks.md``.
 """
 
@@ -19,6 +22,17 @@ import inspect
 import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+
+from animsmith.config import (
+    MEMBERS_DOC,
+    MEMBERS_KEY,
+    CheckKeys,
+    Contract,
+    ContractSchema,
+    GroupTable,
+    contract_from_toml,
+    read_contract,
+)
 
 #: catalog order: output record order and the tie order of text output.
 CATALOG = (
@@ -72,6 +86,8 @@ class CheckSpec:
     #: options of this check the clip measurements take too (``MEASUREMENT_OPTIONS``):
     #: :func:`measurement_options`
     measurement_options: Tuple[str, ...] = ()
+    #: a group check's keys of its group table, or of its ``arming_key`` sub-table (``TABLE_KEYS``)
+    table_keys: Mapping[str, Any] = field(default_factory=dict)
     order: int = 0
     run: Callable = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
@@ -123,6 +139,7 @@ def _spec_of(module) -> CheckSpec:
         without_clips=bool(getattr(module, "RUNS_WITHOUT_CLIPS", False)),
         armed_by=getattr(module, "ARMED_BY", None),
         measurement_options=tuple(getattr(module, "MEASUREMENT_OPTIONS", ())),
+        table_keys=dict(getattr(module, "TABLE_KEYS", {})),
         order=order,
         run=module.check,
     )
@@ -183,6 +200,58 @@ def get_check(check_id: str) -> CheckSpec:
     return specs[check_id]
 
 
+_SCHEMA: Optional[ContractSchema] = None
+
+
+def contract_schema() -> ContractSchema:
+    """What the checks declare for the contract (cached): every check's ``[checks.<id>]`` keys,
+    and each group table's keys gathered from the group checks' ``TABLE_KEYS`` (a check with
+    ``ARMED_BY_KEY`` declares the keys of that sub-table)."""
+    global _SCHEMA
+    if _SCHEMA is None:
+        checks: Dict[str, CheckKeys] = {}
+        keys: Dict[str, Dict[str, Any]] = {}
+        subs: Dict[str, Dict[str, Dict[str, Any]]] = {}
+        for s in registry().values():
+            checks[s.id] = CheckKeys(options=s.config, group_table=s.group_table, arming_key=s.arming_key)
+            if s.group_table is None:
+                continue
+            into = subs.setdefault(s.group_table, {}).setdefault(s.arming_key, {}) if s.arming_key else keys.setdefault(s.group_table, {})
+            for k, opt in s.table_keys.items():
+                if k in into and into[k] != opt:
+                    raise RuntimeError(f"check module {s.module}: {s.group_table} key {k!r} declared twice, differently")
+                into[k] = opt
+        _SCHEMA = ContractSchema(
+            checks=checks,
+            group_tables={t: GroupTable(keys=keys.get(t, {}), sub_tables=subs.get(t, {})) for t in GROUP_TABLES},
+        )
+    return _SCHEMA
+
+
+def load_contract(path: Optional[str] = None) -> Contract:
+    """The contract at ``path`` (``--config``; else ./animsmith.toml when present, else the
+    built-in defaults), validated against every check's declarations (:func:`contract_schema`)."""
+    return read_contract(path, contract_schema)
+
+
+def parse_contract(raw: bytes, path: str = "<config>", base_dir: Optional[str] = None) -> Contract:
+    """TOML bytes validated into a contract against every check's declarations; member paths
+    are relative to ``base_dir`` (default: the folder of ``path``)."""
+    return contract_from_toml(raw, contract_schema, path, base_dir)
+
+
+def group_table_rows(spec: CheckSpec):
+    """(table header, [(key, type, default, range text, doc)]) of the group table a group check
+    reads (``clips`` first, unless the check reads a sub-table), or None for other checks."""
+    if spec.group_table is None:
+        return None
+    header = f"[{spec.group_table}.<name>" + (f".{spec.arming_key}]" if spec.arming_key else "]")
+    rows = [] if spec.arming_key else [(MEMBERS_KEY, "list", None, "", MEMBERS_DOC)]
+    for key, opt in spec.table_keys.items():
+        rows.append((key, opt.type, opt.default, option_range(opt), opt.doc))
+    return header, rows
+
+
 # ---------------------------------------------------------------------------
 # Documentation generated from the registry
 # ---------------------------------------------------------------------------
@@ -213,11 +282,9 @@ def option_range(opt) -> str:
 
 def explain(spec: CheckSpec) -> str:
     """Plain-text explanation of one check (``animsmith checks ID``)."""
-    from animsmith.config import group_table_keys
-
     lines = [f"{spec.id} ({spec.severity}, {spec.scope} check)", "", spec.doc.strip(), ""]
     lines.append("Needs: " + ("; ".join(spec.needs) if spec.needs else "nothing (always on)"))
-    table = group_table_keys(spec.id)
+    table = group_table_rows(spec)
     if table:
         header, rows = table
         lines += ["", f"Config {header} (arms the check):"]
@@ -241,8 +308,6 @@ def _cell(text: str) -> str:
 
 def markdown() -> str:
     """docs/checks.md, generated from the registry (a test fails when the file drifts)."""
-    from animsmith.config import group_table_keys
-
     specs = registry()
     out = [
         "# Check reference",
@@ -273,7 +338,7 @@ def markdown() -> str:
         if s.body:
             out += ["", s.body]
         out += ["", "**Needs:** " + ("; ".join(s.needs) if s.needs else "nothing (always on)")]
-        table = group_table_keys(s.id)
+        table = group_table_rows(s)
         if table:
             header, rows = table
             out += ["", f"| `{header}` key | type | default | range | meaning |", "|---|---|---|---|---|"]

@@ -1,11 +1,18 @@
-"""Helpers shared by the group checks (not a check: no ``ID``)."""
+"""Helpers and table keys shared by the group checks (not a check: no ``ID``)."""
 
 from __future__ import annotations
 
 import math
 
+from animsmith.checks.base import Option
 from animsmith.core.travel import finite  # noqa: F401 - the group checks' one rule for a usable number
 from animsmith.numtext import fixed
+
+#: ``min_lr_amplitude_m`` of a group table (gait-group) and of a time_complement sub-table
+MIN_LR_AMPLITUDE = Option(
+    0.03, "number", "Members whose left-right foot-height swing is below this are coverage gaps (exactly at it counts).",
+    minimum=0.0,
+)
 
 #: a spread within this of its cap (cycles, seconds, fps) counts as "at the cap" and passes:
 #: float32 key data cannot place an anchor closer than ~1e-8 cycle to where it was authored

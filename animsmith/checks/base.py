@@ -20,7 +20,10 @@ A check is one module in ``animsmith/checks/`` (the registry discovers them):
 
 Optional: ``GROUP_TABLE = "gait_groups" | "sync_groups"`` (a group check: the
 table whose groups arm it), ``ARMED_BY_KEY = "time_complement"`` (armed only by
-groups with that sub-table), ``RUNS_WITHOUT_CLIPS = True`` (a clip check that
+groups with that sub-table), ``TABLE_KEYS = {key: Option(...)}`` (a group check:
+the keys it reads from its group table besides ``clips``, or from its
+``ARMED_BY_KEY`` sub-table; the contract reader validates them and fills their
+defaults into each group entry), ``RUNS_WITHOUT_CLIPS = True`` (a clip check that
 also runs once for a file without animations, with ``ctx.clip`` None),
 ``ARMED_BY = "engine"`` (runs only when the contract has that table; a ``"file"``
 check, given the whole file with ``ctx.clip`` None, may then yield
@@ -31,7 +34,8 @@ of ``ClipAnalysis.measurements``, so the number they publish is the one the chec
 judges) and ``ORDER`` (catalog position).
 
 The registry, ``animsmith checks``, ``docs/checks.md`` and config validation
-all derive from these declarations, so nothing is written twice.
+(``animsmith.checks.contract_schema``) all derive from these declarations, so
+nothing is written twice.
 """
 
 from __future__ import annotations

@@ -67,8 +67,8 @@ class GroupContext(CheckContextBase):
     """One declared group judged by one group check.
 
     Attributes: ``check_id``, ``severity``, ``group_name``, ``group`` (the
-    group's config entry: :class:`~animsmith.config.GaitGroup` or
-    :class:`~animsmith.config.SyncGroup`), ``members`` (list of
+    group's config entry, a :class:`~animsmith.config.GroupEntry` with the
+    keys its checks declare), ``members`` (list of
     :class:`Member`, in declared order, duplicates kept), ``options``,
     ``contract``.
     """

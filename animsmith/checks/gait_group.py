@@ -100,6 +100,7 @@ from __future__ import annotations
 from animsmith import numtext
 from animsmith.checks._clip import digits_apart
 from animsmith.checks._group import (
+    MIN_LR_AMPLITUDE,
     allowance,
     ambiguity_notes,
     below,
@@ -109,6 +110,7 @@ from animsmith.checks._group import (
     missing_message,
     phase_reason,
 )
+from animsmith.checks.base import Option
 from animsmith.checks.context import GroupRecord
 
 ID = "gait-group"
@@ -120,6 +122,29 @@ NEEDS = (
     "(travel: travel_policy, max_speed_delta_mps, max_stride_length_delta_m)",
     "roles: hips + left and right foot (or toe) in every member (travel: root or hips)",
 )
+#: ``[gait_groups.<name>]`` keys besides ``clips``
+TABLE_KEYS = {
+    "max_gait_phase_spread": Option(
+        0.15, "number", "Largest allowed circular distance (cycles) of a member's stride anchor from the circular mean.",
+        minimum=0.0, maximum=0.5,
+    ),
+    "min_lr_amplitude_m": MIN_LR_AMPLITUDE,
+    "travel_policy": Option(
+        None, "string", "How members' travel is judged: \"uniform\" (equal speed and stride length), \"pinned\" "
+        "(each member's measured speed against its [clips.*] speed_mps) or \"accepted\" (recorded only).",
+        choices=("uniform", "pinned", "accepted"),
+    ),
+    "max_speed_delta_mps": Option(
+        0.1, "number", "uniform: allowed spread of member speeds (m/s); pinned: the tolerance of a pin without "
+        "speed_tolerance_mps; without a policy: the spread above which a note lists the members' travel.",
+        minimum=0.0,
+    ),
+    "max_stride_length_delta_m": Option(
+        0.1, "number", "uniform: allowed spread of member stride lengths (m) (speed × duration ÷ strides); "
+        "without a policy: the spread above which a note lists the members' travel.",
+        minimum=0.0,
+    ),
+}
 CONFIG = {}
 
 

@@ -37,6 +37,7 @@ decided (that comparison is then skipped).
 from __future__ import annotations
 
 from animsmith.checks._group import ambiguity_notes, exceeds, finite, missing_message
+from animsmith.checks.base import Option
 from animsmith.numtext import fixed
 
 ID = "sync-group"
@@ -44,6 +45,12 @@ SEVERITY = "error"
 SCOPE = "group"
 GROUP_TABLE = "sync_groups"
 NEEDS = ("config: [sync_groups.<name>] clips, max_duration_delta_s, max_frame_count_delta, max_fps_delta",)
+#: ``[sync_groups.<name>]`` keys besides ``clips``
+TABLE_KEYS = {
+    "max_duration_delta_s": Option(0.001, "number", "Allowed duration spread (max − min), seconds.", minimum=0.0),
+    "max_frame_count_delta": Option(0, "integer", "Allowed spread of authored key counts.", minimum=0),
+    "max_fps_delta": Option(0.01, "number", "Allowed fps spread (declared fps, else authored (keys − 1)/duration).", minimum=0.0),
+}
 CONFIG = {}
 
 

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import math
 
-from animsmith.checks._group import below, exceeds, finite, phase_reason
+from animsmith.checks._group import MIN_LR_AMPLITUDE, below, exceeds, finite, phase_reason
+from animsmith.checks.base import Option
 
 ID = "time-complement"
 SEVERITY = "warning"
@@ -40,6 +41,14 @@ NEEDS = (
     "config: [sync_groups.<name>.time_complement] min_reflected_time_advantage, min_lr_amplitude_m",
     "roles: hips + left and right foot (or toe)",
 )
+#: ``[sync_groups.<name>.time_complement]`` keys (the sub-table that arms the check)
+TABLE_KEYS = {
+    "min_reflected_time_advantage": Option(
+        0.25, "number", "Warn when reflected-time similarity beats same-time similarity by more than this.",
+        minimum=0.0, maximum=1.0,
+    ),
+    "min_lr_amplitude_m": MIN_LR_AMPLITUDE,
+}
 CONFIG = {}
 
 

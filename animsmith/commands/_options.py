@@ -77,11 +77,12 @@ def split_ids(values) -> List[str]:
 def load_rig_contract(ctx: click.Context, config_path: Optional[str], profile_flag: Optional[str]):
     """(profile, role overrides, config path, contract) for measure/inspect.
 
-    The contract comes from ``animsmith.config.load_contract`` (--config, else
+    The contract comes from ``animsmith.checks.load_contract`` (--config, else
     ./animsmith.toml when present, else built-in defaults); ``--profile`` wins
     over its ``[rig] profile``.
     """
-    from animsmith.config import find_config, load_contract
+    from animsmith.checks import load_contract
+    from animsmith.config import find_config
     from animsmith.core.roles import PROFILE_ALIASES
 
     path = find_config(effective_config_path(ctx, config_path))

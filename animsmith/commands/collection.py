@@ -180,7 +180,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     dry run); 1 refused (nothing written, the reason on stderr); 2 bad flag,
     file or config. docs/transform.md.
     """
-    from animsmith.config import load_contract
+    from animsmith.checks import load_contract
     from animsmith.core.legs import resolve_contract_rig
     from animsmith.errors import AnimsmithError, ConfigError, Refusal
     from animsmith.io.patch import GlbPatch

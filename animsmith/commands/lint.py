@@ -79,7 +79,7 @@ def lint_cmd(ctx, paths, config_path, fmt, select, allow, deny_warnings, jobs, o
     checks ID`. Formats: docs/lint.md (text, json), docs/ci.md (sarif,
     github, junit, markdown).
     """
-    from animsmith.config import load_contract
+    from animsmith.checks import load_contract
     from animsmith.errors import AnimsmithError
     from animsmith.lint import expand_paths, run, validate_check_ids
     from animsmith.render import render_lint

@@ -19,8 +19,8 @@ from animsmith.runtime import decide_exit_status
 
 
 def _read_doc(path: str):
-    """The checked lint document of ``path`` (``ci.read_lint_doc``); ``AnimsmithError`` naming it."""
-    from animsmith.ci import read_lint_doc
+    """The checked lint document of ``path`` (``ci.merge.read_lint_doc``); ``AnimsmithError`` naming it."""
+    from animsmith.ci.merge import read_lint_doc
 
     return read_lint_doc(path)
 
@@ -52,7 +52,7 @@ def merge_cmd(results, fmt, output, deny_warnings, verbose=False):
     `lint --shard` results must be every shard of one run, once each (a
     missing shard is exit 2, not a smaller clean result).
     """
-    from animsmith.ci import doc_exit_code, merge_lint_docs
+    from animsmith.ci.merge import doc_exit_code, merge_lint_docs
 
     check_output_path(output, list(results), stdout_without=True)
     doc = merge_lint_docs([(p, _read_doc(p)) for p in results])

@@ -41,7 +41,7 @@ def report_cmd(ctx, paths, config_path, output, clip_names, select):
     lint` is the gate); 2 on an unreadable input, a bad config or an unknown
     --clip (nothing written).
     """
-    from animsmith.config import load_contract
+    from animsmith.checks import load_contract
     from animsmith.errors import AnimsmithError
     from animsmith.lint import expand_paths, validate_check_ids
     from animsmith.report.collect import collect

@@ -30,7 +30,7 @@ SCHEMA_VERSION = 1
 
 def load_transform_contract(ctx: click.Context, local: Optional[str]):
     """The contract from --config (command or group), else ./animsmith.toml, else defaults."""
-    from animsmith.config import load_contract
+    from animsmith.checks import load_contract
 
     return load_contract(effective_config_path(ctx, local))
 

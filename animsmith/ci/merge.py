@@ -12,6 +12,11 @@ whole run and a fingerprint of their list. The merge refuses shards of
 different runs, a shard given twice, a missing shard (its findings would be
 lost: a shard that stopped with exit 2 writes no JSON) and sharded beside
 unsharded results.
+
+**Hostile inputs.** A result to merge was written by someone else (a CI artifact):
+:func:`read_lint_doc` checks it before anything renders it (bounded size and depth, finite
+numbers, valid Unicode, and the type of every field a renderer reads: the rules below
+mirror docs/schema/lint-output.schema.json, :data:`SCHEMA_OBJECTS`).
 """
 
 from __future__ import annotations
@@ -151,9 +156,10 @@ def doc_exit_code(doc: Dict[str, Any], deny_warnings: bool = False) -> int:
 # ``merge-results`` reads documents written by someone else (a CI artifact): before
 # anything renders them, :func:`read_lint_doc` checks that each is JSON of bounded
 # size and depth with finite numbers and valid Unicode, and that every field the
-# renderers read has the type they need (a hand-written subset of
-# docs/schema/lint-output.schema.json; values the renderers only copy - measurements,
-# rig, measured/expected - are checked for depth and numbers only, unknown keys pass).
+# renderers read has the type they need (a subset of docs/schema/lint-output.schema.json,
+# :data:`SCHEMA_OBJECTS`; tests/test_merge_schema.py holds them to it; values the renderers
+# only copy - measurements, rig, measured/expected - are checked for depth and numbers
+# only, unknown keys pass).
 
 #: the largest ``merge-results`` input, checked with ``os.stat`` before reading (docs/ci.md)
 MAX_RESULT_BYTES = 512 * 1024 * 1024
@@ -272,6 +278,20 @@ _GAP_FIELDS = (
     ("subjects", _LIST, True),
     ("message", _STR, True),
 )
+
+
+#: which object of docs/schema/lint-output.schema.json each table of rules reads (None = the
+#: document; else a ``$defs`` name): every rule names a property of that object, accepts the
+#: JSON types the schema gives it, and requires only keys the schema requires (so a result
+#: any version wrote passes). Identifiers are narrower than the schema's strings: the
+#: renderers write them into SARIF rule ids and JUnit names.
+SCHEMA_OBJECTS = {
+    None: _DOC_FIELDS,
+    "file": _FILE_FIELDS,
+    "finding": _FINDING_FIELDS,
+    "predictionFacet": _FACET_FIELDS,
+    "gap": _GAP_FIELDS,
+}
 
 
 def _check_fields(source: str, loc: Any, obj: Any, fields) -> None:
