@@ -4,8 +4,11 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
+# Shared helpers (builders, gltf_raw, checks_support, lint_support, transform_builders)
+# live in tests/support/ and are imported by their module names from any test folder.
+SUPPORT = os.path.join(HERE, "support")
+if SUPPORT not in sys.path:
+    sys.path.insert(0, SUPPORT)
 
 DATA = os.path.join(HERE, "data")
 

@@ -14,7 +14,7 @@ import pytest
 
 from animsmith.model import Asset, Channel, Clip, Skeleton
 from checks_support import run_check
-from test_transform_builders import run_cli
+from transform_builders import run_cli
 
 NAMES = [f"bone{i:02d}" for i in range(12)]
 

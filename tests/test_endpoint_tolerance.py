@@ -21,7 +21,7 @@ import pytest
 
 from animsmith.core.endpoint import POSITION_TOL_M, ROTATION_TOL_DEG, keys_differ, last_key_repeats_first, translation_unit_m
 from animsmith.model import Asset, Channel, Clip, Skeleton
-from test_transform_builders import anchor_of_file, frame_times, run_cli
+from transform_builders import anchor_of_file, frame_times, run_cli
 
 NOISE_UNITS = 1.5e-5  # what the real exports leave on a closing key, in centimetres
 NAMES = ["Armature", "Hips", "Spine", "LeftArm", "RightArm", "LeftFoot", "RightFoot"]

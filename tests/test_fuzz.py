@@ -47,8 +47,8 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
+if os.path.join(HERE, "support") not in sys.path:
+    sys.path.insert(0, os.path.join(HERE, "support"))
 
 from gltf_raw import BIN_CHUNK, JSON_CHUNK, RawGltf, pack_glb, pad4  # noqa: E402
 

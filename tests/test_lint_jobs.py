@@ -241,6 +241,7 @@ def test_a_worker_that_fails_to_start(tmp_path, monkeypatch):
 KILL_MID_SEND = """
 import os, sys, time
 sys.path.insert(0, {tests!r})
+sys.path.insert(0, os.path.join({tests!r}, "support"))
 from animsmith import lint
 from animsmith.config import load_contract
 from test_lint_jobs import _doc

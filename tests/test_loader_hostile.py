@@ -1,7 +1,7 @@
 """Hostile and broken input: one LoadError with a one-line reason, never a
 traceback, hang or large allocation.
 
-Each case crafts a file with tests/gltf_raw.py and checks the reason names the
+Each case crafts a file with tests/support/gltf_raw.py and checks the reason names the
 problem. Memory is measured with tracemalloc (numpy reports its buffers to it).
 """
 

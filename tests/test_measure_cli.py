@@ -1,6 +1,6 @@
 """`animsmith measure` on GLB files written by the writer from analytic clips.
 
-Expectations come from the analytic construction in tests/builders.py: feet
+Expectations come from the analytic construction in tests/support/builders.py: feet
 bob as ±A·sin(2π(t/T + offset)), so the anchor is 0.75 − offset; the root
 moves at a known velocity.
 """

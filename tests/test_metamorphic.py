@@ -3,7 +3,7 @@ effect on the stride anchor, amplitude, speed and heading is known exactly.
 
 Rig: Armature (the transformed parent) -> root -> Hips -> LeftFoot, RightFoot. Feet move by
 local translation h_L = A·sin(2π(k/30 + o)), h_R = −h_L on 31 keys (the last repeats the first),
-so the anchor is (0.75 − o) mod 1 and the L−R amplitude 4A (tests/test_transform_builders.py);
+so the anchor is (0.75 − o) mod 1 and the L−R amplitude 4A (tests/support/transform_builders.py);
 the root walks along +Z at v m/s. Every relation compares the measurements of the transformed
 file with those of the original, through the real writer and loader.
 """
@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from test_transform_builders import frame_times, run_cli, yaw_quats
+from transform_builders import frame_times, run_cli, yaw_quats
 from animsmith.model import Asset, Channel, Clip, Skeleton
 
 NAMES = ["Armature", "root", "Hips", "LeftFoot", "RightFoot"]

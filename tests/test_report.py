@@ -1,7 +1,7 @@
 """`animsmith report`: one self-contained page whose data comes from the judged grids.
 
 Expectations are independent of the implementation: the analytic biped of
-tests/builders.py has hand-known model positions, and the seed ring's anchors
+tests/support/builders.py has hand-known model positions, and the seed ring's anchors
 and circular mean come from the user guide (0.75/0.75/0.50/0.75, mean
 atan2(−3, −1)).
 """

@@ -14,7 +14,7 @@ import os
 import numpy as np
 import pytest
 
-from test_transform_builders import asset_of, frame_times, run_cli, skeleton
+from transform_builders import asset_of, frame_times, run_cli, skeleton
 from animsmith.errors import Refusal
 from animsmith.model import Channel, Clip
 from animsmith.transform import foot_cycle as fc
@@ -107,7 +107,7 @@ def test_retime_aligns_members_with_different_contact_timing(capsys, tmp_path):
     assert doc["outcome"] == "published" and doc["outputs"] == [str(out)]
     assert {m["name"] for m in doc["members"]} == set(offsets)
     # independent re-measurement of the written file
-    from test_transform_builders import anchor_of_file
+    from transform_builders import anchor_of_file
 
     ref_anchor, frames = anchor_of_file(path, "run_forward")
     for name in offsets:

@@ -1,6 +1,6 @@
 """`transform --gait-anchor`: one refusal per code just past its cap, acceptance just under it.
 
-Every clip is analytic (tests/test_transform_builders.py): feet bob as
+Every clip is analytic (tests/support/transform_builders.py): feet bob as
 ±A·sin(2π(k/P + offset)) so the stride anchor is (0.75 − offset) mod 1; root
 drift / yaw are linear ramps with a known endpoint value. Refusals go through
 the real CLI entry point: exit 1, stdout empty, OUT keeps its sentinel bytes.
@@ -14,7 +14,7 @@ import os
 import numpy as np
 import pytest
 
-from test_transform_builders import (
+from transform_builders import (
     anchor_of_file,
     asset_of,
     biped_clip,
@@ -540,7 +540,7 @@ def test_open_loop_through_the_file(capsys, tmp_path):
 
 def test_open_loop_rotates_every_key(tmp_path):
     """A loop whose last key is a real frame (period 31 on 31 keys) keeps the E-key rotation."""
-    from test_transform_builders import roles_of
+    from transform_builders import roles_of
 
     clip = biped_clip(offset=0.3, period_frames=31.0)
     asset = asset_of(clip)
@@ -854,7 +854,7 @@ def _anchor_frames_after(clip, frames):
     from animsmith.core.gait import gait_metrics
     from animsmith.core.pose import sample_pose
 
-    from test_transform_builders import roles_of
+    from transform_builders import roles_of
 
     asset = asset_of(clip)
     roles = roles_of(asset)
@@ -891,7 +891,7 @@ def test_two_stride_clip_shifts_to_its_first_trough(amp_m):
     from animsmith.core.gait import gait_metrics
     from animsmith.core.pose import sample_pose
 
-    from test_transform_builders import roles_of
+    from transform_builders import roles_of
 
     for offset in np.linspace(0.0, 1.0, 40, endpoint=False):
         clip = biped_clip(offset=float(offset), amp_m=amp_m, period_frames=15.0)
@@ -1151,7 +1151,7 @@ def test_a_centimetre_rig_root_closes_in_metres():
     within the 1 cm cap of a duplicated loop (it was compared in file units, 0.05 "m", and
     refused); 1.5 units (15 mm) is past it, in metres."""
     from animsmith.model import Asset, Skeleton
-    from test_transform_builders import REST_T
+    from transform_builders import REST_T
 
     names = ["Armature", "root", "Hips", "LeftFoot", "RightFoot"]
     rest_t = [[0, 0, 0]] + [[100 * c for c in t] for t in REST_T]  # centimetres under the 0.01 scale

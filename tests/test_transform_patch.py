@@ -1,6 +1,6 @@
 """Byte-preserving output of `transform --gait-anchor`, checked against the input file.
 
-The input is written by tests/gltf_raw.py (not by our writer) with a mesh, an
+The input is written by tests/support/gltf_raw.py (not by our writer) with a mesh, an
 embedded PNG, a skin, extras, an unknown root extension, an unknown JSON
 field, a quantised (normalized SHORT) rotation channel and — in one variant —
 a second clip that shares every output accessor with the anchored one.
@@ -21,7 +21,7 @@ import pytest
 
 from gltf_raw import RawGltf
 from lint_support import run_cli as run_here
-from test_transform_builders import feet_values, frame_times, run_cli
+from transform_builders import feet_values, frame_times, run_cli
 
 FRAMES = 31
 FPS = 30.0

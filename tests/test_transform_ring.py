@@ -13,7 +13,7 @@ import os
 import numpy as np
 import pytest
 
-from test_transform_builders import anchor_of_file, biped_clip, run_cli, write
+from transform_builders import anchor_of_file, biped_clip, run_cli, write
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(os.path.dirname(HERE), "examples")

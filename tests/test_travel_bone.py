@@ -1,6 +1,6 @@
 """The travel bone on exports shaped like real ones, and the loop checks in its travelling frame.
 
-Fixture (tests/builders.py ``fbx2gltf_walk``): an animation-only GLB as FBX2glTF writes
+Fixture (tests/support/builders.py ``fbx2gltf_walk``): an animation-only GLB as FBX2glTF writes
 Mixamo clips — a static ``RootNode`` (no channel in any clip) above ``mixamorig:Hips``,
 which carry the root motion: +Z at 1.2 m/s over 1 s (31 keys at 30 fps), a 2 cm bob.
 Every expectation is computed by hand from the key values written, never from our own

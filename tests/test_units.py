@@ -1,6 +1,6 @@
 """[rig] units: a centimetre rig is judged in metres; an implausible rig size says which setting fits.
 
-The centimetre biped is tests/test_transform_builders' metre biped with every length written
+The centimetre biped is tests/support/transform_builders' metre biped with every length written
 in centimetres (rest offsets, feet and root keys × 100): with ``units = "centimetres"`` every
 number must equal the metre biped's, by construction (hips 0.9 m above the feet, L−R amplitude
 4A, root speed as keyed); with the default metres it stands 90 m tall.
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from animsmith.model import Asset, Channel, Clip, Skeleton
-from test_transform_builders import NAMES, REST_T, biped_clip, frame_times, run_cli
+from transform_builders import NAMES, REST_T, biped_clip, frame_times, run_cli
 
 CM = 100.0
 
@@ -107,7 +107,7 @@ def test_centimetre_rig_measures_in_metres(tmp_path, capsys):
     # A = 0.05 m: the L−R signal has amplitude 4A = 0.2 m (builders; 30 samples a cycle catch
     # its peaks to 1 %), and exactly what the same clip written in metres measures
     assert clip["lr_amplitude_m"] == pytest.approx(0.2, rel=0.01)
-    from test_transform_builders import write as write_metres
+    from transform_builders import write as write_metres
 
     (m,) = measure_json(capsys, "measure", write_metres(tmp_path, biped_clip(offset=0.1), name="m.glb"))
     assert clip["lr_amplitude_m"] == pytest.approx(m["clips"][0]["lr_amplitude_m"], rel=1e-6)
@@ -147,7 +147,7 @@ def test_the_gap_and_the_note_appear_once_per_file(tmp_path, capsys):
 
 def test_a_metre_rig_under_centimetres_is_caught_too(tmp_path, capsys):
     """The other way round: a metre rig declared centimetres stands 9 mm tall."""
-    from test_transform_builders import skeleton
+    from transform_builders import skeleton
 
     path = write_asset(tmp_path, skeleton(), [biped_clip()], "m.glb")
     cfg = toml(tmp_path, '[rig]\nunits = "centimetres"\n')

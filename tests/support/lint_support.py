@@ -11,7 +11,7 @@ from animsmith.cli import main
 from animsmith.io.write import write_glb
 from builders import biped_asset
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMA_PATH = os.path.join(ROOT, "docs", "schema", "lint-output.schema.json")
 
 
