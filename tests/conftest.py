@@ -44,6 +44,6 @@ def oracles():
 
 
 def pytest_addoption(parser):
-    """``--long``: the long fuzz run of tests/test_fuzz.py (>= 10,000 cases;
+    """``--long``: the long fuzz run of tests/product/test_fuzz.py (>= 10,000 cases;
     same as ANIMSMITH_FUZZ_LONG=1; docs/hardening.md)."""
-    parser.addoption("--long", action="store_true", default=False, help="run the long fuzz suite (tests/test_fuzz.py)")
+    parser.addoption("--long", action="store_true", default=False, help="run the long fuzz suite (tests/product/test_fuzz.py)")

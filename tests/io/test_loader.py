@@ -18,7 +18,7 @@ from animsmith.errors import LoadError
 from animsmith.io.read import load_asset, load_asset_bytes
 from gltf_raw import RawGltf, minimal, pack_glb, json_bytes
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 
 
 def load(raw: RawGltf, name: str = "t.glb", **kw):

@@ -5,7 +5,7 @@ write them.
 A clip's cycle is its keys: shifting every key by the same time changes nothing in the motion
 between the first and the last key, so the loop checks must judge a shifted clean loop as
 clean and a shifted seam pop as the same pop (metamorphic expectations, the unshifted files
-being the reference: tests/test_travel_bone.py proves those by hand). What a shift does add
+being the reference: tests/core/test_travel_bone.py proves those by hand). What a shift does add
 is a hold: a runtime plays from 0 s and clamps before the first key, so the first pose is
 held for exactly the shift on every cycle — ``duplicate-loop-endpoint`` says so, once.
 """
@@ -55,7 +55,7 @@ def test_a_clean_loop_keyed_late_has_no_seam_and_one_hold_warning(tmp_path, caps
 
 
 def test_a_seam_pop_keyed_late_is_the_same_pop(tmp_path, capsys):
-    kink = 22.35  # tests/test_travel_bone.py: a 3x angular-velocity pop at the wrap
+    kink = 22.35  # tests/core/test_travel_bone.py: a 3x angular-velocity pop at the wrap
     ref = lint_json(tmp_path, capsys, write_walks(tmp_path, fbx2gltf_walk("Pop", arm_kink_deg=kink), name="ref.glb"),
                     LOOP_ANIMATION)
     late = lint_json(tmp_path, capsys, write_walks(tmp_path, shifted(fbx2gltf_walk("Pop", arm_kink_deg=kink), 0.5),

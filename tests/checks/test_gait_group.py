@@ -214,7 +214,7 @@ def test_seed_ring_declares_no_policy_and_stays_silent(capsys):
     """The seed ring's members run in place without pins: nothing to compare, so no note."""
     import os
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     cfg = os.path.join(root, "examples", "run-ring.animsmith.toml")
     glb = os.path.join(root, "examples", "assets", "run-ring.glb")
     code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", glb], capsys)

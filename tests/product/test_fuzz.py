@@ -19,11 +19,11 @@ empty stdout (``report``: no page left behind unless it exited 0); at most ``TIM
 tracemalloc peak of at most ``FEW_MB + MEM_PER_BYTE x file size``.
 
 Default run: ``DEFAULT_BATCHES x CASES_PER_BATCH`` cases. Long mode
-(``pytest tests/test_fuzz.py --long`` or ``ANIMSMITH_FUZZ_LONG=1``) runs
+(``pytest tests/product/test_fuzz.py --long`` or ``ANIMSMITH_FUZZ_LONG=1``) runs
 ``LONG_BATCHES x CASES_PER_BATCH``. Case ``i`` of batch ``b`` is fully
 determined by ``(BASE_SEED, b, i)``; a failure names them and saves the
 mutated file under tests/out/fuzz-failures/ (replay: ``python
-tests/test_fuzz.py BATCH CASE``). Counts and outcomes: docs/hardening.md.
+tests/product/test_fuzz.py BATCH CASE``). Counts and outcomes: docs/hardening.md.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(HERE)
 if os.path.join(HERE, "support") not in sys.path:
     sys.path.insert(0, os.path.join(HERE, "support"))
@@ -865,7 +865,7 @@ def test_fuzz_batch(batch, tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------
-# Replay / long-mode summary: python tests/test_fuzz.py [BATCH CASE | --summary N]
+# Replay / long-mode summary: python tests/product/test_fuzz.py [BATCH CASE | --summary N]
 # --------------------------------------------------------------------------
 
 

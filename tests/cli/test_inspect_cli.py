@@ -12,7 +12,7 @@ from animsmith.cli import cli
 from animsmith.io.write import write_glb
 from animsmith.model import Channel
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from builders import biped_asset, gait_clip
 from animsmith.cli import cli
 from animsmith.io.write import write_glb
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture
@@ -496,7 +496,7 @@ def test_inspect_role_reasons_wrap_on_an_80_column_terminal(tmp_path, monkeypatc
     import animsmith.commands.measure as measure_mod
     from animsmith.cli import main
 
-    ring = _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))), "examples", "assets", "run-ring.glb")
+    ring = _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))), "examples", "assets", "run-ring.glb")
     monkeypatch.setattr(measure_mod, "_console", lambda: Console(file=sys.stdout, width=80, no_color=True, highlight=False, emoji=False))
     with pytest.raises(SystemExit):
         main(["inspect", ring])

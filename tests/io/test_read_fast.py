@@ -8,7 +8,7 @@ once as shipped and once with both bulk paths switched off, and the outcomes
 must be identical: the same error message, or the same skeleton, clips,
 channels, arrays (values, dtype, shape, flags) and array sharing. The inputs
 are the corpus files, the fuzz seeds and a few hundred seeded fuzz mutations
-of them (tests/test_fuzz.py ``make_case``).
+of them (tests/product/test_fuzz.py ``make_case``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any, List
 import numpy as np
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "product")
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
@@ -44,7 +44,7 @@ MUTATION_BATCHES = 8  # x test_fuzz.CASES_PER_BATCH cases
 @pytest.fixture(autouse=True)
 def _no_skeleton_cache(monkeypatch):
     """Build every skeleton and channel layout here: a cached one would skip the
-    paths under comparison (tests/test_load_caches.py compares caches on and off)."""
+    paths under comparison (tests/io/test_load_caches.py compares caches on and off)."""
     monkeypatch.setattr(read, "_json_key", lambda *a: None)
 
 

@@ -39,7 +39,7 @@ from typing import List, Optional
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 #: the README's set-up lines, recognised verbatim and not run (see the module docstring)
 SETUP_COMMANDS = (

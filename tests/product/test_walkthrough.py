@@ -11,7 +11,7 @@ import pytest
 
 from animsmith.cli import main
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RING = os.path.join(ROOT, "examples", "assets", "run-ring.glb")
 
 

@@ -23,7 +23,7 @@ from animsmith.sim.bake import MAX_BONE_KEYS, bake
 from animsmith.sim.creature import Creature, Leg, catalog_creature, load_catalog
 from animsmith.sim.validate import measure_baked, validate_creature
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 BIPED = """stride = 0.6
 duty = 0.6

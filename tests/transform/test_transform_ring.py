@@ -15,7 +15,7 @@ import pytest
 
 from transform_builders import anchor_of_file, biped_clip, run_cli, write
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(os.path.dirname(HERE), "examples")
 
 RING_TOML = """

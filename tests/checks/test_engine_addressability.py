@@ -179,7 +179,7 @@ def test_threejs_names_match_the_loader_on_every_shipped_and_corpus_file(oracles
     from animsmith.engine import threejs_scene_objects
     from animsmith.io.read import load_asset
 
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     files = [os.path.join(here, "examples", "assets", n) for n in sorted(os.listdir(os.path.join(here, "examples", "assets")))]
     corpus = os.path.join(here, "..", "shared", "corpus")
     if os.path.isdir(corpus):
@@ -319,7 +319,7 @@ def test_sarif_with_an_unavailable_facet_validates(tmp_path, capsys):
     glb, _ = colliding_feet(tmp_path)
     cfg = contract(tmp_path, '[engine]\nprofile = "threejs"\n')
     _, out, _ = run_cli(["--config", cfg, "lint", "--format", "sarif", glb], capsys)
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     with open(os.path.join(here, "docs", "schema", "sarif-2.1.0.json"), encoding="utf-8") as fh:
         jsonschema.Draft7Validator(json.load(fh)).validate(json.loads(out))
     result = json.loads(out)["runs"][0]["results"][0]
@@ -355,7 +355,7 @@ def test_seed_transcript_matches_the_user_guide_when_it_is_at_hand(capsys, monke
     """The README command's stdout equals the guide's four transcript lines, byte for byte."""
     import glob
 
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     seeds = glob.glob(os.path.join(here, "..", "shared", "seeds", "004_*.txt"))
     if not seeds:
         pytest.skip("the user guide (../shared/seeds) is not next to this checkout")

@@ -25,7 +25,7 @@ from animsmith.io import read as read_mod
 from animsmith.io.read import load_asset, load_asset_bytes
 from gltf_raw import BIN_CHUNK, JSON_CHUNK, RawGltf, json_bytes, minimal, pack_glb
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 FEW_MB = 8 * 1024 * 1024
 
 

@@ -24,7 +24,7 @@ from animsmith.core.pose import sample_pose
 from animsmith.io.write import asset_to_glb
 from animsmith.model import Asset, Channel, Clip, Skeleton
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = sorted(glob.glob(os.path.join(HERE, "data", "*.glb")))
 
 

@@ -24,7 +24,7 @@ from animsmith.io import write as write_mod
 from animsmith.io.write import write_glb
 from builders import biped_asset, gait_clip
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FOX = os.path.join(ROOT, "examples", "assets", "fox-walk.glb")  # transform refuses it: its keys are off the 30 fps grid
 CONFIG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
 

@@ -97,7 +97,7 @@ def test_one_file_of_several_clips_measures_the_same_primed(tmp_path):
     from animsmith.core.analysis import analyze_asset, prime_loop_continuity
     from animsmith.io.read import load_asset
 
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     files = sorted(glob.glob(os.path.join(here, "data", "*.glb"))) + sorted(
         glob.glob(os.path.join(here, "..", "examples", "assets", "*.glb"))
     )

@@ -241,7 +241,7 @@ def test_generic_ignores_ik_helpers():
 # Corpus rigs (tests/data/, copied from ../shared/corpus)
 # --------------------------------------------------------------------------
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def corpus(name):

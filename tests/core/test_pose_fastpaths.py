@@ -167,7 +167,7 @@ def test_pose_at_samples_on_real_files_equals_the_full_grid():
 
     from animsmith.io.read import load_asset
 
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     files = sorted(glob.glob(os.path.join(here, "data", "*.glb"))) + sorted(
         glob.glob(os.path.join(here, "..", "examples", "assets", "*.glb"))
     )

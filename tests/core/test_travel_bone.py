@@ -209,7 +209,7 @@ def test_simulator_bakes_pass_every_loop_check(tmp_path, capsys, mode):
 
 
 def test_the_shipped_ring_passes_every_loop_check(tmp_path, capsys):
-    ring = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "assets", "run-ring.glb")
+    ring = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples", "assets", "run-ring.glb")
     doc = lint_json(tmp_path, capsys, ring, '[clips."*"]\nloop = true\n')
     assert loop_findings(doc) == []
 

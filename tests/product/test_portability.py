@@ -23,7 +23,7 @@ import pytest
 
 from animsmith.cli import main
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FOX = os.path.join(ROOT, "examples", "assets", "fox-walk.glb")
 RING = os.path.join(ROOT, "examples", "assets", "run-ring.glb")
 RING_CONFIG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")

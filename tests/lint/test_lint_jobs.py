@@ -241,7 +241,7 @@ def test_a_worker_that_fails_to_start(tmp_path, monkeypatch):
 KILL_MID_SEND = """
 import os, sys, time
 sys.path.insert(0, {tests!r})
-sys.path.insert(0, os.path.join({tests!r}, "support"))
+sys.path.insert(0, os.path.join(os.path.dirname({tests!r}), "support"))
 from animsmith import lint
 from animsmith.config import load_contract
 from test_lint_jobs import _doc
@@ -445,7 +445,7 @@ def test_workers_see_their_main_process_die(tmp_path, method):
     if method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"no {method} here")
     script = tmp_path / "probe.py"
-    script.write_text(PARENT_PROBE.format(root=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    script.write_text(PARENT_PROBE.format(root=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
     out = tmp_path / "state"
     proc = subprocess.Popen([sys.executable, str(script), method, str(out)], stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "started"

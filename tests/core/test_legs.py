@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from animsmith.cli import cli
 from animsmith.model import Asset, Channel, Clip, Skeleton
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS = [os.path.join(ROOT, "tests", "data"), "/work/shared/corpus"]
 MEASURE_SCHEMA = os.path.join(ROOT, "docs", "schema", "measure-output.schema.json")
 

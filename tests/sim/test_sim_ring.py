@@ -8,7 +8,7 @@ import pytest
 
 from animsmith.sim.ring import ring_asset
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RING_GLB = os.path.join(ROOT, "examples", "assets", "run-ring.glb")
 RING_CONFIG = os.path.join(ROOT, "examples", "run-ring.animsmith.toml")
 
