@@ -1,6 +1,9 @@
-"""The per-clip checks through the CLI: `animsmith checks` documents every key,
+"""The per-clip checks together. Through the CLI: `animsmith checks` documents every key,
 `lint` reports them in text/JSON with clip, bone and time, and the project's
-example ring stays silent for every default-on per-clip check.
+example ring stays silent for every default-on per-clip check. On hand-built clips
+(tests/support/mechanical_clips.py, loop_clips.py, treadmill_clips.py): what several
+checks share (the clean fixture, loops not armed without a loop, malformed key times
+as gaps, per-clip loop caps).
 
 Defaults below are copied from the issue text (the contract), not from the
 modules, so a changed default fails here.
@@ -19,6 +22,10 @@ from animsmith.io.write import write_glb
 from animsmith.model import Asset, Channel, Clip, Skeleton
 
 from lint_support import ROOT, run_cli, validate_json, write_config
+from checks_support import run_check
+from mechanical_clips import yrot, make_asset
+from loop_clips import LOOP, guard, walk
+from treadmill_clips import treadmill
 
 ISSUE_DEFAULTS = {
     # id: (severity, {key: default})
@@ -219,3 +226,100 @@ def test_clip_of_morph_weights_or_pointers_only_is_a_gap_not_a_crash(tmp_path, c
     assert "0 morph-weight and 1 animation-pointer" in skel[1]["message"]
     msgs = [f["message"] for f in doc["files"][0]["findings"]]
     assert not [m for m in msgs if "plays nothing" in m]
+
+
+MECHANICAL = ["nan", "time-monotonic", "quat-norm", "quat-flip", "duration-sanity", "constant-track", "fps"]
+
+
+@pytest.mark.parametrize("check_id", MECHANICAL)
+def test_clean_fixture_is_silent(check_id):
+    findings, gaps = run_check(check_id, make_asset(), expect={"fps": 2.0, "duration_s": 1.0})
+    assert findings == [] and gaps == []
+
+
+def test_channel_boundaries_are_not_key_pairs():
+    """Whole-clip reductions must not pair the last key of one channel with the first of the next."""
+    q = yrot([0.0, 0.8, 1.6])
+    a = Channel.make(1, "rotation", [0, 0.5, 1], q)
+    b = Channel.make(0, "rotation", [0, 1], -np.array([q[2], q[2]]))  # starts on the other hemisphere of a's end
+    c = Channel.make(0, "scale", [0, 0.25, 0.5, 0.75, 1.0], [[1, 1, 1]] * 5)
+    sk = Skeleton.build(["hips", "spine"], [-1, 0], [[0, 0, 0], [0, 0.3, 0]])
+    asset = Asset(skeleton=sk, clips=[Clip(name="walk", channels=[a, b, c])])
+    assert run_check("quat-flip", asset)[0] == []
+    assert run_check("time-monotonic", asset)[0] == []  # 1.0 then 0 across channels is fine
+    notes, _ = run_check("constant-track", asset)
+    assert [(f.bone, f.message.split(" track")[0]) for f in notes] == [("hips", "rotation"), ("hips", "scale")]
+
+
+def test_only_the_offending_channel_is_reported_among_many():
+    chans = [Channel.make(1, "rotation", [0, 0.5, 1], yrot([0.0, 0.8, 1.6])) for _ in range(5)]
+    bad = yrot([0.0, 0.8, 1.6])
+    bad[2] *= 1.5
+    chans[3] = Channel.make(0, "rotation", [0, 0.5, 1], bad)
+    chans.append(Channel.make(0, "translation", [0, 0.5, 0.25], [[0, 0, 0], [0, 1, 0], [0, 0, 1]]))
+    sk = Skeleton.build(["hips", "spine"], [-1, 0], [[0, 0, 0], [0, 0.3, 0]])
+    asset = Asset(skeleton=sk, clips=[Clip(name="walk", channels=chans)])
+    findings, _ = run_check("quat-norm", asset)
+    assert [(f.bone, f.time_s, f.measured) for f in findings] == [("hips", 1.0, pytest.approx(1.5))]
+    findings, _ = run_check("time-monotonic", asset)
+    assert [(f.bone, f.time_s) for f in findings] == [("hips", 0.25)]
+    nan_vals = yrot([0.0, 0.8, 1.6])
+    nan_vals[1, 0] = np.nan
+    chans[4] = Channel.make(1, "rotation", [0, 0.5, 1], nan_vals)
+    findings, _ = run_check("nan", asset)
+    assert [(f.bone, f.time_s) for f in findings] == [("spine", 0.5)]
+
+
+@pytest.mark.parametrize("check_id", ["loop-closure", "loop-seam-vel", "loop-seam-rot", "loop-seam", "duplicate-loop-endpoint"])
+def test_loop_checks_are_not_armed_without_loop(check_id):
+    asset = guard(x=(0, 0.25, 0.5, 0.75, 1.0), rot_deg=(0, 10, 20, 10, 0))
+    assert run_check(check_id, asset) == ([], [])
+    assert run_check(check_id, asset, expect={"loop": False}) == ([], [])
+    assert run_check(check_id, walk(0.75), expect={"speed_mps": 1.0}) == ([], [])
+
+
+def test_all_zero_track_is_clean_without_roles():
+    for cid in ("loop-closure", "loop-seam-vel", "loop-seam-rot"):
+        assert run_check(cid, guard(), expect=LOOP) == ([], [])
+
+
+@pytest.mark.parametrize("check_id,scope", [("loop-closure", "loop_closure"), ("loop-seam-vel", "loop_seam_velocity"),
+                                            ("loop-seam-rot", "loop_seam_rotation")])
+def test_continuity_unavailable_is_gap(check_id, scope):
+    two_keys = guard(x=(0, 1), times=[0, 1])
+    findings, gaps = run_check(check_id, two_keys, expect=LOOP)
+    assert findings == [] and [(g.code, g.scope, g.subjects) for g in gaps] == [("measurement_unavailable", scope, ["guard"])]
+    nan_end = guard(x=(0, 0.1, 0.2, 0.1, float("nan")))
+    findings, gaps = run_check(check_id, nan_end, expect=LOOP)
+    assert findings == [] and [g.code for g in gaps] == ["measurement_unavailable"]
+
+
+def test_per_clip_loop_caps_override_check_options():
+    asset = guard(x=(0, 0.005, 0.01, 0.015, 0.02))
+    findings, _ = run_check("loop-closure", asset, expect={"loop": True, "max_loop_position_delta_m": 0.015},
+                            options={"max_position_delta_m": 0.1})
+    assert [f.expected for f in findings] == [0.015]
+    assert run_check("loop-closure", asset, expect={"loop": True, "max_loop_position_delta_m": 0.02})[0] == []
+    cusp = guard(x=(0, 0.25, 0.5, 0.25, 0))  # Δv = 2.0 m/s
+    assert run_check("loop-seam-vel", cusp, expect={"loop": True, "max_loop_velocity_delta_mps": 2.0})[0] == []
+    findings, _ = run_check("loop-seam-vel", cusp, expect={"loop": True, "max_loop_velocity_delta_mps": 1.9})
+    assert [f.expected for f in findings] == [1.9]
+    turn = guard(rot_deg=(0, 10, 20, 10, 0))  # 80 deg/s
+    findings, _ = run_check("loop-seam-rot", turn, expect={"loop": True, "max_loop_angular_velocity_delta_degps": 79.0},
+                            options={"max_angular_velocity_delta_degps": 70.0})
+    assert [f.expected for f in findings] == [79.0]
+    rot = guard(rot_deg=(0, 1, 2, 3, 5))
+    findings, _ = run_check("loop-closure", rot, expect={"loop": True, "max_loop_rotation_delta_deg": 4.0})
+    assert [f.expected for f in findings] == [4.0]
+
+
+def test_malformed_key_times_are_gaps_for_grid_checks():
+    asset = treadmill(0.5)
+    t = np.arange(33) / 32.0
+    t[5] = t[3]  # a repeated key time
+    asset.clips[0].channels[0] = Channel.make(1, "translation", t, asset.clips[0].channels[0].values)
+    expect = {"speed_mps": 1.0, "movement_owner_xz": "gameplay", "loop": True}
+    for cid in ("foot-slide", "loop-seam", "loop-closure", "loop-seam-vel", "loop-seam-rot", "in-place"):
+        findings, gaps = run_check(cid, asset, expect=expect)
+        assert findings == [] and [g.code for g in gaps] == ["measurement_unavailable"], cid
+        assert "time-monotonic" in gaps[0].message, cid

@@ -15,6 +15,8 @@ import pytest
 from animsmith.model import Asset, Channel, Clip, Skeleton
 from checks_support import run_check
 from transform_builders import run_cli
+import math
+from mechanical_clips import yrot, make_asset
 
 NAMES = [f"bone{i:02d}" for i in range(12)]
 
@@ -90,3 +92,65 @@ def test_translation_ranges_are_judged_in_metres():
     assert run_check("constant-track", asset(0.02, 0.01))[0] == []
     assert len(run_check("constant-track", asset(0.005, 1.0, units=0.01))[0]) == 1
     assert run_check("constant-track", asset(0.005, 1.0))[0] == []  # 5 mm as metres: it moves
+
+
+def test_constant_translation_and_rotation_notes():
+    tv = [[0, 1, 0]] * 3
+    findings, _ = run_check("constant-track", make_asset(tr_values=tv))
+    assert [(f.severity, f.bone) for f in findings] == [("note", "hips")]
+    assert "translation track has 3 keys but never moves" in findings[0].message
+    findings, _ = run_check("constant-track", make_asset(rot_values=yrot([0.3, 0.3, 0.3])))
+    assert [f.bone for f in findings] == ["spine"]
+
+
+def test_constant_vector_threshold_exact():
+    eps = 2.0**-13
+    at = [[0, 1, 0], [0, 1 + 0, eps], [0, 1, 0]]
+    assert len(run_check("constant-track", make_asset(tr_values=at), options={"vector_epsilon": eps})[0]) == 1
+    past = [[0, 1, 0], [0, 1, eps + 2.0**-30], [0, 1, 0]]
+    assert run_check("constant-track", make_asset(tr_values=past), options={"vector_epsilon": eps})[0] == []
+
+
+def test_constant_rotation_threshold_default():
+    # within 1e-3 rad of key 0 (0.9e-3) is constant; 1.1e-3 moves
+    assert len(run_check("constant-track", make_asset(rot_values=yrot([0.0, 0.9e-3, 0.0])))[0]) == 1
+    assert run_check("constant-track", make_asset(rot_values=yrot([0.0, 1.1e-3, 0.0])))[0] == []
+    # sign-invariant: q and -q are the same orientation
+    q = yrot([0.2, 0.2, 0.2])
+    q[1] = -q[1]
+    assert len(run_check("constant-track", make_asset(rot_values=q))[0]) == 1
+
+
+def test_cubic_flat_keys_with_tangents_move():
+    ch = Channel.make(0, "scale", [0, 1], [[1, 1, 1], [1, 1, 1]], interpolation="CUBICSPLINE",
+                      out_tangents=[[0, 0.5, 0], [0, 0, 0]])
+    assert run_check("constant-track", make_asset(extra=[ch]))[0] == []
+    flat = Channel.make(0, "scale", [0, 1], [[1, 1, 1], [1, 1, 1]], interpolation="CUBICSPLINE")
+    assert len(run_check("constant-track", make_asset(extra=[flat]))[0]) == 1
+
+
+def test_single_key_track_is_not_constant_track():
+    one = Channel.make(1, "scale", [0.0], [[1, 1, 1]])
+    assert run_check("constant-track", make_asset(extra=[one]))[0] == []
+
+
+def stored_angle_rad(q):
+    """Angle between two float32-stored quaternions, by an independent formula:
+    2·atan2(|vector part of q̂0*·q̂1|, |scalar part|) in float64 (well conditioned
+    for small angles, unlike acos near 1)."""
+    a, b = (np.asarray(x, dtype=np.float32).astype(np.float64) for x in q)
+    a, b = a / np.linalg.norm(a), b / np.linalg.norm(b)
+    w = a[3] * b[3] + a[:3] @ b[:3]
+    v = a[3] * b[:3] - b[3] * a[:3] - np.cross(a[:3], b[:3])
+    return 2.0 * math.atan2(np.linalg.norm(v), abs(w))
+
+
+@pytest.mark.parametrize("rel, constant", [(-1e-5, True), (1e-5, False)])
+def test_constant_rotation_default_epsilon_within_1e5_relative(rel, constant):
+    # the middle key sits 1e-3 rad × (1 ± 1e-5) from key 0: the float32 storage of the
+    # keys moves the angle by ~1e-7 relative, far less than the 1e-5 margin
+    q = yrot([0.0, 1e-3 * (1 + rel), 0.0])
+    angle = stored_angle_rad((q[0], q[1]))
+    assert (angle <= 1e-3) == constant  # the stored keys really are on that side
+    findings = run_check("constant-track", make_asset(rot_values=q))[0]
+    assert [f.bone for f in findings] == (["spine"] if constant else [])

@@ -13,6 +13,7 @@ import pytest
 
 from builders import gait_clip
 from lint_support import run_cli, validate_json, write_clips, write_config
+from group_support import gait_config, lint_json, by_check, expected_spread, RING_SPREAD
 
 DURATION_S = 0.8
 STRIDES = 2
@@ -319,3 +320,176 @@ def test_diagonal_member_is_judged_like_any_other(tmp_path, capsys):
     diag = {m["member"]: m for m in travel(doc)["members"]}["fwd_left"]
     assert diag["heading_deg"] == pytest.approx(-45.0, abs=1e-4)
     assert diag["stride_length_m"] == pytest.approx(0.52, abs=1e-6)
+
+
+def test_spread_of_the_ring_and_outlier(tmp_path, capsys):
+    clips = [gait_clip("a"), gait_clip("b"), gait_clip("c", offset_cycles=0.25), gait_clip("d")]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b", "c", "d"]))
+    findings, gaps = by_check(doc, "gait-group")
+    assert code == 1 and len(findings) == 1 and gaps == []
+    assert findings[0]["measured"] == pytest.approx(expected_spread([0.75, 0.75, 0.5, 0.75]), abs=1e-6)
+    assert findings[0]["measured"] == pytest.approx(RING_SPREAD, abs=1e-6)
+    group = doc["files"][0]["measurements"]["groups"]["ring"]
+    assert group["outliers"] == ["c"]
+    assert group["anchors"]["c"] == pytest.approx(0.5, abs=1e-6)
+
+
+def test_spread_exactly_at_the_cap_passes(tmp_path, capsys):
+    # anchors 0.75 and 0.45: circular mean 0.60, each 0.15 away -> spread 0.15
+    clips = [gait_clip("a"), gait_clip("b", offset_cycles=0.3)]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.15))
+    findings, gaps = by_check(doc, "gait-group")
+    assert findings == [] and gaps == [] and code == 0
+    assert doc["files"][0]["measurements"]["groups"]["ring"]["spread"] == pytest.approx(0.15, abs=1e-7)
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.149))
+    findings, _ = by_check(doc, "gait-group")
+    assert code == 1 and len(findings) == 1
+    assert set(doc["files"][0]["measurements"]["groups"]["ring"]["outliers"]) == {"a", "b"}
+
+
+def test_wrap_straddling_ring_has_small_spread(tmp_path, capsys):
+    # anchors 0.98 and 0.02 (offsets -0.23 and 0.73): spread 0.02, not 0.48
+    clips = [gait_clip("a", offset_cycles=-0.23), gait_clip("b", offset_cycles=0.73)]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.025))
+    findings, _ = by_check(doc, "gait-group")
+    assert findings == [] and code == 0
+    group = doc["files"][0]["measurements"]["groups"]["ring"]
+    assert group["anchors"]["a"] == pytest.approx(0.98, abs=1e-6)
+    assert group["anchors"]["b"] == pytest.approx(0.02, abs=1e-6)
+    assert group["spread"] == pytest.approx(0.02, abs=1e-6)
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.015))
+    assert code == 1 and len(by_check(doc, "gait-group")[0]) == 1
+
+
+def test_amplitude_exactly_at_the_floor_counts_as_evidence(tmp_path, capsys):
+    clips = [gait_clip("a"), gait_clip("b", offset_cycles=0.5)]
+    # read the measured amplitude, then declare the floor at exactly that value
+    _, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"]))
+    amps = doc["files"][0]["measurements"]["groups"]["ring"]["amplitudes_m"]
+    assert amps["a"] == pytest.approx(4 * 0.05, rel=0.02)  # peak-to-peak of 2A·sin, sampled
+    floor = min(amps.values())
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.1, floor=floor))
+    findings, gaps = by_check(doc, "gait-group")
+    assert gaps == [] and len(findings) == 1  # antiphase pair: spread 0.25 > 0.1
+    assert findings[0]["measured"] == pytest.approx(0.25, abs=1e-6)
+    # a hair above (within the 1e-6 m allowance float32 data needs) still counts
+    hair = max(amps.values()) + 0.5e-6
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.1, floor=hair))
+    assert by_check(doc, "gait-group")[1] == [] and code == 1
+    # clearly above the floor: both members are noise -> gaps, no finding
+    above = max(amps.values()) + 2e-6
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"], cap=0.1, floor=above))
+    findings, gaps = by_check(doc, "gait-group")
+    assert findings == [] and code == 0
+    codes = sorted(g["code"] for g in gaps)
+    assert codes == ["insufficient_measurable_members", "measurement_unavailable", "measurement_unavailable"]
+    assert all("evidence floor" in g["message"] for g in gaps if g["code"] == "measurement_unavailable")
+
+
+def test_under_floor_member_is_excluded_as_noise(tmp_path, capsys):
+    # c: tiny amplitude (4·0.001 = 0.004 m < 0.03 m) at a wildly different anchor
+    clips = [gait_clip("a"), gait_clip("b"), gait_clip("c", amplitude_m=0.001, offset_cycles=0.5)]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b", "c"]))
+    findings, gaps = by_check(doc, "gait-group")
+    assert findings == [] and code == 0
+    assert [(g["code"], g["subjects"], g["scope"]) for g in gaps] == [
+        ("measurement_unavailable", ["c"], "phase_measurement")
+    ]
+
+
+def test_missing_member_is_an_error(tmp_path, capsys):
+    clips = [gait_clip("a"), gait_clip("b")]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b", "nope"]))
+    findings, gaps = by_check(doc, "gait-group")
+    assert code == 1
+    assert [(f["clip"], f["severity"]) for f in findings] == [("nope", "error")]
+    assert "not found" in findings[0]["message"] and gaps == []
+
+
+def test_unmeasurable_member_is_an_error(tmp_path, capsys):
+    # amplitude 0: the feet never alternate -> no stride anchor at all
+    clips = [gait_clip("a"), gait_clip("b"), gait_clip("still", amplitude_m=0.0)]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b", "still"]))
+    findings, _ = by_check(doc, "gait-group")
+    assert code == 1
+    assert [f["clip"] for f in findings] == ["still"]
+    assert "cannot be measured" in findings[0]["message"]
+
+
+def test_unresolved_roles_make_every_member_an_error(tmp_path, capsys):
+    clips = [gait_clip("a"), gait_clip("b")]
+    cfg = '[rig]\nprofile = "none"\n' + gait_config(["a", "b"])
+    code, doc = lint_json(tmp_path, capsys, clips, cfg)
+    findings, _ = by_check(doc, "gait-group")
+    assert code == 1 and [f["clip"] for f in findings] == ["a", "b"]
+    assert all("hips" in f["message"] for f in findings)
+
+
+def test_severity_override_rewrites_group_findings(tmp_path, capsys):
+    clips = [gait_clip("a"), gait_clip("b", offset_cycles=0.5)]
+    cfg = gait_config(["a", "b", "gone"]) + '[checks.gait-group]\nseverity = "warning"\n'
+    code, doc = lint_json(tmp_path, capsys, clips, cfg)
+    findings, _ = by_check(doc, "gait-group")
+    assert len(findings) == 2 and {f["severity"] for f in findings} == {"warning"}
+    assert code == 0
+    code, _ = lint_json(tmp_path, capsys, clips, cfg, "--deny-warnings")
+    assert code == 1
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "b"]) + "[checks.gait-group]\nenabled = false\n")
+    assert code == 0 and by_check(doc, "gait-group") == ([], [])
+
+
+def test_gait_group_members_with_different_stride_counts_are_an_error(tmp_path, capsys):
+    # one stride and two strides in the same second: anchors can agree, the strides cannot
+    clips = [gait_clip("one"), gait_clip("two", cycles=2)]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["one", "two"]))
+    cycles = {n: doc["files"][0]["measurements"]["clips"][n]["cycles"] for n in ("one", "two")}
+    assert cycles == {"one": 1, "two": 2}
+    findings = [f for f in by_check(doc, "gait-group")[0] if "strides" in f["message"]]
+    assert code == 1 and len(findings) == 1
+    assert findings[0]["members"] == [{"member": "one", "cycles": 1}, {"member": "two", "cycles": 2}]
+
+
+def test_gait_group_member_listed_twice_counts_once(tmp_path, capsys):
+    # anchors 0.75 and 0.45 (offset −0.30): alone they are 0.15 apart from their mean (at the cap);
+    # counting "a" twice would pull the mean toward it and put b 0.2185 away
+    clips = [gait_clip("a"), gait_clip("b", offset_cycles=0.30)]
+    code, doc = lint_json(tmp_path, capsys, clips, gait_config(["a", "a", "b"], cap=0.15))
+    record = doc["files"][0]["measurements"]["groups"]["ring"]
+    assert record["spread"] == pytest.approx(0.15, abs=1e-6)
+    assert by_check(doc, "gait-group")[0] == [] and code == 0
+
+
+def test_gait_group_near_idle_noise_is_a_gap_whatever_its_shape(tmp_path, capsys):
+    """A member swaying below the floor is excluded as noise whether its sway is periodic
+    (has a phase) or not (no phase); an exact-zero swing stays an error (no phase subject)."""
+    import numpy as np
+
+    from animsmith.model import Channel, Clip
+
+    t = np.linspace(0, 1, 31)
+    noise = np.random.default_rng(1).normal(0, 0.0005, 31)
+    noise[-1] = noise[0]
+    idle = Clip(name="idle", channels=[
+        Channel.make(0, "translation", t, np.zeros((31, 3))),
+        Channel.make(2, "translation", t, np.stack([np.full(31, 0.1), -0.9 + noise, 0 * t], 1)),
+        Channel.make(3, "translation", t, np.stack([np.full(31, -0.1), -0.9 - noise, 0 * t], 1)),
+    ])
+    for quiet in (idle, gait_clip("idle", amplitude_m=0.0005)):
+        code, doc = lint_json(tmp_path, capsys, [gait_clip("a"), gait_clip("b"), quiet], gait_config(["a", "b", "idle"]))
+        amp = doc["files"][0]["measurements"]["clips"]["idle"]["lr_amplitude_m"]
+        assert 0 < amp < 0.03
+        findings, gaps = by_check(doc, "gait-group")
+        assert findings == [] and code == 0
+        assert [(g["code"], g["subjects"]) for g in gaps] == [("measurement_unavailable", ["idle"])]
+
+
+def test_gait_group_message_shows_digits_that_tell_spread_and_cap_apart():
+    """Two decimals, the seed's wording, unless they would show the cap as another value (0.015
+    read "cap 0.01") or the spread equal to the cap (just past 0.15 read "0.15 ... (cap 0.15)")."""
+    from animsmith.checks._clip import digits_apart as _digits_apart
+
+    assert _digits_apart(0.1988, 0.15) == 2  # the seed transcript: spread by 0.20 cycle (cap 0.15)
+    assert _digits_apart(0.02, 0.015) == 3
+    assert _digits_apart(0.1500011, 0.15) == 6
+    assert _digits_apart(0.1512, 0.15) == 3
+    assert _digits_apart(1.504, 1.5) == 3  # loop-seam's ratio: "1.504× (cap 1.500)", not "1.50× (cap 1.50)"
