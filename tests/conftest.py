@@ -4,11 +4,17 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# Shared helpers (builders, gltf_raw, checks_support, lint_support, transform_builders)
-# live in tests/support/ and are imported by their module names from any test folder.
+# Shared helpers (builders, gltf_raw, checks_support, lint_support, transform_builders, ...)
+# live in tests/support/ and are imported by their module names from any test folder. A few
+# test modules also import helpers from another test module by name (test file names are
+# unique across tests/): every test folder is on sys.path, as pytest's default import mode
+# leaves it after collecting the whole suite, so one folder run alone imports the same way.
 SUPPORT = os.path.join(HERE, "support")
-if SUPPORT not in sys.path:
-    sys.path.insert(0, SUPPORT)
+for _folder in [SUPPORT] + sorted(
+    os.path.join(HERE, d) for d in os.listdir(HERE) if d not in ("support", "data", "out") and os.path.isdir(os.path.join(HERE, d))
+):
+    if _folder not in sys.path:
+        sys.path.insert(0, _folder)
 
 DATA = os.path.join(HERE, "data")
 

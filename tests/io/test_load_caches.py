@@ -19,7 +19,7 @@ import sys
 import numpy as np
 import pytest
 
-HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "product")
+HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 

@@ -336,7 +336,7 @@ def test_pair_player_on_a_thinned_clip_shows_the_nearest_judged_frame(browser, t
 def test_engine_predictions_are_listed_unavailable_first(browser, tmp_path, capsys):
     """With an [engine] profile the summary lists the predictions, the failures first; without
     one it says the run was engine-neutral."""
-    from test_engine_profiles import colliding_feet, contract
+    from test_engine_addressability import colliding_feet, contract
 
     glb, _ = colliding_feet(tmp_path)
     cfg = contract(tmp_path, '[engine]\nprofile = "threejs"\n')
