@@ -53,3 +53,24 @@ def pytest_addoption(parser):
     """``--long``: the long fuzz run of tests/product/test_fuzz.py (>= 10,000 cases;
     same as ANIMSMITH_FUZZ_LONG=1; docs/hardening.md)."""
     parser.addoption("--long", action="store_true", default=False, help="run the long fuzz suite (tests/product/test_fuzz.py)")
+
+
+#: Whole modules that fuzz, start worker processes, drive a browser, call node or run a
+#: benchmark (with the tests below that ask for the ``oracles`` or ``browser`` fixture, and
+#: the tests marked ``@pytest.mark.slow`` in place): ``pytest -m "not slow"`` skips them.
+SLOW_MODULES = {
+    "test_fuzz.py",
+    "test_lint_jobs.py",
+    "test_docs_run.py",
+    "test_oracle_threejs.py",
+    "test_report_browser.py",
+    "test_report_layout.py",
+    "test_sim_bench.py",
+}
+SLOW_FIXTURES = {"oracles", "browser"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in SLOW_MODULES or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)

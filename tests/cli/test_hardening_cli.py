@@ -641,6 +641,7 @@ def test_a_full_stdout_is_one_line_exit_2(argv):
     assert proc.stderr == "animsmith: cannot write to stdout: No space left on device\n"
 
 
+@pytest.mark.slow
 def test_a_closed_stdout_is_exit_2_not_silent_success(tmp_path):
     """Results written to a closed stdout would vanish: exit 2. With -o the file is the
     result and stdout only a summary, so a closed stdout is a legitimate file-only run."""
@@ -674,6 +675,7 @@ def _reader_gone(args):
         os.close(w)
 
 
+@pytest.mark.slow
 def test_a_reader_that_goes_away_keeps_the_decided_exit_status(tmp_path):
     """`animsmith lint ... | head`: the run's own status, quietly (click and rich turn a
     broken pipe into 1, which CI reads as error findings)."""

@@ -260,6 +260,7 @@ def test_no_markers_is_absent_not_an_error(extras):
 
 
 
+@pytest.mark.slow
 def test_fuzzed_extras_never_raise():
     from hypothesis import given, settings
     from hypothesis import strategies as st

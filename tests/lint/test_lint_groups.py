@@ -90,6 +90,7 @@ def test_text_and_json_judge_groups_alike(tmp_path, capsys):
     assert code_t == code_j == 1
 
 
+@pytest.mark.slow
 def test_cross_file_groups_with_jobs(tmp_path, capsys):
     files = mixamo_pack(tmp_path)
     cfg = write_config(tmp_path / "ring.toml", gait_config(["fwd.glb", "bwd.glb", "left.glb", "right.glb"]))

@@ -87,6 +87,7 @@ def test_json_of_the_seed_run(capsys, monkeypatch):
     assert all(g["scope"] == "first_frame_rest_delta" for g in gaps)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
 def test_jobs_2_output_is_identical(capsys, monkeypatch, start_method):
     import multiprocessing
@@ -152,6 +153,7 @@ def test_jobs_flag_accepts_auto_and_refuses_junk(capsys, monkeypatch):
         assert code == 2 and out == "" and "--jobs" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_forked_pool_unfreezes_the_collector(monkeypatch):
     import gc
 
