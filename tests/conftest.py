@@ -4,8 +4,17 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
+# Shared helpers (builders, gltf_raw, checks_support, lint_support, transform_builders, ...)
+# live in tests/support/ and are imported by their module names from any test folder. A few
+# test modules also import helpers from another test module by name (test file names are
+# unique across tests/): every test folder is on sys.path, as pytest's default import mode
+# leaves it after collecting the whole suite, so one folder run alone imports the same way.
+SUPPORT = os.path.join(HERE, "support")
+for _folder in [SUPPORT] + sorted(
+    os.path.join(HERE, d) for d in os.listdir(HERE) if d not in ("support", "data", "out") and os.path.isdir(os.path.join(HERE, d))
+):
+    if _folder not in sys.path:
+        sys.path.insert(0, _folder)
 
 DATA = os.path.join(HERE, "data")
 
@@ -41,6 +50,27 @@ def oracles():
 
 
 def pytest_addoption(parser):
-    """``--long``: the long fuzz run of tests/test_fuzz.py (>= 10,000 cases;
+    """``--long``: the long fuzz run of tests/product/test_fuzz.py (>= 10,000 cases;
     same as ANIMSMITH_FUZZ_LONG=1; docs/hardening.md)."""
-    parser.addoption("--long", action="store_true", default=False, help="run the long fuzz suite (tests/test_fuzz.py)")
+    parser.addoption("--long", action="store_true", default=False, help="run the long fuzz suite (tests/product/test_fuzz.py)")
+
+
+#: Whole modules that fuzz, start worker processes, drive a browser, call node or run a
+#: benchmark (with the tests below that ask for the ``oracles`` or ``browser`` fixture, and
+#: the tests marked ``@pytest.mark.slow`` in place): ``pytest -m "not slow"`` skips them.
+SLOW_MODULES = {
+    "test_fuzz.py",
+    "test_lint_jobs.py",
+    "test_docs_run.py",
+    "test_oracle_threejs.py",
+    "test_report_browser.py",
+    "test_report_layout.py",
+    "test_sim_bench.py",
+}
+SLOW_FIXTURES = {"oracles", "browser"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in SLOW_MODULES or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
