@@ -47,6 +47,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from animsmith.errors import Refusal
+from animsmith.core.circular import circular_distance_cycles
 from animsmith.core.tolerance import frame_times_f32
 from animsmith.transform.gait_anchor import AnchorPlan, prove_gait_anchor
 
@@ -100,11 +101,6 @@ class MemberPlan:
     anchor_before: Optional[float] = None
 
 
-def circular_distance(a: float, b: float) -> float:
-    d = abs(a - b) % 1.0
-    return min(d, 1.0 - d)
-
-
 def cycle_grid(asset, clip, fps: float, frames: int):
     """Pose grid of ``clip`` at its E frame times (float64 of the f32 times)."""
     from animsmith.core.pose import sample_pose
@@ -128,11 +124,7 @@ def cycle_gait(grid, roles, cycle_frames: Optional[int] = None):
         return gait_metrics(grid, roles)
     t = np.asarray(grid.times_s, dtype=np.float64)
     pos = np.asarray(grid.model_position_m)
-    closed = PoseGrid(
-        times_s=np.append(t, t[-1] + (t[-1] - t[0]) / (n - 1)),
-        local_translation=None, local_rotation=None, local_scale=None, model_matrix=None,
-        model_position_m=np.concatenate([pos, pos[:1]]), model_rotation=None, duration_s=grid.duration_s,
-    )
+    closed = PoseGrid.of_positions(np.append(t, t[-1] + (t[-1] - t[0]) / (n - 1)), np.concatenate([pos, pos[:1]]), grid.duration_s)
     return gait_metrics(closed, roles)
 
 
@@ -288,7 +280,7 @@ def verify_retimed(asset, clip, roles, plan: MemberPlan, reference: MemberPlan, 
     plan.events_after = events
     plan.anchor_after = gm.gait_phase
     c = plan.anchor.period_frames
-    worst = max(circular_distance(a, b) for a, b in zip(events.as_list(), reference.events_before.as_list())) * c
+    worst = max(circular_distance_cycles(a, b) for a, b in zip(events.as_list(), reference.events_before.as_list())) * c
     if worst > MAX_EVENT_ERROR_FRAMES + 1e-9:
         raise _refuse(
             "foot_cycle_unproven", clip.name, None, round(worst, 4), MAX_EVENT_ERROR_FRAMES,
@@ -300,7 +292,7 @@ def verify_retimed(asset, clip, roles, plan: MemberPlan, reference: MemberPlan, 
             "foot_cycle_unproven", clip.name, None, None, MAX_ANCHOR_ERROR_FRAMES,
             "after retiming, the stride anchor is not measurable", TOPOLOGY_ADVICE,
         )
-    anchor_err = circular_distance(gm.gait_phase, reference.anchor_before) * c
+    anchor_err = circular_distance_cycles(gm.gait_phase, reference.anchor_before) * c
     if anchor_err > MAX_ANCHOR_ERROR_FRAMES + 1e-9:
         raise _refuse(
             "foot_cycle_unproven", clip.name, roles.names.get("hips"), round(anchor_err, 4), MAX_ANCHOR_ERROR_FRAMES,
