@@ -42,13 +42,6 @@ def expect_value(ctx, key: str, default: Any = None) -> Any:
     return default if value is None else value
 
 
-def quat_angle_rad(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Sign-invariant angle between orientations: 2·atan2(|(â⁻¹b̂).xyz|, |(â⁻¹b̂).w|)."""
-    from animsmith.core import quat
-
-    return quat.angle_between_rad(a, b)
-
-
 def profile_label(ctx) -> str:
     roles = ctx.roles
     return getattr(roles, "profile", None) or "unknown"

@@ -33,8 +33,9 @@ from __future__ import annotations
 import numpy as np
 
 from animsmith.checks import _clip
-from animsmith.checks._clip import bone_name, flat_channels, quat_angle_rad
+from animsmith.checks._clip import bone_name, flat_channels
 from animsmith.checks.base import Option
+from animsmith.core.quat import angle_between_rad
 
 ID = "constant-track"
 SEVERITY = "note"
@@ -67,7 +68,7 @@ def channel_motion(ch) -> float:
     if ch.path == "rotation":
         if (v == v[:1]).all():  # identical keys: 0 exactly (the formula leaves a rounding residue)
             return 0.0
-        return float(np.max(quat_angle_rad(v[:1], v)))
+        return float(np.max(angle_between_rad(v[:1], v)))
     return float(np.max(v.max(axis=0) - v.min(axis=0)))
 
 
