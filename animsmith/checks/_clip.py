@@ -13,8 +13,13 @@ from typing import Any, Iterator, Optional, Tuple
 import numpy as np
 
 
-#: hard-coded travel threshold shared by in-place, root-motion-speed and
-#: foot-slide: a clip whose root moves at least this fast is root motion.
+#: default travel threshold shared by in-place, root-motion-speed and foot-slide
+#: (each check's ``travel_threshold_mps``): a clip whose root moves at least this fast
+#: is root motion, and one declared in place that does is an error. Not the core's
+#: ``core.travel.IN_PLACE_MAX_MPS`` (0.05 m/s), which asks whether the root travels at
+#: all beyond sway (a gait-group member's speed, loop closure's travelling frame): this
+#: one asks whether a clip travels like locomotion, a verdict a user may tune, so a
+#: 0.2 m/s drift is neither in place for the core nor root motion for these checks.
 TRAVEL_THRESHOLD_MPS = 0.5
 
 

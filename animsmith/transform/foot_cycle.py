@@ -18,7 +18,16 @@ real frame):
 * **Stance** comes from the core (``core.contacts.stance_mask`` on the
   model-space height of the left_foot / right_foot bones over the cycle,
   ``contact_events`` for the runs); a run touching both ends of the cycle
-  wraps. **V1 contact topology**: each foot has exactly one stance run per
+  wraps. This is the height rule alone, not the stance decision of ``foot-slide``
+  and the report (``core.contacts.feet_stance``: authored markers, else low AND
+  vertically still), because the question differs: not "on which samples is the foot
+  planted, so its slide can be measured" but "when does the foot cross the contact
+  height", a time between frames that the warp moves and the proof after writing
+  re-measures from the poses alone (markers in the source would not follow the
+  retime), on a cycle that wraps (the vertical-speed rule is one-sided at the
+  clip's ends). The vertical-speed rule would also cut the frames either side of a
+  crossing out of the run: on the shipped run-ring example the events would move by
+  up to three frames. **V1 contact topology**: each foot has exactly one stance run per
   cycle and is not in stance on every frame; plant phase = first stance frame
   / C, lift phase = last stance frame / C, each refined to where the foot height
   crosses the contact height between that frame and its swing neighbour
