@@ -41,6 +41,14 @@ def test_forward_kinematics_rotation_rows_are_the_core_formula_bit_for_bit():
     assert np.array_equal(local[0, :, 3], np.broadcast_to([0.0, 0.0, 0.0, 1.0], (300, 4)))
 
 
+def test_forward_kinematics_rotations_are_on_the_core_hemisphere():
+    # a chain of one bone: the model rotation is the local one, on quat.canonical's hemisphere
+    q = random_quats(np.random.default_rng(9), 500)
+    q[:5, 3] = 0.0
+    got = chain_rotations([], q.T[:, None, :])[0]
+    assert np.array_equal(got, quat.canonical(q))
+
+
 def test_forward_kinematics_rotation_chain_matches_the_hamilton_product():
     # three bones in a chain (0 -> 1 -> 2), 100 samples: model rotation = q0·q1·q2, w >= 0
     rng = np.random.default_rng(4)

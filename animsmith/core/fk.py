@@ -21,7 +21,6 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from animsmith.core import quat
 from animsmith.core.sampling import normalize_quat
 from animsmith.model import Skeleton, bone_depths
 
@@ -161,8 +160,14 @@ def _left_matrices(rq: np.ndarray) -> np.ndarray:
 
 
 def _rotation_column(lm: np.ndarray) -> np.ndarray:
-    """The model rotations (last columns of chained L matrices), on the w >= 0 hemisphere (``quat.canonical``)."""
-    return quat.canonical(lm[..., :, 3])
+    """The model rotations (last columns of chained L matrices), sign-flipped to w >= 0.
+
+    ``quat.canonical`` (its reference) gives the same values; this form multiplies the
+    strided column by a (..., 1) sign instead of selecting between q and −q, several
+    times faster on every FK pass (tests/test_quat_references.py compares the two).
+    """
+    q = lm[..., :, 3]
+    return q * np.where(q[..., 3:4] < 0, -1.0, 1.0)
 
 
 def chain_rotations(levels, rq: np.ndarray) -> np.ndarray:
