@@ -418,6 +418,62 @@ class PoseGrid:
     def frame_count(self) -> int:
         return int(self.times_s.shape[0])
 
+    @classmethod
+    def of_positions(cls, times_s, positions_m, duration_s: float = 0.0) -> "PoseGrid":
+        """A grid that holds model positions only: (N,) ``times_s`` and (N, B, 3)
+        ``positions_m``, for measurements that read where bones are (the stride anchor,
+        the loop seam) on a re-ordered or re-closed cycle. Asking it for local TRS, model
+        matrices or rotations raises :class:`PositionsOnly` naming what is missing,
+        instead of handing back a stand-in (:class:`PositionGrid`)."""
+        return PositionGrid(times_s, positions_m, duration_s)
+
+
+class PositionsOnly(AttributeError):
+    """A positions-only :class:`PoseGrid` was asked for something it does not hold."""
+
+
+def _not_held(name: str) -> property:
+    """A property that refuses to stand in for ``name`` on a positions-only grid."""
+
+    def get(self):
+        raise PositionsOnly(
+            f"this pose grid holds model positions only (PoseGrid.of_positions); it has no {name}: "
+            "sample the clip (core.pose.sample_pose) for a full pose"
+        )
+
+    return property(get, doc=f"Not held: raises :class:`PositionsOnly`. ({name})")
+
+
+class PositionGrid(PoseGrid):
+    """The positions-only :class:`PoseGrid` of :meth:`PoseGrid.of_positions`.
+
+    ``times_s``, ``model_position_m``, ``duration_s``, ``frame_count`` and
+    ``model_positions_m(bones)`` answer as on any grid; local TRS, model matrices and
+    model rotations (and the questions built on them: ``model_rotations``, ``pose_at``,
+    ``model_pose_at``) raise :class:`PositionsOnly`.
+    """
+
+    local_translation = _not_held("local_translation")
+    local_rotation = _not_held("local_rotation")
+    local_scale = _not_held("local_scale")
+    model_matrix = _not_held("model_matrix")
+    model_rotation = _not_held("model_rotation")
+
+    def __init__(self, times_s, positions_m, duration_s: float = 0.0):  # noqa: D107
+        # PoseGrid's dataclass __init__ is deliberately not called: the fields this grid
+        # does not hold are refusing properties.
+        self.times_s = np.asarray(times_s, dtype=np.float64).reshape(-1)
+        self.model_position_m = np.asarray(positions_m)
+        self.duration_s = duration_s
+        if self.model_position_m.ndim != 3 or self.model_position_m.shape[0] != self.times_s.shape[0]:
+            raise ValueError(
+                f"positions must be (N, B, 3) with N = {self.times_s.shape[0]} sample times, got {self.model_position_m.shape}"
+            )
+
+    def __repr__(self) -> str:
+        n, b = self.model_position_m.shape[:2]
+        return f"PositionGrid(frames={n}, bones={b}, positions only)"
+
 
 # --------------------------------------------------------------------------
 # Small shared math used by constructors (core/ has the real kinematics)

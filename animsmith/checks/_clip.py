@@ -7,15 +7,19 @@ data, the clip's cached analysis, the resolved roles — and never samples.
 from __future__ import annotations
 
 import math
-import weakref
 from functools import cached_property
 from typing import Any, Iterator, Optional, Tuple
 
 import numpy as np
 
 
-#: hard-coded travel threshold shared by in-place, root-motion-speed and
-#: foot-slide: a clip whose root moves at least this fast is root motion.
+#: default travel threshold shared by in-place, root-motion-speed and foot-slide
+#: (each check's ``travel_threshold_mps``): a clip whose root moves at least this fast
+#: is root motion, and one declared in place that does is an error. Not the core's
+#: ``core.travel.IN_PLACE_MAX_MPS`` (0.05 m/s), which asks whether the root travels at
+#: all beyond sway (a gait-group member's speed, loop closure's travelling frame): this
+#: one asks whether a clip travels like locomotion, a verdict a user may tune, so a
+#: 0.2 m/s drift is neither in place for the core nor root motion for these checks.
 TRAVEL_THRESHOLD_MPS = 0.5
 
 
@@ -41,13 +45,6 @@ def expect_value(ctx, key: str, default: Any = None) -> Any:
     else:
         value = getattr(exp, key, default)
     return default if value is None else value
-
-
-def quat_angle_rad(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Sign-invariant angle between orientations: 2·atan2(|(â⁻¹b̂).xyz|, |(â⁻¹b̂).w|)."""
-    from animsmith.core import quat
-
-    return quat.angle_between_rad(a, b)
 
 
 def profile_label(ctx) -> str:
@@ -90,7 +87,7 @@ def usable_grid(ctx):
     """The clip's shared pose grid when its key times are well formed and it has ≥ 3 samples
     over a positive duration, else None."""
     analysis = getattr(ctx, "analysis", None)
-    if analysis is None or malformed_key_times(ctx.clip):
+    if analysis is None or malformed_key_times(ctx):
         return None
     try:
         grid = analysis.grid
@@ -110,7 +107,7 @@ def root_speed_mps(ctx) -> Tuple[Optional[float], Optional[str]]:
     Speed = horizontal (X/Z) endpoint displacement of the clip's travel bone
     (core.trajectory.travel_bone_of_clip) over the duration — computed once by the core.
     """
-    bad = malformed_key_times(ctx.clip)
+    bad = malformed_key_times(ctx)
     if bad:
         return None, f"root-motion speed could not be measured: {bad}"
     analysis = getattr(ctx, "analysis", None)
@@ -455,31 +452,25 @@ class ClipFacts:
         return self.key_times.finite and self.values_finite() is True and self.tangents_finite()
 
 
-#: (weak reference to the clip, its facts) of the last clip asked about. The runner
-#: checks one clip at a time, so one entry is enough, and dropping the previous
-#: clip's arrays lets the next clip reuse their memory. The entry goes when the
-#: clip does (the facts hold its channels, hence the file's buffers).
-_LAST: list = [None, None]
+def clip_facts(ctx) -> ClipFacts:
+    """The :class:`ClipFacts` of ``ctx.clip``, shared by every check of the clip.
 
-
-def _forget_clip(ref) -> None:
-    if _LAST[0] is ref:
-        _LAST[0] = _LAST[1] = None
-
-
-def clip_facts(clip) -> ClipFacts:
-    """The :class:`ClipFacts` of ``clip``, shared by every check of the clip (rebuilt when its
-    channel list changed or another clip was asked about in between)."""
-    ref, facts = _LAST
-    if ref is None or ref() is not clip or facts.channels != clip.channels:
-        facts = ClipFacts(clip)
-        _LAST[0], _LAST[1] = weakref.ref(clip, _forget_clip), facts
+    They are held by the clip's analysis (``ctx.analysis.check_state``: one analysis per
+    clip in a run, so the facts live as long as the clip is judged and go with it), and
+    rebuilt when the clip's channel list changed. A context without an analysis gets
+    facts of its own.
+    """
+    clip = ctx.clip
+    held = ctx.analysis.check_state if ctx.analysis is not None else {}
+    facts = held.get("clip_facts")
+    if facts is None or facts.channels != clip.channels:
+        facts = held["clip_facts"] = ClipFacts(clip)
     return facts
 
 
-def flat_channels(clip, path: Optional[str] = None) -> FlatChannels:
-    """Cached :class:`FlatChannels` of the clip's keyed channels (of ``path`` only when given)."""
-    return clip_facts(clip).flat(path)
+def flat_channels(ctx, path: Optional[str] = None) -> FlatChannels:
+    """Shared :class:`FlatChannels` of the clip's keyed channels (of ``path`` only when given)."""
+    return clip_facts(ctx).flat(path)
 
 
 # --------------------------------------------------------------------------
@@ -487,24 +478,24 @@ def flat_channels(clip, path: Optional[str] = None) -> FlatChannels:
 # --------------------------------------------------------------------------
 
 
-def malformed_key_times(clip) -> Optional[str]:
+def malformed_key_times(ctx) -> Optional[str]:
     """Why the clip's key times cannot be sampled reliably (non-finite, or not strictly increasing), or None.
 
     Grid-based checks report a ``measurement_unavailable`` gap for such a
     clip instead of judging poses sampled from broken times; ``nan`` and
     ``time-monotonic`` report the defect itself.
     """
-    kt = clip_facts(clip).key_times
+    kt = clip_facts(ctx).key_times
     if FAST_PATHS and kt.increasing:
         return None
     from animsmith.core.analysis import key_times_problem  # the one definition (gait uses it too)
 
-    return key_times_problem(clip)
+    return key_times_problem(ctx.clip)
 
 
-def malformed_key_values(clip) -> Optional[str]:
+def malformed_key_values(ctx) -> Optional[str]:
     """Why the clip's key values cannot be compared (a non-finite value or tangent), or None."""
-    facts = clip_facts(clip)
+    facts = clip_facts(ctx)
     if facts.values_finite() is False:
         return "key values are not finite (see nan)"
     if not facts.tangents_finite():

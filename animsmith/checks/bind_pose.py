@@ -71,8 +71,9 @@ def first_frame_rest_deltas_deg(skeleton, clip):
 ROUGH_MARGIN_DEG = 1e-3
 
 
-def rough_rest_deltas(skeleton, clip):
-    """(usable track count, rough mean angle in degrees or None) from the clip's shared rotation keys.
+def rough_rest_deltas(skeleton, flat):
+    """(usable track count, rough mean angle in degrees or None) from the clip's shared rotation keys
+    ``flat`` (the :class:`~animsmith.checks._clip.FlatChannels` of its rotation channels).
 
     The count is exact (same usable test as :func:`first_frame_rest_deltas_deg`).
     The mean, (360/π)·mean(acos(|r·q| / (|r||q|))), is within ~1e-5° of the
@@ -80,7 +81,6 @@ def rough_rest_deltas(skeleton, clip):
     lengths inside 1e-50..1e50 (no error bound outside). Returns None when the
     rotation keys cannot be flattened.
     """
-    flat = flat_channels(clip, "rotation")
     if flat.size == 0:
         return 0, None
     if flat.values is None or flat.values.shape[0] != flat.starts[-1] + flat.counts[-1]:
@@ -105,7 +105,7 @@ def rough_rest_deltas(skeleton, clip):
 
 def check(ctx):
     clip = ctx.clip.name
-    rough = rough_rest_deltas(ctx.asset.skeleton, ctx.clip) if _clip.FAST_PATHS else None
+    rough = rough_rest_deltas(ctx.asset.skeleton, flat_channels(ctx, "rotation")) if _clip.FAST_PATHS else None
     if rough is not None and rough[0] < 3:
         count, deltas = rough[0], None  # the gap needs only the (exact) count
     else:

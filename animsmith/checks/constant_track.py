@@ -33,8 +33,9 @@ from __future__ import annotations
 import numpy as np
 
 from animsmith.checks import _clip
-from animsmith.checks._clip import bone_name, flat_channels, quat_angle_rad
+from animsmith.checks._clip import bone_name, flat_channels
 from animsmith.checks.base import Option
+from animsmith.core.quat import angle_between_rad
 
 ID = "constant-track"
 SEVERITY = "note"
@@ -67,7 +68,7 @@ def channel_motion(ch) -> float:
     if ch.path == "rotation":
         if (v == v[:1]).all():  # identical keys: 0 exactly (the formula leaves a rounding residue)
             return 0.0
-        return float(np.max(quat_angle_rad(v[:1], v)))
+        return float(np.max(angle_between_rad(v[:1], v)))
     return float(np.max(v.max(axis=0) - v.min(axis=0)))
 
 
@@ -97,17 +98,17 @@ def segment_motion(flat, path: str) -> np.ndarray:
         return np.max(span, axis=1)
 
 
-def constant_candidates(clip, eps_vec: float, eps_rot: float, skeleton=None) -> list:
+def constant_candidates(ctx, eps_vec: float, eps_rot: float, skeleton=None) -> list:
     """Indices (clip order) of channels with ≥ 2 keys whose keys stay within the epsilon
     (translations in model-space metres through ``skeleton``: :func:`translation_scale`)."""
     out = []
     for path in ("translation", "rotation", "scale"):
-        flat = flat_channels(clip, path)
+        flat = flat_channels(ctx, path)
         if flat.size == 0 or (path == "rotation" and _clip.FAST_PATHS and flat.all_rotations_move(eps_rot)):
             continue
         motion = segment_motion(flat, path)
         if path == "translation" and skeleton is not None:
-            motion = motion * translation_scale(skeleton, [clip.channels[i].bone for i in flat.index])
+            motion = motion * translation_scale(skeleton, [ctx.clip.channels[i].bone for i in flat.index])
         eps = eps_rot if path == "rotation" else eps_vec
         with np.errstate(invalid="ignore"):
             # prefilter only: acos is a few 1e-13 rad off the documented atan2 angle; channel_motion decides
@@ -136,7 +137,7 @@ def check(ctx):
     eps_rot = float(ctx.options["rotation_epsilon_rad"])
     skeleton = ctx.asset.skeleton
     by_path = {}
-    for i in constant_candidates(ctx.clip, eps_vec, eps_rot, skeleton):
+    for i in constant_candidates(ctx, eps_vec, eps_rot, skeleton):
         ch = ctx.clip.channels[i]
         eps = eps_rot if ch.path == "rotation" else eps_vec
         motion = channel_motion(ch)

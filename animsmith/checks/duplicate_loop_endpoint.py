@@ -50,8 +50,9 @@ NEEDS = ("config: [clips.*] loop = true",)
 CONFIG = {}
 
 
-def malformed_times_reason(clip):
+def malformed_times_reason(ctx):
     """Why the authored keys cannot be compared, or None."""
+    clip = ctx.clip
     if not clip.channels:
         return "clip has no channels"
     for ch in clip.channels:
@@ -60,7 +61,7 @@ def malformed_times_reason(clip):
             return "a channel has non-finite key times"
         if t.size > 1 and np.any(np.diff(t) <= 0):
             return "a channel's key times are not strictly increasing"
-    return malformed_key_values(clip)
+    return malformed_key_values(ctx)
 
 
 def open_cycle_duration_s(clip) -> float:
@@ -72,7 +73,7 @@ def check(ctx):
     if not expect_value(ctx, "loop", False):
         return
     clip = ctx.clip
-    why = malformed_times_reason(clip)
+    why = malformed_times_reason(ctx)
     if why:
         yield ctx.gap(
             "measurement_unavailable",

@@ -62,10 +62,10 @@ CONFIG = {
 }
 
 
-def channel_ends(clip):
+def channel_ends(ctx):
     """(end times (E,), channel indices (E,)) of channels with ≥ 2 keys, finite and strictly
     increasing key times (a malformed channel has no meaningful end: ``nan`` / ``time-monotonic``)."""
-    flat = flat_channels(clip)
+    flat = flat_channels(ctx)
     t = flat.times
     with np.errstate(invalid="ignore"):
         bad_row = ~np.isfinite(t)
@@ -100,12 +100,12 @@ def check(ctx):
     name = clip.name
     pin = expect_value(ctx, "duration_s")
     tol = float(expect_value(ctx, "duration_tolerance_s", ctx.options["duration_tolerance_s"]))
-    kt = clip_facts(clip).key_times
+    kt = clip_facts(ctx).key_times
     fast = _clip.FAST_PATHS
-    duration = kt.duration_s if fast and kt.duration_s is not None else flat_channels(clip).duration_s
+    duration = kt.duration_s if fast and kt.duration_s is not None else flat_channels(ctx).duration_s
     # (= clip.duration_s, vectorised; the key-time facts have it when every time is finite)
 
-    if (kt.count if fast else flat_channels(clip).size) == 0 and (clip.weight_channel_count or clip.pointer_channel_count):
+    if (kt.count if fast else flat_channels(ctx).size) == 0 and (clip.weight_channel_count or clip.pointer_channel_count):
         # it plays morph weights or animation pointers, which are counted, not read
         yield ctx.gap(
             "no_skeletal_channels",
@@ -114,7 +114,7 @@ def check(ctx):
             subjects=[name],
         )
         return
-    if (kt.count if fast else flat_channels(clip).size) == 0:
+    if (kt.count if fast else flat_channels(ctx).size) == 0:
         yield ctx.finding(
             f"clip has no keyed channels ({len(clip.channels)} channel(s), 0 keys) — it plays nothing",
             severity="warning",
@@ -146,7 +146,7 @@ def check(ctx):
 
     if fast and kt.increasing and kt.end_spread_s <= float(ctx.options["max_end_spread_s"]):
         return  # every channel well formed and the distinct key-time arrays end together
-    ends, idx = channel_ends(clip)
+    ends, idx = channel_ends(ctx)
     if ends.size >= 2:
         spread = float(ends.max() - ends.min())
         cap = float(ctx.options["max_end_spread_s"])

@@ -183,7 +183,7 @@ def check(ctx):
         return
     grid = usable_grid(ctx)
     if grid is None:
-        why = malformed_key_times(ctx.clip) or "clip is too short to sample foot stance"
+        why = malformed_key_times(ctx) or "clip is too short to sample foot stance"
         yield ctx.gap("measurement_unavailable", why, scope="foot_stance", subjects=[clip])
         return
     mode, decided = travel_mode(ctx)

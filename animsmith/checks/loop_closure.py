@@ -101,7 +101,7 @@ def continuity_or_gap(ctx, scope: str):
     """(LoopContinuity, None) or (None, gap) for the loop continuity checks: the wrap as
     :func:`loop_travels` and the clip's endpoint decide (core ``loop_continuity_for``)."""
     clip = ctx.clip.name
-    bad = malformed_key_times(ctx.clip)
+    bad = malformed_key_times(ctx)
     if bad:
         return None, ctx.gap(
             "measurement_unavailable", f"clip has no usable per-bone loop-continuity sample ({bad})",

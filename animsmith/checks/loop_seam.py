@@ -85,7 +85,7 @@ def check(ctx):
         return
     grid = usable_grid(ctx)
     if grid is None:
-        why = malformed_key_times(ctx.clip) or "clip is too short to sample a loop cycle"
+        why = malformed_key_times(ctx) or "clip is too short to sample a loop cycle"
         yield ctx.gap("measurement_unavailable", why, scope="loop_seam", subjects=[clip])
         return
     ratio, why = ctx.analysis.seam_ratio_with(float(ctx.options["min_stride_step_m"]), _turn_deg(ctx))

@@ -42,12 +42,13 @@ def cubic_channels(clip) -> list:
     return [i for i, ch in enumerate(clip.channels) if ch.interpolation == "CUBICSPLINE"]
 
 
-def suspicious_channels(clip) -> list:
+def suspicious_channels(ctx) -> list:
     """Indices of channels with any non-finite key time, value or tangent (whole-clip reductions)."""
-    flat = flat_channels(clip)
+    clip = ctx.clip
+    flat = flat_channels(ctx)
     out = set(flat.channels_of_rows(~np.isfinite(flat.times)).tolist())
     for path in ("translation", "rotation", "scale"):
-        f = flat_channels(clip, path)
+        f = flat_channels(ctx, path)
         if f.values is not None:
             out.update(f.channels_of_rows(~f.finite_rows).tolist())
     for i in cubic_channels(clip):
@@ -57,10 +58,10 @@ def suspicious_channels(clip) -> list:
 
 
 def check(ctx):
-    if _clip.FAST_PATHS and clip_facts(ctx.clip).all_finite:
+    if _clip.FAST_PATHS and clip_facts(ctx).all_finite:
         return
     clip = ctx.clip.name
-    for i in suspicious_channels(ctx.clip):
+    for i in suspicious_channels(ctx):
         ch = ctx.clip.channels[i]
         bone = bone_name(ctx, ch.bone)
         k = _first_nonfinite(ch.times)

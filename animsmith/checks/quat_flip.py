@@ -35,9 +35,9 @@ def hemisphere_flips(values: np.ndarray) -> np.ndarray:
     return np.flatnonzero(bad) + 1
 
 
-def suspicious_channels(clip) -> list:
+def suspicious_channels(ctx) -> list:
     """Indices of rotation channels with a negative dot between adjacent finite keys."""
-    flat = flat_channels(clip, "rotation")
+    flat = flat_channels(ctx, "rotation")
     if flat.values is None or flat.values.shape[0] < 2:
         return []
     if _clip.FAST_PATHS and flat.no_hemisphere_flips():
@@ -54,7 +54,7 @@ def suspicious_channels(clip) -> list:
 
 def check(ctx):
     clip = ctx.clip.name
-    for i in suspicious_channels(ctx.clip):
+    for i in suspicious_channels(ctx):
         ch = ctx.clip.channels[i]
         bone = bone_name(ctx, ch.bone)
         flips = hemisphere_flips(ch.values)

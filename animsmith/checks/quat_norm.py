@@ -42,7 +42,7 @@ def norm_errors(values: np.ndarray) -> np.ndarray:
 def check(ctx):
     clip = ctx.clip.name
     tol = float(ctx.options["tolerance"])
-    flat = flat_channels(ctx.clip, "rotation")
+    flat = flat_channels(ctx, "rotation")
     if flat.values is None or (_clip.FAST_PATHS and flat.norms_within(tol)):
         return
     with np.errstate(invalid="ignore", over="ignore"):

@@ -57,9 +57,9 @@ def first_non_increasing_key(times: np.ndarray):
     return int(bad[0]) + 1 if bad.size else None
 
 
-def suspicious_channels(clip, tolerance_s: float) -> list:
+def suspicious_channels(ctx, tolerance_s: float) -> list:
     """Indices of channels with a negative or non-increasing key time (whole-clip reductions)."""
-    flat = flat_channels(clip)
+    flat = flat_channels(ctx)
     t = flat.times
     finite = np.isfinite(t)
     with np.errstate(invalid="ignore"):
@@ -75,10 +75,10 @@ def check(ctx):
     tol = float(ctx.options["negative_tolerance_s"])
     if not ctx.clip.channels:
         return  # no key times (a clip of morph weights or pointers only: see duration-sanity)
-    kt = clip_facts(ctx.clip).key_times
+    kt = clip_facts(ctx).key_times
     if _clip.FAST_PATHS and kt.increasing and (kt.count == 0 or kt.first_min_s >= lowest_time_s(tol)):
         return  # finite, strictly increasing, nothing below −tol
-    for i in suspicious_channels(ctx.clip, tol):
+    for i in suspicious_channels(ctx, tol):
         ch = ctx.clip.channels[i]
         bone = bone_name(ctx, ch.bone)
         k = first_negative_key(ch.times, tol)

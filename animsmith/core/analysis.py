@@ -149,6 +149,9 @@ class ClipAnalysis:
         self._loop_cache: Dict[bool, LoopContinuity] = {}
         self._mode_cache: Dict[Tuple[float, float], Tuple[Optional[str], Optional[str]]] = {}
         self._legs_cache: Dict[float, Dict[str, Any]] = {}
+        #: what the clip's checks share about its keys while it is judged (the lint engine
+        #: empties it once they are done): state of this clip, held by this clip's analysis
+        self.check_state: Dict[str, Any] = {}
 
     @property
     def skeleton(self):

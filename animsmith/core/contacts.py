@@ -181,7 +181,10 @@ def feet_stance(clip, skeleton, feet, positions_m, times_s, contact_height_m: fl
     name (a toe takes its nearest named ancestor's), the contact-height rule
     (:func:`stance_mask` on model-space Y of ``positions_m`` (N, F, 3) over ``times_s``:
     low and not moving vertically) for the rest.
-    The ``foot-slide`` check and the per-leg duty factor both call it.
+    The ``foot-slide`` check and the per-leg duty factor both call it. Foot-cycle
+    retiming (``transform.foot_cycle``) asks another question, when a foot's height
+    crosses the contact height on a wrapping cycle, and uses :func:`stance_mask`
+    without times (the height rule alone) and no markers: its docstring says why.
     """
     p = np.asarray(positions_m, dtype=np.float64)
     stance = stance_mask(p[..., 1], contact_height_m, times_s)

@@ -137,7 +137,13 @@ def step_moves(skeleton, ch, k: int) -> bool:
 
 
 def channel_moves(skeleton, ch) -> bool:
-    """Some key of the channel is a different pose from key 0."""
+    """Some key of the channel is a different pose from key 0 (the endpoint tolerance).
+
+    Not ``core.trajectory.channel_animates``, which finds the travel bone: it counts
+    any motion above float32 noise in local units, tangents and broken tracks included,
+    where this rule must agree with :func:`last_key_repeats_first` on what "the same
+    pose" means.
+    """
     v = np.asarray(ch.values)
     if v.shape[0] < 2:
         return False

@@ -75,6 +75,11 @@ def chain_levels(levels, local: np.ndarray) -> np.ndarray:
 # Left-multiplication matrix of a quaternion a (x, y, z, w): a ⊗ b = L(a) · b, with
 # L(a) = [[w, −z, y, x], [z, w, −x, y], [−y, x, w, z], [−x, −y, −z, w]];
 # L(a ⊗ b) = L(a) · L(b), and L(q) · (0, 0, 0, 1) = q.
+# This is the Hamilton product of ``quat.multiply`` (its reference) written as matrices, so
+# the model rotations ride in the same batched matmul per depth level as the model
+# matrices; the matmul sums in its own order, so a chained rotation agrees with
+# ``quat.multiply`` to rounding (~1e-16 per level), not bit for bit
+# (tests/test_quat_references.py holds them together).
 _L_INDEX = np.array([[3, 2, 1, 0], [2, 3, 0, 1], [1, 0, 3, 2], [0, 1, 2, 3]])
 _L_SIGN = np.array([[1.0, -1, 1, 1], [1, 1, -1, 1], [-1, 1, 1, 1], [-1, -1, -1, 1]])
 # The same as one linear map: L(q).reshape(16) = q @ _L_MAP (a single small matmul).
@@ -95,7 +100,14 @@ _TRANSLATION_ROWS = np.array([3, 7, 11])
 
 
 def _rotation_rows(q: np.ndarray) -> np.ndarray:
-    """(9, ...) rotation-matrix entries (row order above) of component-major unit quaternions q (4, ...), x2 = x + x."""
+    """(9, ...) rotation-matrix entries (row order above) of component-major unit quaternions q (4, ...), x2 = x + x.
+
+    The formula of ``quat.to_matrix`` (its reference), bit for bit: doubling is exact, so
+    q_i·2q_j = 2·(q_i·q_j) and 1 − (2a + 2b) = 1 − 2(a + b). It is kept here for the
+    component-major layout of forward kinematics, whose rows go straight into the
+    flattened 4x4 local matrices with the scale applied (tests/test_quat_references.py
+    compares the bits).
+    """
     q2 = q + q
     p = (q[:, None] * q2[None, :]).reshape((16,) + q.shape[1:])
     a = p[_R_A]
@@ -148,7 +160,12 @@ def _left_matrices(rq: np.ndarray) -> np.ndarray:
 
 
 def _rotation_column(lm: np.ndarray) -> np.ndarray:
-    """The model rotations (last columns of chained L matrices), sign-flipped to w >= 0."""
+    """The model rotations (last columns of chained L matrices), sign-flipped to w >= 0.
+
+    ``quat.canonical`` (its reference) gives the same values; this form multiplies the
+    strided column by a (..., 1) sign instead of selecting between q and −q, several
+    times faster on every FK pass (tests/test_quat_references.py compares the two).
+    """
     q = lm[..., :, 3]
     return q * np.where(q[..., 3:4] < 0, -1.0, 1.0)
 

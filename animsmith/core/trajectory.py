@@ -62,6 +62,14 @@ def channel_animates(ch) -> bool:
     some key is more than ``ANIMATED_ROTATION_TOL_RAD`` from the first
     (sign-invariant); a CUBICSPLINE channel with a non-zero tangent moves too.
     Scale, weight and one-key channels do not move a node across the ground.
+
+    Not ``core.endpoint.channel_moves`` (some key is another pose than key 0 by the
+    endpoint tolerance: 0.1 mm in model space, 0.01°): that rule decides whether a
+    loop's keys repeat, where this one finds the highest node a clip animates at all,
+    so its tolerances sit just above float32 storage noise in local units (a turn between
+    0.006° and the endpoint's 0.01°, or a drift of hundredths of a millimetre, still makes
+    a node the travel bone), motion between equal keys through tangents counts, and a
+    non-finite track counts as animated.
     """
     if ch.path not in ("translation", "rotation"):
         return False

@@ -25,7 +25,11 @@ import math
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence
 
-#: a root slower than this (m/s) without a declared owner is an in-place member
+#: a root slower than this (m/s) without a declared owner is an in-place member: it
+#: does not travel beyond sway and float noise. The lint checks in-place,
+#: root-motion-speed and foot-slide ask another question with their own
+#: ``travel_threshold_mps`` (default 0.5 m/s, ``checks._clip.TRAVEL_THRESHOLD_MPS``):
+#: whether the root travels like locomotion, a verdict the user tunes.
 IN_PLACE_MAX_MPS = 0.05
 TRAVEL_POLICIES = ("uniform", "pinned", "accepted")
 

@@ -49,6 +49,8 @@ def run_clip_checks(path: str, asset, analysis, roles, plan: Plan) -> Tuple[List
                 (findings if isinstance(item, Finding) else gaps).append(item)
         except Exception as exc:  # noqa: BLE001 - a check bug must not hide the rest
             gaps.append(internal_gap(cid, clip.name if clip is not None else None, exc))
+    if analysis is not None:
+        analysis.check_state.clear()  # the checks' shared key facts go with the judged clip
     return findings, gaps
 
 

@@ -18,7 +18,16 @@ real frame):
 * **Stance** comes from the core (``core.contacts.stance_mask`` on the
   model-space height of the left_foot / right_foot bones over the cycle,
   ``contact_events`` for the runs); a run touching both ends of the cycle
-  wraps. **V1 contact topology**: each foot has exactly one stance run per
+  wraps. This is the height rule alone, not the stance decision of ``foot-slide``
+  and the report (``core.contacts.feet_stance``: authored markers, else low AND
+  vertically still), because the question differs: not "on which samples is the foot
+  planted, so its slide can be measured" but "when does the foot cross the contact
+  height", a time between frames that the warp moves and the proof after writing
+  re-measures from the poses alone (markers in the source would not follow the
+  retime), on a cycle that wraps (the vertical-speed rule is one-sided at the
+  clip's ends). The vertical-speed rule would also cut the frames either side of a
+  crossing out of the run: on the shipped run-ring example the events would move by
+  up to three frames. **V1 contact topology**: each foot has exactly one stance run per
   cycle and is not in stance on every frame; plant phase = first stance frame
   / C, lift phase = last stance frame / C, each refined to where the foot height
   crosses the contact height between that frame and its swing neighbour
@@ -47,6 +56,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from animsmith.errors import Refusal
+from animsmith.core.circular import circular_distance_cycles
 from animsmith.core.tolerance import frame_times_f32
 from animsmith.transform.gait_anchor import AnchorPlan, prove_gait_anchor
 
@@ -100,11 +110,6 @@ class MemberPlan:
     anchor_before: Optional[float] = None
 
 
-def circular_distance(a: float, b: float) -> float:
-    d = abs(a - b) % 1.0
-    return min(d, 1.0 - d)
-
-
 def cycle_grid(asset, clip, fps: float, frames: int):
     """Pose grid of ``clip`` at its E frame times (float64 of the f32 times)."""
     from animsmith.core.pose import sample_pose
@@ -128,11 +133,7 @@ def cycle_gait(grid, roles, cycle_frames: Optional[int] = None):
         return gait_metrics(grid, roles)
     t = np.asarray(grid.times_s, dtype=np.float64)
     pos = np.asarray(grid.model_position_m)
-    closed = PoseGrid(
-        times_s=np.append(t, t[-1] + (t[-1] - t[0]) / (n - 1)),
-        local_translation=None, local_rotation=None, local_scale=None, model_matrix=None,
-        model_position_m=np.concatenate([pos, pos[:1]]), model_rotation=None, duration_s=grid.duration_s,
-    )
+    closed = PoseGrid.of_positions(np.append(t, t[-1] + (t[-1] - t[0]) / (n - 1)), np.concatenate([pos, pos[:1]]), grid.duration_s)
     return gait_metrics(closed, roles)
 
 
@@ -288,7 +289,7 @@ def verify_retimed(asset, clip, roles, plan: MemberPlan, reference: MemberPlan, 
     plan.events_after = events
     plan.anchor_after = gm.gait_phase
     c = plan.anchor.period_frames
-    worst = max(circular_distance(a, b) for a, b in zip(events.as_list(), reference.events_before.as_list())) * c
+    worst = max(circular_distance_cycles(a, b) for a, b in zip(events.as_list(), reference.events_before.as_list())) * c
     if worst > MAX_EVENT_ERROR_FRAMES + 1e-9:
         raise _refuse(
             "foot_cycle_unproven", clip.name, None, round(worst, 4), MAX_EVENT_ERROR_FRAMES,
@@ -300,7 +301,7 @@ def verify_retimed(asset, clip, roles, plan: MemberPlan, reference: MemberPlan, 
             "foot_cycle_unproven", clip.name, None, None, MAX_ANCHOR_ERROR_FRAMES,
             "after retiming, the stride anchor is not measurable", TOPOLOGY_ADVICE,
         )
-    anchor_err = circular_distance(gm.gait_phase, reference.anchor_before) * c
+    anchor_err = circular_distance_cycles(gm.gait_phase, reference.anchor_before) * c
     if anchor_err > MAX_ANCHOR_ERROR_FRAMES + 1e-9:
         raise _refuse(
             "foot_cycle_unproven", clip.name, roles.names.get("hips"), round(anchor_err, 4), MAX_ANCHOR_ERROR_FRAMES,

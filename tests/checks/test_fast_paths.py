@@ -17,7 +17,9 @@ import numpy as np
 import pytest
 
 from animsmith.checks import _clip, bind_pose
-from animsmith.checks._clip import clip_facts, flat_channels
+from animsmith.checks._clip import ClipFacts, clip_facts
+from animsmith.checks.context import ClipContext
+from animsmith.core.analysis import ClipAnalysis
 from animsmith.model import Asset, Channel, Clip, Skeleton
 
 from checks_support import run_check
@@ -181,13 +183,13 @@ def test_fast_and_general_paths_agree_on_random_clips(monkeypatch, defect):
 def test_fast_paths_are_taken_on_a_clean_clip():
     asset = random_clip(np.random.default_rng(1), "none")
     clip = asset.clips[0]
-    facts = clip_facts(clip)
-    rot = flat_channels(clip, "rotation")
+    facts = ClipFacts(clip)
+    rot = facts.flat("rotation")
     assert facts.all_finite and facts.key_times.increasing and facts.key_times.count == 1
     assert rot.norms_within(1e-3) and rot.no_hemisphere_flips() and rot.all_rotations_move(1e-3)
-    count, mean = bind_pose.rough_rest_deltas(asset.skeleton, clip)
+    count, mean = bind_pose.rough_rest_deltas(asset.skeleton, ClipFacts(clip).flat("rotation"))
     assert count == 6 and mean is not None
-    own = clip_facts(random_clip(np.random.default_rng(1), "own-times").clips[0]).key_times
+    own = ClipFacts(random_clip(np.random.default_rng(1), "own-times").clips[0]).key_times
     assert own.count == 7 and own.increasing and own.end_spread_s == 0.0
 
 
@@ -207,7 +209,7 @@ def test_quat_norm_tolerance_at_the_measured_error(monkeypatch):
         fast, general = both_paths(monkeypatch, "quat-norm", asset, options={"tolerance": float(tol)})
         assert fast == general
     # the decision itself: True only when every |‖q‖ − 1| ≤ tolerance (independent float64 norm)
-    rot = flat_channels(asset.clips[0], "rotation")
+    rot = ClipFacts(asset.clips[0]).flat("rotation")
     assert not rot.norms_within(err) and rot.norms_within(err + 2e-9)
 
 
@@ -219,7 +221,7 @@ def test_quat_flip_dot_near_zero(monkeypatch):
         assert fast == general
         v = asset.clips[0].channels[0].values.astype(np.float64)
         dots = np.sum(v[:-1] * v[1:], axis=1)
-        if flat_channels(asset.clips[0], "rotation").no_hemisphere_flips():
+        if ClipFacts(asset.clips[0]).flat("rotation").no_hemisphere_flips():
             assert np.all(dots > 0)
 
 
@@ -239,7 +241,7 @@ def test_constant_rotation_epsilon_at_the_measured_angle(monkeypatch, scale):
     eps = angle * scale
     fast, general = both_paths(monkeypatch, "constant-track", asset, options={"rotation_epsilon_rad": eps})
     assert fast == general
-    if flat_channels(asset.clips[0], "rotation").all_rotations_move(eps):
+    if ClipFacts(asset.clips[0]).flat("rotation").all_rotations_move(eps):
         assert angle > eps
 
 
@@ -383,7 +385,7 @@ def test_bind_pose_cap_near_the_mean(monkeypatch, delta):
     chans = [Channel.make(b, "rotation", [0, 1], yquat([math.radians(a), 0.0])) for b, a in zip((1, 2, 3), firsts)]
     asset = Asset(skeleton=skeleton(), clips=[Clip("walk", chans)])
     exact = float(np.mean([d for _, d in bind_pose.first_frame_rest_deltas_deg(asset.skeleton, asset.clips[0])]))
-    count, rough = bind_pose.rough_rest_deltas(asset.skeleton, asset.clips[0])
+    count, rough = bind_pose.rough_rest_deltas(asset.skeleton, ClipFacts(asset.clips[0]).flat("rotation"))
     assert count == 3 and abs(rough - exact) < 1e-5
     fast, general = both_paths(monkeypatch, "bind-pose", asset, options={"max_mean_rest_delta_deg": exact + delta})
     assert fast == general
@@ -394,7 +396,7 @@ def test_bind_pose_rough_mean_matches_the_exact_formula():
     for _ in range(50):
         asset = random_clip(rng, "bind")
         deltas = bind_pose.first_frame_rest_deltas_deg(asset.skeleton, asset.clips[0])
-        count, rough = bind_pose.rough_rest_deltas(asset.skeleton, asset.clips[0])
+        count, rough = bind_pose.rough_rest_deltas(asset.skeleton, ClipFacts(asset.clips[0]).flat("rotation"))
         assert count == len(deltas)
         assert abs(rough - float(np.mean([d for _, d in deltas]))) < 1e-5
 
@@ -418,22 +420,34 @@ def test_duration_end_spread_cap(monkeypatch, spread):
     assert fast == general
 
 
+def _contexts(asset, clip, count=2):
+    """``count`` contexts of one clip sharing one analysis, as the lint engine builds them."""
+    analysis = ClipAnalysis(asset, clip, None)
+    return [
+        ClipContext(check_id=f"c{i}", severity="error", path="<memory>", asset=asset, clip=clip, analysis=analysis,
+                    roles=None, expect=None, options={}, contract=None)
+        for i in range(count)
+    ]
+
+
 def test_facts_follow_a_replaced_channel():
     asset = random_clip(np.random.default_rng(7), "none")
     clip = asset.clips[0]
-    assert clip_facts(clip).all_finite
+    ctx, _ = _contexts(asset, clip)
+    assert clip_facts(ctx).all_finite
     bad = clip.channels[2].values.copy()
     bad[0, 0] = np.nan
     clip.channels[2] = Channel.make(2, "rotation", clip.channels[2].times, bad)
-    assert not clip_facts(clip).all_finite
+    assert not clip_facts(ctx).all_finite
     assert len(run_check("nan", asset)[0]) == 1
 
 
-def test_facts_go_with_their_clip():
+def test_facts_are_held_by_the_clips_analysis():
     asset = random_clip(np.random.default_rng(8), "none")
     clip = asset.clips[0]
-    assert clip_facts(clip) is clip_facts(clip)
-    other = random_clip(np.random.default_rng(9), "none").clips[0]
-    assert clip_facts(other) is not clip_facts(clip)  # the cache holds one clip at a time
-    del asset, clip
-    assert _clip._LAST == [None, None]  # dropping the clip drops its facts (and its buffers)
+    one, two = _contexts(asset, clip)
+    assert clip_facts(one) is clip_facts(two)  # every check of the clip shares them
+    (other,) = _contexts(asset, clip, 1)
+    assert clip_facts(other) is not clip_facts(one)  # another analysis, facts of its own
+    one.analysis.check_state.clear()  # what the lint engine does once the clip is judged
+    assert clip_facts(one) is clip_facts(two) and clip_facts(one) is not clip_facts(other)

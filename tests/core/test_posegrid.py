@@ -96,7 +96,7 @@ def test_a_grid_of_positions_only_answers_position_questions():
     # a grid holding only model positions (a rolled or closed gait cycle): the bone
     # question reads those positions, frame by frame
     pos = np.arange(4 * 2 * 3, dtype=float).reshape(4, 2, 3)
-    g = PoseGrid(np.linspace(0.0, 1.0, 4), None, None, None, None, pos, None, 1.0)
+    g = PoseGrid.of_positions(np.linspace(0.0, 1.0, 4), pos, 1.0)
     got = g.model_positions_m([1])
     assert got.shape == (4, 1, 3)
     assert got[:, 0].tolist() == [[3, 4, 5], [9, 10, 11], [15, 16, 17], [21, 22, 23]]

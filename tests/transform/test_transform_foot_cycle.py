@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from transform_builders import asset_of, frame_times, run_cli, skeleton
+from animsmith.core.circular import circular_distance_cycles
 from animsmith.errors import Refusal
 from animsmith.model import Channel, Clip
 from animsmith.transform import foot_cycle as fc
@@ -101,7 +102,7 @@ def test_retime_aligns_members_with_different_contact_timing(capsys, tmp_path):
     path, cfg = write_ring(tmp_path, [stepping_clip(n, o) for n, o in offsets.items()])
     ref = events_of(path, "run_forward")
     before = events_of(path, "run_left")
-    assert max(fc.circular_distance(a, b) for a, b in zip(before.as_list(), ref.as_list())) * 30 >= 6
+    assert max(circular_distance_cycles(a, b) for a, b in zip(before.as_list(), ref.as_list())) * 30 >= 6
     out = tmp_path / "out.glb"
     doc = retime_onto_run_forward(capsys, cfg, path, out)
     assert doc["outcome"] == "published" and doc["outputs"] == [str(out)]
@@ -112,10 +113,10 @@ def test_retime_aligns_members_with_different_contact_timing(capsys, tmp_path):
     ref_anchor, frames = anchor_of_file(path, "run_forward")
     for name in offsets:
         ev = events_of(str(out), name)
-        worst = max(fc.circular_distance(a, b) for a, b in zip(ev.as_list(), ref.as_list())) * (FRAMES - 1)
+        worst = max(circular_distance_cycles(a, b) for a, b in zip(ev.as_list(), ref.as_list())) * (FRAMES - 1)
         assert worst <= 1.0 + 1e-9, (name, ev.phases, ref.phases)
         gm, _ = anchor_of_file(str(out), name)
-        assert fc.circular_distance(gm.gait_phase, ref_anchor.gait_phase) * (frames - 1) <= 0.5 + 1e-9
+        assert circular_distance_cycles(gm.gait_phase, ref_anchor.gait_phase) * (frames - 1) <= 0.5 + 1e-9
     # the reference clip is bit-identical
     from animsmith.io.gltf import load_asset
 
@@ -257,7 +258,7 @@ def test_members_across_files_publish_together_into_out_dir(capsys, tmp_path):
     ref = events_of(paths[0], "run_forward")
     for name in offsets:
         ev = events_of(str(out_dir / f"{name}.glb"), name)
-        assert max(fc.circular_distance(a, b) for a, b in zip(ev.as_list(), ref.as_list())) * (FRAMES - 1) <= 1.0 + 1e-9
+        assert max(circular_distance_cycles(a, b) for a, b in zip(ev.as_list(), ref.as_list())) * (FRAMES - 1) <= 1.0 + 1e-9
 
 
 def test_output_folder_and_write_failures_are_one_named_line(capsys, tmp_path):
@@ -425,7 +426,7 @@ def test_mixed_ring_open_member_onto_a_duplicated_reference(capsys, tmp_path, me
     doc = retime_onto_run_forward(capsys, cfg, path, out)
     ref = load_asset(path).clip("run_forward")
     for m in doc["members"]:
-        assert fc.circular_distance(m["anchor_after"], 0.75) * 30 <= 0.5 + 1e-9, m
+        assert circular_distance_cycles(m["anchor_after"], 0.75) * 30 <= 0.5 + 1e-9, m
     after = load_asset(str(out))
     for name in ("run_backward", "run_left", "run_right"):
         for c_ref, c in zip(ref.channels, after.clip(name).channels):
@@ -670,8 +671,8 @@ def test_the_reference_motion_shifted_or_resampled_is_retimed_not_refused(capsys
     doc = retime_onto_run_forward(capsys, cfg, path, out)
     ref = [m for m in doc["members"] if m["name"] == "run_forward"][0]
     (m,) = [m for m in doc["members"] if m["name"] == "run_left"]
-    assert max(fc.circular_distance(m["events_after"][k], ref["events_before"][k]) for k in fc.EVENT_NAMES) * cycle_frames <= 1.0
-    assert fc.circular_distance(m["anchor_after"], ref["anchor_before"]) * cycle_frames <= 0.5
+    assert max(circular_distance_cycles(m["events_after"][k], ref["events_before"][k]) for k in fc.EVENT_NAMES) * cycle_frames <= 1.0
+    assert circular_distance_cycles(m["anchor_after"], ref["anchor_before"]) * cycle_frames <= 0.5
     retime_onto_run_forward(capsys, cfg, str(out), tmp_path / "again.glb")
 
 

@@ -675,7 +675,7 @@ def _feet_grid(pop_at=None, frames=31):
     pos[:, 2, 2] = -pos[:, 1, 2]
     if pop_at is not None:
         pos[pop_at:, 1, 0] += 0.3
-    grid = PoseGrid(frame_times(frames).astype(float), None, None, None, None, pos, None, 1.0)
+    grid = PoseGrid.of_positions(frame_times(frames).astype(float), pos, 1.0)
     roles = RoleMap(bones={"hips": 0, "left_foot": 1, "right_foot": 2}, names={"hips": "h", "left_foot": "l", "right_foot": "r"})
     return grid, roles
 

@@ -34,22 +34,13 @@ def key_order(count: int, shift: int, period: int) -> np.ndarray:
 
 
 def rolled_grid(grid, shift: int, period: Optional[int] = None):
-    """The grid of the clip rotated left by ``shift`` keys over ``period`` (default E) (:func:`key_order`)."""
+    """The grid of the clip rotated left by ``shift`` keys over ``period`` (default E) (:func:`key_order`):
+    model positions only (``PoseGrid.of_positions``), all the seam and stride measurements read."""
     from animsmith.model import PoseGrid
 
     frames = grid.model_position_m.shape[0]
     order = key_order(frames, shift, frames if period is None else period)
-
-    return PoseGrid(
-        times_s=grid.times_s,
-        local_translation=None,
-        local_rotation=None,
-        local_scale=None,
-        model_matrix=None,
-        model_position_m=grid.model_position_m[order],
-        model_rotation=None,
-        duration_s=grid.duration_s,
-    )
+    return PoseGrid.of_positions(grid.times_s, grid.model_position_m[order], grid.duration_s)
 
 
 def _seam_rank(seam: Optional[float]) -> float:

@@ -311,7 +311,11 @@ def classify_channels(skeleton, clip, frames: int, fps: float, duration_s: float
 def heading_witness(q0: np.ndarray) -> Tuple[str, np.ndarray, float]:
     """(label, local axis, projection length) of the +Z/+Y/+X axis with the largest horizontal projection.
 
-    ``q0`` is a unit quaternion (x, y, z, w); ties keep the order +Z, +Y, +X.
+    ``q0`` is a unit quaternion (x, y, z, w); ties keep the order +Z, +Y, +X. The same
+    witness rule as ``core.trajectory.heading_series_deg`` (the rotated axis by
+    ``quat.rotate`` is the ``quat.to_matrix`` column it reads, to rounding), but the proof
+    skips an axis whose projection is not finite and judges a lost projection itself
+    (:func:`yaw_accumulation_proof_deg`), where the metric gives up on the clip.
     """
     from animsmith.core import quat
 
@@ -334,10 +338,8 @@ def _proof_headings(rotations: np.ndarray) -> Tuple[Optional[np.ndarray], str, O
     witness axis loses its horizontal projection); see :func:`yaw_accumulation_proof_deg`."""
     from animsmith.core import quat
 
-    q = np.asarray(rotations, dtype=np.float64)
-    norm = np.linalg.norm(q, axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        q = q / norm
+        q = quat.unit(rotations)
     label, axis, _ = heading_witness(q[0])
     v = quat.rotate(q, np.broadcast_to(axis, q.shape[:-1] + (3,)))
     proj = np.hypot(v[:, 0], v[:, 2])
