@@ -157,7 +157,7 @@ def doc_exit_code(doc: Dict[str, Any], deny_warnings: bool = False) -> int:
 # anything renders them, :func:`read_lint_doc` checks that each is JSON of bounded
 # size and depth with finite numbers and valid Unicode, and that every field the
 # renderers read has the type they need (a subset of docs/schema/lint-output.schema.json,
-# :data:`SCHEMA_OBJECTS`; tests/test_merge_schema.py holds them to it; values the renderers
+# :data:`SCHEMA_OBJECTS`; tests/cli/test_merge_schema.py holds them to it; values the renderers
 # only copy - measurements, rig, measured/expected - are checked for depth and numbers
 # only, unknown keys pass).
 

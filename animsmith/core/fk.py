@@ -79,7 +79,7 @@ def chain_levels(levels, local: np.ndarray) -> np.ndarray:
 # the model rotations ride in the same batched matmul per depth level as the model
 # matrices; the matmul sums in its own order, so a chained rotation agrees with
 # ``quat.multiply`` to rounding (~1e-16 per level), not bit for bit
-# (tests/test_quat_references.py holds them together).
+# (tests/core/test_quat_references.py holds them together).
 _L_INDEX = np.array([[3, 2, 1, 0], [2, 3, 0, 1], [1, 0, 3, 2], [0, 1, 2, 3]])
 _L_SIGN = np.array([[1.0, -1, 1, 1], [1, 1, -1, 1], [-1, 1, 1, 1], [-1, -1, -1, 1]])
 # The same as one linear map: L(q).reshape(16) = q @ _L_MAP (a single small matmul).
@@ -105,7 +105,7 @@ def _rotation_rows(q: np.ndarray) -> np.ndarray:
     The formula of ``quat.to_matrix`` (its reference), bit for bit: doubling is exact, so
     q_i·2q_j = 2·(q_i·q_j) and 1 − (2a + 2b) = 1 − 2(a + b). It is kept here for the
     component-major layout of forward kinematics, whose rows go straight into the
-    flattened 4x4 local matrices with the scale applied (tests/test_quat_references.py
+    flattened 4x4 local matrices with the scale applied (tests/core/test_quat_references.py
     compares the bits).
     """
     q2 = q + q
@@ -164,7 +164,7 @@ def _rotation_column(lm: np.ndarray) -> np.ndarray:
 
     ``quat.canonical`` (its reference) gives the same values; this form multiplies the
     strided column by a (..., 1) sign instead of selecting between q and −q, several
-    times faster on every FK pass (tests/test_quat_references.py compares the two).
+    times faster on every FK pass (tests/core/test_quat_references.py compares the two).
     """
     q = lm[..., :, 3]
     return q * np.where(q[..., 3:4] < 0, -1.0, 1.0)

@@ -83,7 +83,7 @@ def normalize_quat(q: np.ndarray) -> np.ndarray:
     """q / |q| along the last axis (float64); zero quaternions -> identity, NaN stays NaN.
 
     The sampler's own form of ``quat.normalize`` (its reference; they agree to ~1e-16 on
-    finite keys, tests/test_quat_references.py), kept apart for two reasons: |q|² is
+    finite keys, tests/core/test_quat_references.py), kept apart for two reasons: |q|² is
     summed in a fixed order (:func:`_dot4_cm`), so a bone sampled alone or with the whole
     skeleton gets the same bits, where ``np.linalg.norm`` may not; and a non-finite key
     keeps its NaN, so a hostile file gives a NaN pose that the checks report, where
@@ -131,7 +131,7 @@ def _slerp_cm(keys: np.ndarray, k0: np.ndarray, k1: np.ndarray, u: np.ndarray) -
     """Shortest-path slerp of component-major unit keys (4, n, K) at segments (k0, k1, u (T,)) -> (4, n, T).
 
     The batched form of ``quat.slerp`` (its reference: same rule and nlerp threshold, they
-    agree to ~1e-15, tests/test_quat_references.py), kept for speed and reproducible bits:
+    agree to ~1e-15, tests/core/test_quat_references.py), kept for speed and reproducible bits:
     the trigonometry runs once per key segment, dot products and norms are summed in a
     fixed order, and u = 1 returns the key exactly.
 
