@@ -317,8 +317,11 @@ from animsmith import lint
 from animsmith.lint import pool
 from animsmith.checks import load_contract
 real = pool.lint_file
+parent = os.getpid()
 
 def slow(path, plan, *a, **k):
+    if os.getpid() != parent:  # a worker is linting: the test may kill the parent now
+        open(os.path.join({started!r}, str(os.getpid())), "w").close()
     time.sleep(0.05)
     return real(path, plan, *a, **k)
 
@@ -338,14 +341,17 @@ def test_workers_of_a_killed_parent_stop_and_clean_up(tmp_path):
     paths = _pack(tmp_path, broken=False)
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    code = ORPHAN.format(tests=os.path.dirname(os.path.abspath(__file__)), scratch=str(scratch), paths=paths, config=CONFIG)
+    started = tmp_path / "started"
+    started.mkdir()
+    code = ORPHAN.format(tests=os.path.dirname(os.path.abspath(__file__)), scratch=str(scratch), paths=paths,
+                         config=CONFIG, started=str(started))
     env = dict(os.environ, ANIMSMITH_START_METHOD="fork")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
     proc.stdout.readline()
-    deadline = time.monotonic() + 20
-    while not any(scratch.iterdir()) and time.monotonic() < deadline:  # the run's folder exists
+    deadline = time.monotonic() + 60  # a worker has started linting (slow on a loaded machine)
+    while not any(started.iterdir()) and time.monotonic() < deadline:
         time.sleep(0.01)
-    time.sleep(0.3)  # workers are mid-run
+    assert any(scratch.iterdir())  # the run's chunk folder exists while its workers run
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     deadline = time.monotonic() + 60  # the orphan finishes its chunk first: slow on a loaded machine
