@@ -562,13 +562,16 @@ def analyze_asset(asset, profile: Optional[str] = "auto", overrides=None, legs=N
 
 def prime_loop_continuity(analyses) -> None:
     """Batch the full-skeleton forward kinematics that :func:`loop_continuity` needs for
-    several clips of one file (``core.pose.batch_pose_at``): the same numbers, one chain of
-    per-level products for all of them instead of one per clip. A clip whose grid cannot
-    be built is skipped (its own measurement says why)."""
+    several clips of one file (``core.pose.batch_pose_at``), and the clips' model-space
+    :attr:`ClipAnalysis.continuity` from those poses
+    (``core.trajectory.closed_loop_continuity_many``): the same numbers, one chain of
+    per-level products and one pass of the seam arithmetic for all of them instead of one
+    per clip. A clip whose grid cannot be built is skipped (its own measurement says why);
+    the primed poses stay with the grids for the loop checks' own seams."""
     from animsmith.core.pose import batch_pose_at
-    from animsmith.core.trajectory import seam_sample_frames
+    from animsmith.core.trajectory import closed_loop_continuity_many, seam_sample_frames
 
-    requests = []
+    requests, owners = [], []
     for a in analyses:
         try:
             grid = a.loop_grid  # the keys' span when they start after 0 s: what the loop checks read
@@ -576,5 +579,14 @@ def prime_loop_continuity(analyses) -> None:
             continue
         if grid.frame_count >= 3:
             requests.append((grid, seam_sample_frames(grid.frame_count)))
-    if len(requests) > 1:
-        batch_pose_at(requests)
+            owners.append(a)
+    if len(requests) < 2:
+        return
+    posed = batch_pose_at(requests)
+    batched = [(a, pose) for a, pose in zip(owners, posed) if pose is not None and "continuity" not in a.__dict__]
+    found = closed_loop_continuity_many(
+        [(a.loop_grid.times_s, pose.model_position_m, pose.model_rotation) for a, pose in batched]
+    )
+    for (a, _), lc in zip(batched, found):
+        if lc is not None:
+            a.__dict__["continuity"] = lc  # the cached property's value, as loop_continuity(a.loop_grid) gives it

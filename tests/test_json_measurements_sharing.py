@@ -1,0 +1,123 @@
+"""The JSON measurements computed once per file or vectorised over bones and legs give the
+numbers an independent computation gives: a hand-computed pose, or the clip-by-clip,
+bone-by-bone path they replace, byte for byte."""
+
+from __future__ import annotations
+
+
+import numpy as np
+import pytest
+
+from animsmith.core.analysis import ClipAnalysis, prime_loop_continuity
+from animsmith.core.pose import pose_grid
+from animsmith.core.roles import resolve_roles
+from animsmith.core.trajectory import closed_loop_continuity_many, loop_continuity, seam_sample_frames
+from animsmith.model import Asset, Channel, Clip, Skeleton
+
+CONTINUITY_FIELDS = ("position_delta_m", "rotation_delta_deg", "seam_velocity_delta_mps", "seam_angular_velocity_delta_degps")
+
+
+def _quats(rng, n):
+    q = rng.normal(size=(n, 4))
+    return q / np.linalg.norm(q, axis=1, keepdims=True)
+
+
+def _skeleton():
+    rng = np.random.default_rng(5)
+    parents = [-1, 0, 1, 2, 1, 4, 0]
+    b = len(parents)
+    return Skeleton.build(
+        [f"b{i}" for i in range(b)],
+        parents,
+        rest_translation=rng.normal(size=(b, 3)),
+        rest_rotation=_quats(rng, b),
+        rest_scale=np.ones((b, 3)),
+    )
+
+
+def _clip(seed, frames=9, bad=None):
+    rng = np.random.default_rng(seed)
+    t = np.linspace(0.0, 1.0 + 0.1 * seed, frames)
+    chans = [Channel.make(0, "translation", t, rng.normal(size=(frames, 3)))]
+    chans += [Channel.make(b, "rotation", t, _quats(rng, frames)) for b in range(6)]
+    if bad is not None:
+        chans[1].values[-1, 0] = bad
+    return Clip(f"c{seed}", chans)
+
+
+def _seams(sk, clip):
+    grid = pose_grid(sk, clip)
+    p, q = grid.model_pose_at(seam_sample_frames(grid.frame_count))
+    return grid, (grid.times_s, p, q)
+
+
+# ---------------------------------------------------------------------------
+# loop continuity of a file's clips in one pass
+# ---------------------------------------------------------------------------
+
+
+def test_continuity_of_a_slide_and_a_turn_by_hand():
+    """One bone sliding 0.3 m/s along X and turning 90°/s about Y over 1 s (31 samples):
+    the wrap is 0.3 m and 90°, and the seam velocity changes are 0 (a constant pace
+    on both sides of the wrap), computed by hand, not by the code."""
+    sk = Skeleton.build(["root"], [-1], rest_translation=np.zeros((1, 3)), rest_rotation=np.array([[0.0, 0.0, 0.0, 1.0]]),
+                        rest_scale=np.ones((1, 3)))
+    t = np.linspace(0.0, 1.0, 31)
+    pos = np.stack([0.3 * t, np.zeros_like(t), np.zeros_like(t)], axis=1)
+    half = np.radians(90.0 * t) / 2.0
+    rot = np.stack([np.zeros_like(t), np.sin(half), np.zeros_like(t), np.cos(half)], axis=1)
+    clip = Clip("slide", [Channel.make(0, "translation", t, pos), Channel.make(0, "rotation", t, rot)])
+    _, sample = _seams(sk, clip)
+    (lc,) = closed_loop_continuity_many([sample])
+    assert lc.position_delta_m[0] == pytest.approx(0.3, abs=1e-6)
+    assert lc.rotation_delta_deg[0] == pytest.approx(90.0, abs=1e-4)
+    assert lc.seam_velocity_delta_mps[0] == pytest.approx(0.0, abs=1e-4)
+    assert lc.seam_angular_velocity_delta_degps[0] == pytest.approx(0.0, abs=1e-2)
+
+
+def test_many_clips_in_one_pass_give_each_clip_its_own_bytes():
+    sk = _skeleton()
+    clips = [_clip(1), _clip(2, frames=12), _clip(3, frames=5), _clip(4, frames=30)]
+    samples = [_seams(sk, c)[1] for c in clips]
+    together = closed_loop_continuity_many(samples)
+    for clip, lc in zip(clips, together):
+        alone = loop_continuity(pose_grid(sk, clip))
+        assert lc is not None and alone.unavailable is None
+        for name in CONTINUITY_FIELDS:
+            assert getattr(lc, name).tobytes() == getattr(alone, name).tobytes(), (clip.name, name)
+
+
+def test_an_unusable_clip_is_left_to_the_clip_by_clip_path():
+    """A non-finite pose, or too few samples, is not measured in the batch (None), and the
+    other clips' numbers do not change; loop_continuity says why on its own."""
+    sk = _skeleton()
+    clips = [_clip(1), _clip(2, bad=np.nan), _clip(3, frames=2), _clip(4)]
+    samples = []
+    for c in clips:
+        grid = pose_grid(sk, c)
+        n = grid.frame_count
+        frames = seam_sample_frames(n) if n >= 3 else [0, 0, 0, 0]
+        p, q = grid.model_pose_at(frames)
+        samples.append((grid.times_s, p, q))
+    got = closed_loop_continuity_many(samples)
+    assert got[1] is None and got[2] is None
+    assert loop_continuity(pose_grid(sk, clips[1])).unavailable == "non-finite or zero-length pose at a loop endpoint"
+    for k in (0, 3):
+        alone = loop_continuity(pose_grid(sk, clips[k]))
+        for name in CONTINUITY_FIELDS:
+            assert getattr(got[k], name).tobytes() == getattr(alone, name).tobytes()
+
+
+def test_priming_a_file_fills_every_clips_continuity_with_its_own_bytes():
+    sk = _skeleton()
+    asset = Asset(skeleton=sk, clips=[_clip(1), _clip(2, frames=12), _clip(5, bad=np.inf), _clip(6)])
+    roles = resolve_roles(sk)
+    primed = [ClipAnalysis(asset, c, roles) for c in asset.clips]
+    prime_loop_continuity(primed)
+    assert ["continuity" in a.__dict__ for a in primed] == [True, True, False, True]
+    for a in primed:
+        alone = ClipAnalysis(asset, a.clip, roles).continuity
+        assert a.continuity.unavailable == alone.unavailable
+        for name in CONTINUITY_FIELDS:
+            assert np.asarray(getattr(a.continuity, name)).tobytes() == np.asarray(getattr(alone, name)).tobytes()
+        assert a.continuity.worst("rotation_delta_deg") == alone.worst("rotation_delta_deg")
