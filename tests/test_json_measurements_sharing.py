@@ -121,3 +121,63 @@ def test_priming_a_file_fills_every_clips_continuity_with_its_own_bytes():
         for name in CONTINUITY_FIELDS:
             assert np.asarray(getattr(a.continuity, name)).tobytes() == np.asarray(getattr(alone, name)).tobytes()
         assert a.continuity.worst("rotation_delta_deg") == alone.worst("rotation_delta_deg")
+
+
+# ---------------------------------------------------------------------------
+# the duplicated-endpoint test: one concatenation per path, shared
+# ---------------------------------------------------------------------------
+
+
+def _loop_clip(last_offset_m=0.0, extra=()):
+    """Bone 1 turns 0 → 60° → 0 about Y and bone 0 slides out and back: the last key
+    repeats the first unless ``last_offset_m`` moves bone 0's last key along X."""
+    t = np.array([0.0, 0.5, 1.0])
+    half = np.radians([0.0, 60.0, 0.0]) / 2.0
+    rot = np.stack([np.zeros(3), np.sin(half), np.zeros(3), np.cos(half)], axis=1)
+    pos = np.array([[0.0, 1.0, 0.0], [0.2, 1.0, 0.0], [last_offset_m, 1.0, 0.0]])
+    return Clip("loop", [Channel.make(0, "translation", t, pos), Channel.make(1, "rotation", t, rot), *extra])
+
+
+def _two_bones():
+    return Skeleton.build(["hips", "spine"], [-1, 0], rest_translation=np.zeros((2, 3)),
+                          rest_rotation=np.tile([0.0, 0.0, 0.0, 1.0], (2, 1)), rest_scale=np.ones((2, 3)))
+
+
+def test_duplicated_endpoint_by_hand():
+    from animsmith.core.analysis import duplicated_endpoint
+
+    sk = _two_bones()
+    assert duplicated_endpoint(_loop_clip(), sk) == (True, None)
+    # 1 mm off at the end: more than the 0.1 mm tolerance
+    assert duplicated_endpoint(_loop_clip(0.001), sk) == (False, "a translation channel's last key differs from its first")
+    # 0.05 mm off: float noise, the same pose
+    assert duplicated_endpoint(_loop_clip(0.00005), sk) == (True, None)
+
+
+def test_a_one_key_channel_takes_no_part_in_the_ends_but_in_finiteness():
+    from animsmith.core.analysis import duplicated_endpoint
+
+    sk = _two_bones()
+    zero = Channel.make(0, "rotation", np.array([0.0]), np.zeros((1, 4)))  # no usable rotation, one key
+    assert duplicated_endpoint(_loop_clip(extra=[zero]), sk) == (True, None)
+    nan = Channel.make(0, "rotation", np.array([0.0]), np.array([[0.0, np.nan, 0.0, 1.0]]))
+    assert duplicated_endpoint(_loop_clip(extra=[nan]), sk) == (False, "non-finite key values")
+    mid = _loop_clip()
+    mid.channels[0].values[1, 2] = np.inf  # a middle key, not an end
+    assert duplicated_endpoint(mid, sk) == (False, "non-finite key values")
+
+
+def test_keys_by_path_ends_are_each_channels_own_first_and_last_keys():
+    from animsmith.core.endpoint import _first_and_last_keys, keys_by_path
+
+    rng = np.random.default_rng(3)
+    chans = [Channel.make(b, "translation", np.linspace(0, 1, k), rng.normal(size=(k, 3))) for b, k in ((0, 4), (1, 2), (2, 7))]
+    chans.append(Channel.make(1, "rotation", np.linspace(0, 1, 5), _quats(rng, 5)))
+    keyed = keys_by_path(chans)
+    group, flat = keyed["translation"]
+    assert [ch.bone for ch in group] == [0, 1, 2] and flat.shape == (13, 3)
+    ends = _first_and_last_keys(group, flat)
+    for i, ch in enumerate(group):
+        assert ends[i, 0].tolist() == np.asarray(ch.values[0], dtype=np.float64).tolist()
+        assert ends[i, 1].tolist() == np.asarray(ch.values[-1], dtype=np.float64).tolist()
+    assert keyed["rotation"][1].shape == (5, 4)

@@ -35,7 +35,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from animsmith.core.endpoint import POSITION_TOL_M, ROTATION_TOL_DEG, channel_moves, last_key_mismatch
+from animsmith.core.endpoint import POSITION_TOL_M, ROTATION_TOL_DEG, channel_moves, keys_by_path, last_key_mismatch
 from animsmith.core.contacts import DEFAULT_CONTACT_HEIGHT_M
 from animsmith.core.gait import MIN_STRIDE_STEP_M, GaitMetrics, gait_metrics, loop_seam_ratio
 from animsmith.core.pose import key_span_grid, pose_grid
@@ -88,9 +88,13 @@ def duplicated_endpoint(clip, skeleton=None, skip_bones=()) -> Tuple[bool, Optio
         channels = [ch for ch in channels if not (int(ch.bone) in skip and ch.path in ("translation", "rotation"))]
     if not channels:
         return False, "clip has no channels" + (" besides its travel bone's" if clip.channels else "")
-    values = [ch.values for ch in channels]
-    values = list(dict(zip(map(id, values), values)).values())  # each shared array once
-    if not np.isfinite(np.concatenate(list(map(np.ndarray.ravel, values)))).all():  # any key, not only the ends
+    keyed = keys_by_path(channels)  # one concatenation per path, for this test and the ends below
+    if any(flat is None for _, flat in keyed.values()):  # widths differ within a path
+        values = [ch.values for ch in channels]
+        finite = bool(np.isfinite(np.concatenate(list(map(np.ndarray.ravel, values)))).all())
+    else:
+        finite = all(bool(np.isfinite(flat).all()) for _, flat in keyed.values())
+    if not finite:  # any key, not only the ends
         return False, "non-finite key values"
     # a one-key channel holds one pose for all time: it neither ends nor repeats anything
     chans = [ch for ch in channels if ch.times.shape[0] != 1]
@@ -107,7 +111,7 @@ def duplicated_endpoint(clip, skeleton=None, skip_bones=()) -> Tuple[bool, Optio
             return False, "a channel has no keys"
         if np.float32(times[-1]) != duration:
             return False, "a channel ends before the clip duration"
-    why = last_key_mismatch(chans, skeleton)
+    why = last_key_mismatch(chans, skeleton, keyed if len(chans) == len(channels) else None)
     if why is not None:
         return False, why
     if not any(ch.key_count >= 3 and channel_moves(skeleton, ch) for ch in chans):
