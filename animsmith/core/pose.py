@@ -395,7 +395,10 @@ def batch_pose_at(requests) -> List[Optional[PoseGrid]]:
         idx = np.asarray(frames, dtype=np.intp).reshape(-1)
         times = grid.times_s[idx]
         skel = grid._skeleton
-        t, r, s, animated = local_pose_and_animated(skel, grid._clip, times)
+        if grid._winners is None:  # kept for the grid's own bone blocks too
+            grid._winners = winner_map(skel, grid._clip)
+            grid._times_bytes = grid.times_s.tobytes()
+        t, r, s, animated = local_pose_and_animated(skel, grid._clip, times, list(grid._winners.values()))
         fixed = np.asarray(skel.has_matrix, dtype=bool) & ~animated
         batches.setdefault((id(skel), fixed.tobytes()), (skel, fixed, []))[2].append((k, grid, idx, times, t, r, s))
     for skel, fixed, items in batches.values():
