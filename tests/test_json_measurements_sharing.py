@@ -4,6 +4,7 @@ bone-by-bone path they replace, byte for byte."""
 
 from __future__ import annotations
 
+import math
 
 import numpy as np
 import pytest
@@ -181,3 +182,121 @@ def test_keys_by_path_ends_are_each_channels_own_first_and_last_keys():
         assert ends[i, 0].tolist() == np.asarray(ch.values[0], dtype=np.float64).tolist()
         assert ends[i, 1].tolist() == np.asarray(ch.values[-1], dtype=np.float64).tolist()
     assert keyed["rotation"][1].shape == (5, 4)
+
+
+# ---------------------------------------------------------------------------
+# the legs' phases and duty factors, and the seam ratio, vectorised
+# ---------------------------------------------------------------------------
+
+
+def _phase_one_leg(s, harmonic, periodic, scale):
+    """The bone-by-bone reference: one leg's phase from its own 1-D series, with numpy's
+    own 1-D FFT and sums (the per-leg path the vectorised one replaces)."""
+    from animsmith.core.gait import MIN_DOMINANT_POWER_FRACTION, NOISE_AMPLITUDE_FRACTION
+
+    if not np.isfinite(s).all():
+        return None
+    swing = float(np.max(s) - np.min(s))
+    if swing == 0.0 or swing <= NOISE_AMPLITUDE_FRACTION * scale:
+        return None
+    x = np.fft.rfft(s)
+    power = np.abs(x) ** 2
+    power[1 : power.shape[0] - 1 if s.shape[0] % 2 == 0 else power.shape[0]] *= 2.0
+    power = power[1:]
+    total = float(power.sum())
+    frac = float(power[harmonic - 1] / total) if 0 < harmonic <= power.size and total > 0.0 else 0.0
+    if not periodic and frac < MIN_DOMINANT_POWER_FRACTION:
+        return None
+    ang = 2.0 * np.pi * np.arange(s.shape[0]) * harmonic / s.shape[0]
+    re, im = float(np.sum(s * np.cos(ang))), float(np.sum(s * np.sin(ang)))
+    phase = (math.atan2(im, re) / (2.0 * math.pi) + 0.5) % 1.0
+    return 0.0 if phase >= 1.0 else phase
+
+
+class _Grid:
+    def __init__(self, pos):
+        self.pos = pos
+        self.frame_count = pos.shape[0]
+
+    def model_positions_m(self, bones):
+        return self.pos[:, bones]
+
+
+class _Leg:
+    def __init__(self, foot):
+        self.foot = foot
+
+
+class _Legs:
+    def __init__(self, count):
+        self.body = 0
+        self.legs = [_Leg(1 + i) for i in range(count)]
+
+
+@pytest.mark.parametrize("frames", [3, 4, 9, 30, 31, 64, 121])
+@pytest.mark.parametrize("legs", [1, 2, 4, 6])
+def test_leg_phases_of_all_legs_at_once_are_each_legs_own(frames, legs):
+    from animsmith.core.gait import _leg_scale_from_positions, cycle_length, leg_phases
+
+    rng = np.random.default_rng(frames * 10 + legs)
+    t = np.arange(frames) / max(frames - 1, 1)
+    pos = rng.normal(scale=0.01, size=(frames, 1 + legs, 3))
+    for f in range(legs):  # a foot-height cycle with its own phase, plus noise
+        pos[:, 1 + f, 1] += 0.1 * np.cos(2 * np.pi * (t + f / legs)) + 0.02 * (f % 2) * np.sin(4 * np.pi * t)
+    if legs > 1:
+        pos[:, 2, 1] = 0.25  # a leg that keeps its height over a still body... relative to a noisy body
+        pos[:, 0, 1] = 0.0
+    if legs > 3:
+        pos[frames // 2, 3, 1] = np.nan
+    c = cycle_length(frames)
+    scale = _leg_scale_from_positions(pos)
+    for harmonic in (1, 2):
+        for periodic in (False, True):
+            got = leg_phases(_Grid(pos), _Legs(legs), harmonic, periodic)
+            for f in range(legs):
+                want = _phase_one_leg(pos[:c, 1 + f, 1] - pos[:c, 0, 1], harmonic, periodic, scale)
+                assert (got[f][0] is None) == (want is None), (f, got[f])
+                if want is not None:
+                    assert got[f][0] == want  # bit for bit, not approximately
+
+
+def test_a_known_phase_and_duty_factor_by_hand():
+    """A foot lowest at a quarter of the cycle has phase 0.25; in stance on 6 of 10 cycle
+    samples it has a duty factor of 0.6."""
+    from animsmith.core.gait import duty_factors, leg_phases
+
+    n = 41
+    t = np.arange(n) / (n - 1)
+    pos = np.zeros((n, 2, 3))
+    pos[:, 1, 1] = 0.1 - 0.1 * np.cos(2 * np.pi * (t - 0.25))  # lowest at t = 0.25
+    ((phase, why),) = leg_phases(_Grid(pos), _Legs(1), 1, False)
+    assert why is None and phase == pytest.approx(0.25, abs=1e-9)
+    stance = np.zeros((11, 2), dtype=bool)
+    stance[:6, 0] = True
+    stance[10, 1] = True  # the wrap duplicate is not part of the cycle
+    assert duty_factors(stance, 11) == [0.6, 0.0]
+
+
+def test_loop_seam_ratio_by_hand():
+    """Feet relative to the hips at 5 samples; by hand: wrap step 0.03 m (left foot),
+    neighbouring steps 0.10 m (first) and hypot(0.2, 0.03) m (last, left foot), so the
+    ratio is 0.03 / hypot(0.2, 0.03)."""
+    from animsmith.core.gait import loop_seam_ratio
+
+    class Roles:
+        bones = {"hips": 0, "left_foot": 1, "right_foot": 2}
+
+        def get(self, role):
+            return self.bones.get(role)
+
+        def has(self, role):
+            return role in self.bones
+
+    pos = np.zeros((5, 3, 3))
+    pos[:, 0] = [[0, 1, 0], [1, 1, 0], [2, 1, 0], [3, 1, 0], [4, 1, 0]]  # travelling hips drop out
+    pos[:, 1] = pos[:, 0] + [[0.0, -1, 0.0], [0.1, -1, 0.0], [0.3, -1, 0.0], [0.2, -1, 0.0], [0.0, -1, 0.03]]
+    pos[:, 2] = pos[:, 0] + [[0.0, -1, 0.0], [0.05, -1, 0.0], [0.1, -1, 0.0], [0.2, -1, 0.0], [0.0, -1, 0.0]]
+    ratio, why = loop_seam_ratio(_Grid(pos), Roles(), 0.02)
+    assert why is None and ratio == pytest.approx(0.03 / math.hypot(0.2, 0.03), rel=1e-12)
+    ratio, why = loop_seam_ratio(_Grid(pos), Roles(), 0.25)
+    assert ratio is None and "below the 0.25 m floor" in why
