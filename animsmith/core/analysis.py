@@ -35,11 +35,12 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from animsmith.core.endpoint import POSITION_TOL_M, ROTATION_TOL_DEG, channel_moves, keys_by_path, last_key_mismatch
+from animsmith.core.endpoint import POSITION_TOL_M, ROTATION_TOL_DEG, all_keys_finite, channel_moves, keys_by_path, last_key_mismatch
 from animsmith.core.contacts import DEFAULT_CONTACT_HEIGHT_M
 from animsmith.core.gait import MIN_STRIDE_STEP_M, GaitMetrics, gait_metrics, loop_seam_ratio
 from animsmith.core.pose import key_span_grid, pose_grid
 from animsmith.core.roles import RoleMap
+from animsmith.core.timegrid import max_finite_time_s
 from animsmith.core.trajectory import (
     LoopContinuity,
     RootSpeed,
@@ -89,21 +90,16 @@ def duplicated_endpoint(clip, skeleton=None, skip_bones=()) -> Tuple[bool, Optio
     if not channels:
         return False, "clip has no channels" + (" besides its travel bone's" if clip.channels else "")
     keyed = keys_by_path(channels)  # one concatenation per path, for this test and the ends below
-    if any(flat is None for _, flat in keyed.values()):  # widths differ within a path
-        values = [ch.values for ch in channels]
-        finite = bool(np.isfinite(np.concatenate(list(map(np.ndarray.ravel, values)))).all())
-    else:
-        finite = all(bool(np.isfinite(flat).all()) for _, flat in keyed.values())
-    if not finite:  # any key, not only the ends
+    if not all_keys_finite(channels, keyed):  # any key, not only the ends
         return False, "non-finite key values"
     # a one-key channel holds one pose for all time: it neither ends nor repeats anything
     chans = [ch for ch in channels if ch.times.shape[0] != 1]
     if not chans:
         return False, "no channel has 2 or more keys"
-    duration = np.float32(clip.duration_s)
     # cheap structural checks first; channels sharing a key-time array share the
     # outcome, so each array is looked at once, in channel order
     distinct = clip.distinct_times() if channels is clip.channels else list({id(ch.times): ch.times for ch in channels}.values())
+    duration = np.float32(max_finite_time_s(distinct) if channels is clip.channels else clip.duration_s)  # clip.duration_s
     for times in distinct:
         if times.shape[0] == 1:
             continue
@@ -176,10 +172,15 @@ class ClipAnalysis:
         return mirror_bones(self.asset.skeleton.names)
 
     @cached_property
+    def start_s(self) -> float:
+        """The clip's first key time (``Clip.start_s``), computed once."""
+        return float(self.clip.start_s)
+
+    @cached_property
     def loop_grid(self):
         """The grid the loop checks judge: the keys' own span (core.pose.key_span_grid),
         which is :attr:`grid` unless the keys start after 0 s."""
-        start = float(self.clip.start_s)
+        start = self.start_s
         if not (start > 0.0):
             return self.grid
         return key_span_grid(self.asset.skeleton, self.clip)
@@ -455,7 +456,7 @@ class ClipAnalysis:
             "name": clip.name,
             "index": int(clip.index),
             "duration_s": float(self.grid.duration_s or clip.duration_s) + 0.0,  # + 0.0: never -0.0
-            "start_s": float(clip.start_s) + 0.0,
+            "start_s": self.start_s + 0.0,
             "frame_count": int(self.grid.frame_count),
             "key_count_max": int(clip.max_key_count),
             "channel_count": len(clip.channels),
@@ -565,13 +566,11 @@ def analyze_asset(asset, profile: Optional[str] = "auto", overrides=None, legs=N
 
 
 def prime_loop_continuity(analyses) -> None:
-    """Batch the full-skeleton forward kinematics that :func:`loop_continuity` needs for
-    several clips of one file (``core.pose.batch_pose_at``), and the clips' model-space
-    :attr:`ClipAnalysis.continuity` from those poses
-    (``core.trajectory.closed_loop_continuity_many``): the same numbers, one chain of
-    per-level products and one pass of the seam arithmetic for all of them instead of one
-    per clip. A clip whose grid cannot be built is skipped (its own measurement says why);
-    the primed poses stay with the grids for the loop checks' own seams."""
+    """Batch the full-skeleton forward kinematics that :func:`loop_continuity` needs for several
+    clips of one file (``core.pose.batch_pose_at``) and their :attr:`ClipAnalysis.continuity`
+    (``core.trajectory.closed_loop_continuity_many``): the same numbers, one chain of per-level
+    products and one pass of the seam arithmetic for all of them. A clip whose grid cannot be
+    built is skipped (its own measurement says why); the poses stay primed for the loop checks."""
     from animsmith.core.pose import batch_pose_at
     from animsmith.core.trajectory import closed_loop_continuity_many, seam_sample_frames
 

@@ -162,6 +162,13 @@ def keys_by_path(channels: Sequence) -> Dict[str, Tuple[list, Optional[np.ndarra
     return out
 
 
+def all_keys_finite(channels: Sequence, keyed) -> bool:
+    """Every key value of ``channels`` is finite (``keyed``: their :func:`keys_by_path`)."""
+    if any(flat is None for _, flat in keyed.values()):  # widths differ within a path
+        return bool(np.isfinite(np.concatenate([np.ravel(ch.values) for ch in channels])).all())
+    return all(bool(np.isfinite(flat).all()) for _, flat in keyed.values())
+
+
 def last_key_mismatch(channels: Sequence, skeleton=None, keyed=None) -> Optional[str]:
     """Why some channel's last key does not repeat its first, or None when every one does
     (module docstring; both ends must be finite). Channels without keys are skipped.
