@@ -300,3 +300,18 @@ def test_loop_seam_ratio_by_hand():
     assert why is None and ratio == pytest.approx(0.03 / math.hypot(0.2, 0.03), rel=1e-12)
     ratio, why = loop_seam_ratio(_Grid(pos), Roles(), 0.25)
     assert ratio is None and "below the 0.25 m floor" in why
+
+
+def test_rest_rotations_are_normalised_once_per_rig_and_follow_their_bytes():
+    """The seam samples' rest rotations come from one memo per rig; a skeleton whose rest
+    rotations differ (even one edited in place) gets its own unit quaternions."""
+    from animsmith.core.localpose import _unit_rest_rotations, local_pose
+
+    sk = _skeleton()
+    want = np.asarray(sk.rest_rotation, dtype=np.float64)
+    want = want / np.linalg.norm(want, axis=1, keepdims=True)
+    assert np.allclose(_unit_rest_rotations(sk), want, rtol=0, atol=1e-15)
+    sk.rest_rotation[2] = [0.0, 0.0, 2.0, 0.0]  # not unit: 180° about Z
+    assert _unit_rest_rotations(sk)[2].tolist() == [0.0, 0.0, 1.0, 0.0]
+    _, r, _ = local_pose(sk, Clip("still", []), np.array([0.0, 0.5]))
+    assert r[:, 2].tolist() == [[0.0, 0.0, 1.0, 0.0]] * 2
