@@ -19,21 +19,19 @@ CONTINUITY_FIELDS = ("position_delta_m", "rotation_delta_deg", "seam_velocity_de
 
 
 def _quats(rng, n):
+    """n random unit quaternions (x, y, z, w)."""
     q = rng.normal(size=(n, 4))
     return q / np.linalg.norm(q, axis=1, keepdims=True)
 
 
+#: a 7-bone tree with two branches (each bone's parent)
+PARENTS = [-1, 0, 1, 2, 1, 4, 0]
+
+
 def _skeleton():
     rng = np.random.default_rng(5)
-    parents = [-1, 0, 1, 2, 1, 4, 0]
-    b = len(parents)
-    return Skeleton.build(
-        [f"b{i}" for i in range(b)],
-        parents,
-        rest_translation=rng.normal(size=(b, 3)),
-        rest_rotation=_quats(rng, b),
-        rest_scale=np.ones((b, 3)),
-    )
+    rest = {"rest_translation": rng.normal(size=(7, 3)), "rest_rotation": _quats(rng, 7), "rest_scale": np.ones((7, 3))}
+    return Skeleton.build([f"b{i}" for i in range(7)], PARENTS, **rest)
 
 
 def _clip(seed, frames=9, bad=None):
