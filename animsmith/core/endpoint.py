@@ -203,5 +203,7 @@ def _first_and_last_keys(channels, flat: Optional[np.ndarray] = None) -> np.ndar
         except ValueError:  # widths differ
             return np.array([(v[0], v[-1]) for v in values], dtype=np.float64)
     counts = np.array(list(map(len, values)), dtype=np.intp)  # key counts (rows), no Python loop
-    last = np.cumsum(counts) - 1
-    return np.stack([flat[last - counts + 1], flat[last]], axis=1).astype(np.float64)
+    rows = np.empty((counts.shape[0], 2), dtype=np.intp)  # (first, last) row of each channel
+    rows[:, 1] = np.cumsum(counts) - 1
+    rows[:, 0] = rows[:, 1] - counts + 1
+    return flat[rows].astype(np.float64)  # one gather: (G, 2, C)
