@@ -35,11 +35,12 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from animsmith.core.endpoint import POSITION_TOL_M, ROTATION_TOL_DEG, channel_moves, last_key_mismatch
+from animsmith.core.endpoint import POSITION_TOL_M, ROTATION_TOL_DEG, all_keys_finite, channel_moves, keys_by_path, last_key_mismatch
 from animsmith.core.contacts import DEFAULT_CONTACT_HEIGHT_M
 from animsmith.core.gait import MIN_STRIDE_STEP_M, GaitMetrics, gait_metrics, loop_seam_ratio
 from animsmith.core.pose import key_span_grid, pose_grid
 from animsmith.core.roles import RoleMap
+from animsmith.core.timegrid import max_finite_time_s
 from animsmith.core.trajectory import (
     LoopContinuity,
     RootSpeed,
@@ -88,18 +89,17 @@ def duplicated_endpoint(clip, skeleton=None, skip_bones=()) -> Tuple[bool, Optio
         channels = [ch for ch in channels if not (int(ch.bone) in skip and ch.path in ("translation", "rotation"))]
     if not channels:
         return False, "clip has no channels" + (" besides its travel bone's" if clip.channels else "")
-    values = [ch.values for ch in channels]
-    values = list(dict(zip(map(id, values), values)).values())  # each shared array once
-    if not np.isfinite(np.concatenate(list(map(np.ndarray.ravel, values)))).all():  # any key, not only the ends
+    keyed = keys_by_path(channels)  # one concatenation per path, for this test and the ends below
+    if not all_keys_finite(channels, keyed):  # any key, not only the ends
         return False, "non-finite key values"
     # a one-key channel holds one pose for all time: it neither ends nor repeats anything
     chans = [ch for ch in channels if ch.times.shape[0] != 1]
     if not chans:
         return False, "no channel has 2 or more keys"
-    duration = np.float32(clip.duration_s)
     # cheap structural checks first; channels sharing a key-time array share the
     # outcome, so each array is looked at once, in channel order
     distinct = clip.distinct_times() if channels is clip.channels else list({id(ch.times): ch.times for ch in channels}.values())
+    duration = np.float32(max_finite_time_s(distinct) if channels is clip.channels else clip.duration_s)  # clip.duration_s
     for times in distinct:
         if times.shape[0] == 1:
             continue
@@ -107,7 +107,7 @@ def duplicated_endpoint(clip, skeleton=None, skip_bones=()) -> Tuple[bool, Optio
             return False, "a channel has no keys"
         if np.float32(times[-1]) != duration:
             return False, "a channel ends before the clip duration"
-    why = last_key_mismatch(chans, skeleton)
+    why = last_key_mismatch(chans, skeleton, keyed if len(chans) == len(channels) else None)
     if why is not None:
         return False, why
     if not any(ch.key_count >= 3 and channel_moves(skeleton, ch) for ch in chans):
@@ -175,10 +175,15 @@ class ClipAnalysis:
         return mirror_bones(self.asset.skeleton.names)
 
     @cached_property
+    def start_s(self) -> float:
+        """The clip's first key time (``Clip.start_s``), computed once."""
+        return float(self.clip.start_s)
+
+    @cached_property
     def loop_grid(self):
         """The grid the loop checks judge: the keys' own span (core.pose.key_span_grid),
         which is :attr:`grid` unless the keys start after 0 s."""
-        start = float(self.clip.start_s)
+        start = self.start_s
         if not (start > 0.0):
             return self.grid
         return key_span_grid(self.asset.skeleton, self.clip)
@@ -454,7 +459,7 @@ class ClipAnalysis:
             "name": clip.name,
             "index": int(clip.index),
             "duration_s": float(self.grid.duration_s or clip.duration_s) + 0.0,  # + 0.0: never -0.0
-            "start_s": float(clip.start_s) + 0.0,
+            "start_s": self.start_s + 0.0,
             "frame_count": int(self.grid.frame_count),
             "key_count_max": int(clip.max_key_count),
             "channel_count": len(clip.channels),
@@ -564,14 +569,15 @@ def analyze_asset(asset, profile: Optional[str] = "auto", overrides=None, legs=N
 
 
 def prime_loop_continuity(analyses) -> None:
-    """Batch the full-skeleton forward kinematics that :func:`loop_continuity` needs for
-    several clips of one file (``core.pose.batch_pose_at``): the same numbers, one chain of
-    per-level products for all of them instead of one per clip. A clip whose grid cannot
-    be built is skipped (its own measurement says why)."""
+    """Batch the full-skeleton forward kinematics that :func:`loop_continuity` needs for several
+    clips of one file (``core.pose.batch_pose_at``) and their :attr:`ClipAnalysis.continuity`
+    (``core.trajectory.closed_loop_continuity_many``): the same numbers, one chain of per-level
+    products and one pass of the seam arithmetic for all of them. A clip whose grid cannot be
+    built is skipped (its own measurement says why); the poses stay primed for the loop checks."""
     from animsmith.core.pose import batch_pose_at
-    from animsmith.core.trajectory import seam_sample_frames
+    from animsmith.core.trajectory import closed_loop_continuity_many, seam_sample_frames
 
-    requests = []
+    requests, owners = [], []
     for a in analyses:
         try:
             grid = a.loop_grid  # the keys' span when they start after 0 s: what the loop checks read
@@ -579,5 +585,14 @@ def prime_loop_continuity(analyses) -> None:
             continue
         if grid.frame_count >= 3:
             requests.append((grid, seam_sample_frames(grid.frame_count)))
-    if len(requests) > 1:
-        batch_pose_at(requests)
+            owners.append(a)
+    if len(requests) < 2:
+        return
+    posed = batch_pose_at(requests)
+    batched = [(a, pose) for a, pose in zip(owners, posed) if pose is not None and "continuity" not in a.__dict__]
+    found = closed_loop_continuity_many(
+        [(a.loop_grid.times_s, pose.model_position_m, pose.model_rotation) for a, pose in batched]
+    )
+    for (a, _), lc in zip(batched, found):
+        if lc is not None:
+            a.__dict__["continuity"] = lc  # the cached property's value, as loop_continuity(a.loop_grid) gives it

@@ -34,7 +34,7 @@ by 0.17 mm.
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -150,19 +150,43 @@ def channel_moves(skeleton, ch) -> bool:
     return bool(np.any(channel_keys_differ(skeleton, ch, np.broadcast_to(v[:1], v.shape), v)))
 
 
-def last_key_mismatch(channels: Sequence, skeleton=None) -> Optional[str]:
-    """Why some channel's last key does not repeat its first, or None when every one does
-    (module docstring; both ends must be finite). Channels without keys are skipped.
-    Compared per path in one vectorised step."""
-    by_path = {}
+def keys_by_path(channels: Sequence) -> Dict[str, Tuple[list, Optional[np.ndarray]]]:
+    """{path: (the channels of that path with at least one key, in clip order, and their key
+    values concatenated (rows, C), or None when their widths differ)}: one concatenation
+    per path that the finiteness test and :func:`last_key_mismatch` both read."""
+    by_path: Dict[str, list] = {}
     for ch in channels:
         if ch.values.shape[0]:
             by_path.setdefault(ch.path, []).append(ch)
+    out: Dict[str, Tuple[list, Optional[np.ndarray]]] = {}
+    for path, group in by_path.items():
+        try:
+            flat = np.concatenate([ch.values for ch in group])
+        except ValueError:  # widths differ
+            flat = None
+        out[path] = (group, flat)
+    return out
+
+
+def all_keys_finite(channels: Sequence, keyed) -> bool:
+    """Every key value of ``channels`` is finite (``keyed``: their :func:`keys_by_path`)."""
+    if any(flat is None for _, flat in keyed.values()):  # widths differ within a path
+        return bool(np.isfinite(np.concatenate([np.ravel(ch.values) for ch in channels])).all())
+    return all(bool(np.isfinite(flat).all()) for _, flat in keyed.values())
+
+
+def last_key_mismatch(channels: Sequence, skeleton=None, keyed=None) -> Optional[str]:
+    """Why some channel's last key does not repeat its first, or None when every one does
+    (module docstring; both ends must be finite). Channels without keys are skipped.
+    Compared per path in one vectorised step; ``keyed`` is :func:`keys_by_path` of
+    ``channels`` when the caller has it."""
+    if keyed is None:
+        keyed = keys_by_path(channels)
     for path in ("rotation", "translation", "scale"):
-        group = by_path.get(path)
+        group, flat = keyed.get(path, ((), None))
         if not group:
             continue
-        ends = _first_and_last_keys(group)  # (G, 2, C)
+        ends = _first_and_last_keys(group, flat)  # (G, 2, C)
         if not np.all(np.isfinite(ends)):
             return "non-finite key values"
         unit = translation_unit_m(skeleton, [ch.bone for ch in group]) if path == "translation" else None
@@ -171,17 +195,21 @@ def last_key_mismatch(channels: Sequence, skeleton=None) -> Optional[str]:
     return None
 
 
-def _first_and_last_keys(channels) -> np.ndarray:
+def _first_and_last_keys(channels, flat: Optional[np.ndarray] = None) -> np.ndarray:
     """(G, 2, C) float64: each channel's first and last key value (channels with >= 1 key).
 
     Gathered from one concatenation of the value arrays (one gather, not a
-    Python pair per channel); channels of different widths go pair by pair.
+    Python pair per channel; ``flat`` is that concatenation when the caller has it);
+    channels of different widths go pair by pair.
     """
     values = [ch.values for ch in channels]
-    try:
-        flat = np.concatenate(values)
-    except ValueError:  # widths differ
-        return np.array([(v[0], v[-1]) for v in values], dtype=np.float64)
+    if flat is None:
+        try:
+            flat = np.concatenate(values)
+        except ValueError:  # widths differ
+            return np.array([(v[0], v[-1]) for v in values], dtype=np.float64)
     counts = np.array(list(map(len, values)), dtype=np.intp)  # key counts (rows), no Python loop
-    last = np.cumsum(counts) - 1
-    return np.stack([flat[last - counts + 1], flat[last]], axis=1).astype(np.float64)
+    rows = np.empty((counts.shape[0], 2), dtype=np.intp)  # (first, last) row of each channel
+    rows[:, 1] = np.cumsum(counts) - 1
+    rows[:, 0] = rows[:, 1] - counts + 1
+    return flat[rows].astype(np.float64)  # one gather: (G, 2, C)

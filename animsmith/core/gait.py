@@ -106,11 +106,19 @@ def lr_signal_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
     return _signal_from_positions(grid.model_positions_m(bones), nl, cycle_length(grid.frame_count))
 
 
-def _dft_bin(signal: np.ndarray, harmonic: int) -> Tuple[float, float]:
+def _dft_bin(signal: np.ndarray, harmonic: int):
+    """(re, im) of DFT bin ``harmonic`` of a signal (C,), or of each row of (L, C) signals."""
     s = np.asarray(signal, dtype=np.float64)
-    c = s.shape[0]
+    c = s.shape[-1]
     ang = 2.0 * np.pi * np.arange(c) * harmonic / c
-    return float(np.add.reduce(s * np.cos(ang))), float(np.add.reduce(s * np.sin(ang)))
+    re, im = np.add.reduce(s * np.cos(ang), axis=-1), np.add.reduce(s * np.sin(ang), axis=-1)
+    return (float(re), float(im)) if s.ndim == 1 else (re, im)
+
+
+def _anchor_of_bin(re: float, im: float) -> float:
+    """``(atan2(im, re)/2π + 0.5) mod 1``, in [0, 1)."""
+    phase = (math.atan2(im, re) / (2.0 * math.pi) + 0.5) % 1.0
+    return 0.0 if phase >= 1.0 else phase
 
 
 def stride_anchor_cycles(signal, harmonic: int = 1) -> float:
@@ -120,20 +128,20 @@ def stride_anchor_cycles(signal, harmonic: int = 1) -> float:
     of ONE stride (a stride being C/h samples): troughs occur at clip
     fractions (phase + m)/h.
     """
-    re, im = _dft_bin(signal, harmonic)
-    phase = (math.atan2(im, re) / (2.0 * math.pi) + 0.5) % 1.0
-    return 0.0 if phase >= 1.0 else phase
+    return _anchor_of_bin(*_dft_bin(signal, harmonic))
 
 
 def harmonic_power(signal) -> np.ndarray:
     """Power of harmonic k = 0..C//2 (index = harmonic): |X_k|² + |X_{C−k}|² = 2|X_k|² of the
     full DFT, counted once at k = 0 and at the Nyquist bin k = C/2 (C even), so the AC
-    entries sum to the signal's varying power (Parseval) and compare fairly."""
+    entries sum to the signal's varying power (Parseval) and compare fairly. A (L, C)
+    array gives each row's powers, (L, C//2 + 1)."""
     s = np.asarray(signal, dtype=np.float64)
     power = np.abs(np.fft.rfft(s)) ** 2
-    if power.shape[0] > 1:
-        nyquist = s.shape[0] % 2 == 0
-        power[1 : power.shape[0] - 1 if nyquist else power.shape[0]] *= 2.0
+    m = power.shape[-1]
+    if m > 1:
+        nyquist = s.shape[-1] % 2 == 0
+        power[..., 1 : m - 1 if nyquist else m] *= 2.0
     return power
 
 
@@ -265,17 +273,15 @@ def loop_seam_ratio(
     if rel is None:
         return None, reason
 
-    def d(i: int, j: int) -> float:
-        return float(np.max(np.linalg.norm(rel[i] - rel[j], axis=-1)))
-
+    # D(N−1, 0), D(1, 0), D(N−1, N−2) in one pass: the largest foot distance of each pair of samples
+    ends = rel[[n - 1, 1, n - 1]] - rel[[0, 0, n - 2]]
     if yaw_deg:
         a = math.radians(float(yaw_deg))
         c, s_ = math.cos(a), math.sin(a)
         first = np.asarray(rel[0], dtype=np.float64) @ np.array([[c, 0.0, s_], [0.0, 1.0, 0.0], [-s_, 0.0, c]]).T
-        seam = float(np.max(np.linalg.norm(rel[n - 1] - first, axis=-1)))
-    else:
-        seam = d(n - 1, 0)
-    neighbour = max(d(1, 0), d(n - 1, n - 2))
+        ends[0] = rel[n - 1] - first
+    seam, first_step, last_step = np.max(np.linalg.norm(ends, axis=-1), axis=-1).tolist()
+    neighbour = max(first_step, last_step)
     if not (neighbour > 0.0) or neighbour < min_stride_step_m:
         return None, (
             f"no usable stride step: largest neighbouring foot step {neighbour:.4g} m "
@@ -358,28 +364,33 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
     c = cycle_length(n)
     # positions_m: (N, 1 + L, 3) of [body, feet...] when the caller has them already
     pos = grid.model_positions_m([legs.body] + [leg.foot for leg in legs.legs]) if positions_m is None else positions_m
-    h = pos[:c, 1:, 1] - pos[:c, :1, 1]
+    # every leg at once: one row per leg (h[i, f] = foot f's height over the body at sample i)
+    rows = np.ascontiguousarray((pos[:c, 1:, 1] - pos[:c, :1, 1]).T)
     scale = _leg_scale_from_positions(pos)
+    finite = np.isfinite(rows).all(axis=1).tolist()
+    with np.errstate(invalid="ignore", over="ignore"):
+        swings = (np.maximum.reduce(rows, axis=1) - np.minimum.reduce(rows, axis=1)).tolist()
+        power = harmonic_power(rows)[:, 1:]
+        totals = np.add.reduce(power, axis=1).tolist()
+        res, ims = _dft_bin(rows, harmonic)
     out: List[Tuple[Optional[float], Optional[str]]] = []
     for f in range(len(legs.legs)):
-        s = h[:, f]
-        if not np.isfinite(s).all():
+        if not finite[f]:
             out.append((None, "non-finite foot or body positions"))
             continue
-        swing = float(np.maximum.reduce(s) - np.minimum.reduce(s))
+        swing = swings[f]
         if swing == 0.0 or swing <= NOISE_AMPLITUDE_FRACTION * scale:
             out.append((None, "no foot-height swing: the foot keeps its height relative to the body"))
             continue
-        power = harmonic_power(s)[1:]
-        total = float(power.sum())
-        frac = float(power[harmonic - 1] / total) if 0 < harmonic <= power.size and total > 0.0 else 0.0
+        total = totals[f]
+        frac = float(power[f, harmonic - 1] / total) if 0 < harmonic <= power.shape[1] and total > 0.0 else 0.0
         if not periodic and frac < MIN_DOMINANT_POWER_FRACTION:
             out.append((None, (
                 f"no periodic foot-height cycle: harmonic {harmonic} holds {frac:.0%} of the foot height's "
                 f"power (needs {MIN_DOMINANT_POWER_FRACTION:.0%})"
             )))
             continue
-        out.append((stride_anchor_cycles(s, harmonic=harmonic), None))
+        out.append((_anchor_of_bin(float(res[f]), float(ims[f])), None))
     return out
 
 
@@ -387,7 +398,7 @@ def duty_factors(stance, frame_count: int) -> List[float]:
     """Per foot: the share of one cycle's samples (i < C) in stance ((N, F) mask)."""
     st = np.asarray(stance, dtype=bool)
     c = cycle_length(frame_count)
-    return [float(np.count_nonzero(st[:c, f]) / c) for f in range(st.shape[1])]
+    return [float(k / c) for k in np.count_nonzero(st[:c], axis=0).tolist()]
 
 
 def leg_offsets(phases: Sequence[Optional[float]]) -> List[Optional[float]]:

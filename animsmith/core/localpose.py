@@ -103,6 +103,17 @@ def group_segments(group: List, times_s: np.ndarray, key_cache: Dict[int, bytes]
     return _cached_segments(first.times, key_time_bytes(first.times, key_cache), times_s, times_bytes)
 
 
+# (shape, rest rotation bytes) -> their normalize_quat (read-only): once per rig, not per clip
+_REST_UNIT: Dict[tuple, np.ndarray] = {}
+_REST_UNIT_MAX = 64
+
+
+def _unit_rest_rotations(skeleton: Skeleton) -> np.ndarray:
+    """``normalize_quat`` of the skeleton's rest rotations, memoised on their bytes."""
+    q = np.asarray(skeleton.rest_rotation, dtype=np.float64)
+    return memo(_REST_UNIT, _REST_UNIT_MAX, (q.shape, q.tobytes()), lambda: _read_only_arrays((normalize_quat(q),))[0])
+
+
 def local_pose_and_animated(skeleton: Skeleton, clip: Clip, times_s: np.ndarray, winners=None):
     """Local TRS (N, B, ·) of every bone and the (B,) animated mask."""
     n = times_s.shape[0]
@@ -112,7 +123,7 @@ def local_pose_and_animated(skeleton: Skeleton, clip: Clip, times_s: np.ndarray,
     t = np.empty((n, b, 3))
     t[:] = skeleton.rest_translation
     r = np.empty((n, b, 4))
-    r[:] = normalize_quat(np.asarray(skeleton.rest_rotation, dtype=np.float64))
+    r[:] = _unit_rest_rotations(skeleton)
     s = np.empty((n, b, 3))
     s[:] = skeleton.rest_scale
     animated = np.zeros(b, dtype=bool)

@@ -370,7 +370,7 @@ class LazyPoseGrid(PoseGrid):
         return np.stack([self._rot[b] for b in idx], axis=1)
 
 
-def batch_pose_at(requests) -> None:
+def batch_pose_at(requests) -> List[Optional[PoseGrid]]:
     """Compute :meth:`LazyPoseGrid.pose_at` for several grids of one skeleton in one batch.
 
     ``requests``: ``[(grid, frames)]``. Each lazy grid whose samples are independent
@@ -383,34 +383,41 @@ def batch_pose_at(requests) -> None:
     per-level products instead of one per grid (several clips of one file). Anything
     unusual (full grid already built, unsorted or NaN key times, a single grid) is left
     to ``pose_at`` itself.
+
+    Returns, request by request, the pose the batch computed (what that grid's next
+    ``pose_at(frames)`` returns) or None for a request left to ``pose_at``.
     """
     batches: Dict[tuple, tuple] = {}
-    for grid, frames in requests:
+    done: Dict[int, PoseGrid] = {}
+    for k, (grid, frames) in enumerate(requests):
         if not isinstance(grid, LazyPoseGrid) or grid._full is not None or not _samples_independent(grid._clip):
             continue
         idx = np.asarray(frames, dtype=np.intp).reshape(-1)
         times = grid.times_s[idx]
         skel = grid._skeleton
-        t, r, s, animated = local_pose_and_animated(skel, grid._clip, times)
+        if grid._winners is None:  # kept for the grid's own bone blocks too
+            grid._winners = winner_map(skel, grid._clip)
+            grid._times_bytes = grid.times_s.tobytes()
+        t, r, s, animated = local_pose_and_animated(skel, grid._clip, times, list(grid._winners.values()))
         fixed = np.asarray(skel.has_matrix, dtype=bool) & ~animated
-        batches.setdefault((id(skel), fixed.tobytes()), (skel, fixed, []))[2].append((grid, idx, times, t, r, s))
+        batches.setdefault((id(skel), fixed.tobytes()), (skel, fixed, []))[2].append((k, grid, idx, times, t, r, s))
     for skel, fixed, items in batches.values():
         if len(items) < 2:
             continue
         # a batch with non-unit scale multiplies the others' rotation rows by 1.0: exact
         model, rot_bm = fk_bone_major(
             skel,
-            np.concatenate([it[3] for it in items]),
             np.concatenate([it[4] for it in items]),
             np.concatenate([it[5] for it in items]),
+            np.concatenate([it[6] for it in items]),
             fixed,
             unit=True,
         )
         lo = 0
-        for grid, idx, times, t, r, s in items:
+        for k, grid, idx, times, t, r, s in items:
             hi = lo + times.shape[0]
             matrix = model[:, lo:hi].transpose(1, 0, 2, 3)
-            grid._primed[tuple(idx.tolist())] = PoseGrid(
+            grid._primed[tuple(idx.tolist())] = done[k] = PoseGrid(
                 times_s=times,
                 local_translation=t,
                 local_rotation=r,
@@ -421,3 +428,4 @@ def batch_pose_at(requests) -> None:
                 duration_s=grid.duration_s,
             )
             lo = hi
+    return [done.get(k) for k in range(len(requests))]

@@ -495,12 +495,7 @@ def loop_continuity(grid, cycle: Optional[CycleTransform] = None, open_cycle: bo
         q = q.copy()
         p[:2, moves] = cycle.positions(p[:2, moves])
         q[:2, moves] = cycle.rotations(q[:2, moves])
-    pos_delta = np.linalg.norm(p[3] - p[0], axis=-1)
-    rot_delta = np.degrees(quat.angle_between_rad(q[0], q[3]))
-    dt = np.array([dt0, dt1])[:, None, None]
-    v = (p[[1, 3]] - p[[0, 2]]) / dt  # (out, in) velocities, (2, B, 3)
-    # (out, in) model-space steps q_b·q_a⁻¹ as rotation vectors per second, in one pass
-    w = quat.rotation_vector(quat.multiply(q[[1, 3]], quat.conjugate(q[[0, 2]]))) / dt
+    pos_delta, rot_delta, v, w = _seam_steps(p, q, np.array([dt0, dt1])[:, None, None])
     step_m = step_deg = None
     if open_cycle:  # the wrap is judged against its neighbouring steps
         step_m = np.maximum(np.linalg.norm(p[1] - p[0], axis=-1), np.linalg.norm(p[3] - p[2], axis=-1))
@@ -512,8 +507,7 @@ def loop_continuity(grid, cycle: Optional[CycleTransform] = None, open_cycle: bo
             np.maximum(np.linalg.norm(w_wrap - w[1], axis=-1), np.linalg.norm(w[0] - w_wrap, axis=-1))
         )
     else:
-        vel_delta = np.linalg.norm(v[0] - v[1], axis=-1)
-        ang_delta = np.degrees(np.linalg.norm(w[0] - w[1], axis=-1))
+        vel_delta, ang_delta = _closed_seam_changes(v, w)
     return LoopContinuity(
         position_delta_m=pos_delta,
         rotation_delta_deg=rot_delta,
@@ -524,6 +518,71 @@ def loop_continuity(grid, cycle: Optional[CycleTransform] = None, open_cycle: bo
         open_cycle=bool(open_cycle),
         cycle=cycle,
     )
+
+
+def _seam_steps(p: np.ndarray, q: np.ndarray, dt: np.ndarray):
+    """(wrap distance, wrap angle in degrees, (out, in) velocities, (out, in) angular velocities)
+    of seam samples 0, 1, N−2, N−1: p (..., 4, B, 3), unit q (..., 4, B, 4), dt (..., 2, 1, 1)
+    the first and last grid steps. Element by element along the leading axes, so one clip
+    alone and a stack of clips give the same bytes."""
+    pos_delta = np.linalg.norm(p[..., 3, :, :] - p[..., 0, :, :], axis=-1)
+    rot_delta = np.degrees(quat.angle_between_rad(q[..., 0, :, :], q[..., 3, :, :]))
+    v = (p[..., [1, 3], :, :] - p[..., [0, 2], :, :]) / dt  # (out, in) velocities, (..., 2, B, 3)
+    # (out, in) model-space steps q_b·q_a⁻¹ as rotation vectors per second, in one pass
+    w = quat.rotation_vector(quat.multiply(q[..., [1, 3], :, :], quat.conjugate(q[..., [0, 2], :, :]))) / dt
+    return pos_delta, rot_delta, v, w
+
+
+def _closed_seam_changes(v: np.ndarray, w: np.ndarray):
+    """(velocity change m/s, angular velocity change deg/s) across a closed wrap: out − in."""
+    return (
+        np.linalg.norm(v[..., 0, :, :] - v[..., 1, :, :], axis=-1),
+        np.degrees(np.linalg.norm(w[..., 0, :, :] - w[..., 1, :, :], axis=-1)),
+    )
+
+
+def closed_loop_continuity_many(samples) -> List[Optional[LoopContinuity]]:
+    """:func:`loop_continuity` in model space over a closed cycle (no ``cycle``, not open) of
+    several clips of one skeleton in one vectorised pass, the same bytes clip by clip.
+
+    ``samples``: ``[(times_s (N,), p (4, B, 3), q (4, B, 4))]``, each clip's grid times and
+    its model positions and rotations at :func:`seam_sample_frames`. A clip that
+    :func:`loop_continuity` would find unusable (fewer than 3 samples, a first or last
+    step that is not positive, a non-finite or zero-length pose, no bones) gets None: ask
+    :func:`loop_continuity` for its reason.
+    """
+    out: List[Optional[LoopContinuity]] = [None] * len(samples)
+    keep, dts = [], []
+    for k, (t, p, q) in enumerate(samples):
+        t = np.asarray(t, dtype=np.float64)
+        if t.shape[0] < 3 or np.shape(p)[1:] != np.shape(samples[0][1])[1:] or np.shape(p)[0] != 4 or np.shape(p)[1] == 0:
+            continue
+        dt0, dt1 = float(t[1] - t[0]), float(t[-1] - t[-2])
+        if dt0 > 0 and dt1 > 0 and math.isfinite(dt0) and math.isfinite(dt1):
+            keep.append(k)
+            dts.append((dt0, dt1))
+    if not keep:
+        return out
+    p = np.stack([np.asarray(samples[k][1], dtype=np.float64) for k in keep])  # (C, 4, B, 3)
+    q = np.stack([np.asarray(samples[k][2], dtype=np.float64) for k in keep])  # (C, 4, B, 4)
+    usable = np.isfinite(p).all(axis=(1, 2, 3)) & np.isfinite(q).all(axis=(1, 2, 3))
+    usable &= (np.linalg.norm(q, axis=-1) > 0).all(axis=(1, 2))
+    if not usable.all():
+        keep = [k for k, ok in zip(keep, usable) if ok]
+        dts = [d for d, ok in zip(dts, usable) if ok]
+        p, q = p[usable], q[usable]
+        if not keep:
+            return out
+    pos_delta, rot_delta, v, w = _seam_steps(p, quat.unit(q), np.array(dts)[:, :, None, None])
+    vel_delta, ang_delta = _closed_seam_changes(v, w)
+    for i, k in enumerate(keep):
+        out[k] = LoopContinuity(
+            position_delta_m=pos_delta[i],
+            rotation_delta_deg=rot_delta[i],
+            seam_velocity_delta_mps=vel_delta[i],
+            seam_angular_velocity_delta_degps=ang_delta[i],
+        )
+    return out
 
 
 def interior_seam_changes(grid, bones) -> Tuple[Optional[np.ndarray], Optional[np.ndarray]]:
