@@ -152,7 +152,7 @@ def seam_over_relative_cap(ctx, lc, field_name: str, floor: float, ratio: float,
     starts on a foot plant has that plant at its seam, and the other foot's plant inside
     the clip is the same event. Only bones above the floor (and their mirrors) are
     sampled over the whole clip."""
-    from animsmith.core.trajectory import interior_seam_changes
+    from animsmith.core.seam import interior_seam_changes
 
     delta = np.asarray(getattr(lc, field_name), dtype=np.float64)
     with np.errstate(over="ignore"):
@@ -200,7 +200,7 @@ def seam_change_findings(ctx, lc, q: SeamQuantity, fixed, floor: float, ratio: f
         return f"{x:.{q.decimals}f} {q.unit}"
 
     if fixed is not None:
-        from animsmith.core.trajectory import interior_seam_changes
+        from animsmith.core.seam import interior_seam_changes
 
         bone, delta = lc.worst(q.field_name)
         cap = float(fixed)

@@ -41,13 +41,12 @@ from animsmith.core.gait import MIN_STRIDE_STEP_M, GaitMetrics, gait_metrics, lo
 from animsmith.core.pose import key_span_grid, pose_grid
 from animsmith.core.roles import RoleMap
 from animsmith.core.timegrid import max_finite_time_s
+from animsmith.core.seam import LoopContinuity, loop_continuity
 from animsmith.core.trajectory import (
-    LoopContinuity,
     RootSpeed,
     TravelBone,
     cycle_transform,
     heading_series_deg,
-    loop_continuity,
     root_speed,
     travel_bone_of_clip,
     yaw_accumulation_deg,
@@ -571,11 +570,11 @@ def analyze_asset(asset, profile: Optional[str] = "auto", overrides=None, legs=N
 def prime_loop_continuity(analyses) -> None:
     """Batch the full-skeleton forward kinematics that :func:`loop_continuity` needs for several
     clips of one file (``core.pose.batch_pose_at``) and their :attr:`ClipAnalysis.continuity`
-    (``core.trajectory.closed_loop_continuity_many``): the same numbers, one chain of per-level
+    (``core.seam.closed_loop_continuity_many``): the same numbers, one chain of per-level
     products and one pass of the seam arithmetic for all of them. A clip whose grid cannot be
     built is skipped (its own measurement says why); the poses stay primed for the loop checks."""
     from animsmith.core.pose import batch_pose_at
-    from animsmith.core.trajectory import closed_loop_continuity_many, seam_sample_frames
+    from animsmith.core.seam import closed_loop_continuity_many, seam_sample_frames
 
     requests, owners = [], []
     for a in analyses:

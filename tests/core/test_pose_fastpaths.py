@@ -140,7 +140,7 @@ def test_stacked_sampling_equals_one_channel_at_a_time():
 
 def test_pose_at_a_few_samples_equals_the_full_grid_bit_for_bit():
     """FK runs sample by sample: the seam samples alone give the full grid's rows."""
-    from animsmith.core.trajectory import loop_continuity
+    from animsmith.core.seam import loop_continuity
 
     sk, clip = _rig_and_clip()
     g = pose_grid(sk, clip)
@@ -297,7 +297,7 @@ def test_pose_at_seam_samples_with_unsorted_key_times(how, interpolation):
     """Lint loads leniently, so key times may go backwards or be NaN; numpy's segment
     search on such arrays can depend on the other query times, so the seam rows then
     come from the full grid (as the loop continuity always did before)."""
-    from animsmith.core.trajectory import loop_continuity
+    from animsmith.core.seam import loop_continuity
 
     rng = np.random.default_rng(0)
     sk = Skeleton.build(["root", "child"], [-1, 0], rest_translation=np.array([[0, 0, 0], [0, 1, 0]], float),

@@ -21,7 +21,8 @@ from animsmith.core import quat
 from animsmith.core.analysis import ClipAnalysis
 from animsmith.core.legs import resolve_rig
 from animsmith.core.pose import pose_grid
-from animsmith.core.trajectory import cycle_transform, loop_continuity, root_speed, yaw_accumulation_deg
+from animsmith.core.seam import loop_continuity
+from animsmith.core.trajectory import cycle_transform, root_speed, yaw_accumulation_deg
 from animsmith.core.units import standing_height_m
 from animsmith.model import Asset, Channel, Clip, Skeleton
 from builders import biped_asset, biped_skeleton, gait_clip

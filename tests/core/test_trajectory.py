@@ -7,7 +7,8 @@ import pytest
 
 from animsmith.core import quat
 from animsmith.core.roles import RoleMap
-from animsmith.core.trajectory import TravelBone, loop_continuity, root_speed, travel_bone_of_clip, yaw_accumulation_deg
+from animsmith.core.seam import loop_continuity
+from animsmith.core.trajectory import TravelBone, root_speed, travel_bone_of_clip, yaw_accumulation_deg
 from animsmith.model import Channel, Clip, PoseGrid, Skeleton
 
 

@@ -12,7 +12,7 @@ import pytest
 from animsmith.core.analysis import ClipAnalysis, prime_loop_continuity
 from animsmith.core.pose import pose_grid
 from animsmith.core.roles import resolve_roles
-from animsmith.core.trajectory import closed_loop_continuity_many, loop_continuity, seam_sample_frames
+from animsmith.core.seam import closed_loop_continuity_many, loop_continuity, seam_sample_frames
 from animsmith.model import Asset, Channel, Clip, Skeleton
 
 CONTINUITY_FIELDS = ("position_delta_m", "rotation_delta_deg", "seam_velocity_delta_mps", "seam_angular_velocity_delta_degps")
