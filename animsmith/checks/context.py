@@ -1,7 +1,7 @@
 """What a check is given: a :class:`ClipContext` or a :class:`GroupContext`.
 
-The runner (``animsmith/lint.py``) builds one context per (check, clip) or
-(check, group); checks read it and never sample or load anything themselves.
+The lint run builds one context per (check, clip) (``animsmith.lint.engine``) or
+(check, group) (``animsmith.lint.groups``); checks read it and never sample or load anything themselves.
 """
 
 from __future__ import annotations
