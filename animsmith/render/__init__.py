@@ -1,8 +1,8 @@
 """Renderers: a :class:`~animsmith.lint.LintResult` -> text, JSON, ...
 
 ``render_lint(result, fmt, color=False) -> str``; ``FORMATS`` maps a format
-name to its renderer. The CI formats (SARIF, GitHub, JUnit, Markdown) add
-themselves to ``FORMATS`` from their own modules.
+name to the ``module:function`` of its renderer, imported only when that format is
+asked for.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ FORMATS: Dict[str, str] = {
 }
 
 
-#: how each format is made safe for a CI log on stdout (``render.text.runner_safe``); the
+#: how each format is made safe for a CI log on stdout (``animsmith.text.runner_safe``); the
 #: GitHub format guards its own lines (its annotations are meant to be commands)
 RUNNER_KIND: Dict[str, str] = {"text": "text", "json": "json", "sarif": "json", "junit": "xml", "markdown": "markdown"}
 
