@@ -15,19 +15,12 @@ Public API::
 
 from __future__ import annotations
 
-import math
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Iterable, List, Optional, Sequence
 
 import numpy as np
 
 from animsmith.errors import AnimsmithError, Refusal
-from animsmith.transform.gait_anchor import (  # noqa: F401 - re-exported
-    CODES,
-    AnchorPlan,
-    apply_plan_in_memory,
-    measure_anchor_after,
-    prove_gait_anchor,
-)
+from animsmith.transform.gait_anchor import AnchorPlan, measure_anchor_after, prove_gait_anchor
 
 
 def select_clips(asset, clip_names: Optional[Sequence[str]]) -> list:
@@ -147,9 +140,3 @@ def verify_gait_anchored(
             phases.append(float(gm.gait_phase))
     return phases
 
-
-def anchor_error_frames(plan: AnchorPlan) -> float:
-    """Circular distance of the anchor after the rewrite from t = 0, in frames of the cycle (E − 1 samples)."""
-    from animsmith.core.circular import circular_distance_cycles
-
-    return circular_distance_cycles(plan.phase_after, 0.0) * max(plan.frames - 1, 1) / max(plan.cycles, 1)
