@@ -183,10 +183,6 @@ def measurement_options(contract) -> Dict[str, float]:
     return out
 
 
-def check_ids() -> List[str]:
-    return list(registry())
-
-
 def get_check(check_id: str) -> CheckSpec:
     """The spec of ``check_id``; ``AnimsmithError`` naming the closest id when unknown."""
     from animsmith.hints import closest

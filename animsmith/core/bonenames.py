@@ -89,9 +89,6 @@ def name_words(stem: str) -> List[str]:
 # Conventions: stem -> [(role, case_exact)]
 # --------------------------------------------------------------------------
 
-_SIDES = (("left", "Left", "L"), ("right", "Right", "R"))
-
-
 def _exact_table(table: Mapping[str, Sequence[str]]) -> Callable[[str, str], List[Tuple[str, bool]]]:
     lookup: Dict[str, List[str]] = {}
     for role, names in table.items():

@@ -488,24 +488,3 @@ def _encode(values: np.ndarray, acc: dict) -> bytes:
         raw = np.rint(v.astype(np.float64) * div)
         return raw.astype(COMPONENT_DTYPE[ctype]).tobytes()
     return v.astype(COMPONENT_DTYPE[ctype]).tobytes()
-
-
-def unchanged_outside(before: bytes, after: bytes, report: PatchReport) -> bool:
-    """True when the BIN chunks agree outside the rewritten ranges (and the appended tail).
-
-    Helper for tests and for the transform's own post-write proof.
-    """
-    a = GlbPatch(before)
-    b = GlbPatch(after)
-    if a.bin is None:
-        return b.bin is None or report.appended_bin_range is not None
-    x = bytes(a.bin)
-    y = bytes(b.bin)
-    mask = np.ones(len(x), dtype=bool)
-    for s, e in report.rewritten_bin_ranges:
-        mask[s:e] = False
-    if len(y) < len(x):
-        return False
-    xa = np.frombuffer(x, np.uint8)
-    ya = np.frombuffer(y[: len(x)], np.uint8)
-    return bool(np.array_equal(xa[mask], ya[mask]))

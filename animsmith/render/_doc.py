@@ -8,7 +8,7 @@ fresh :class:`~animsmith.lint.LintResult` and a document read back by
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, List
 
 from animsmith.numtext import fixed
 
@@ -20,13 +20,6 @@ def as_doc(result: Any) -> Dict[str, Any]:
     from animsmith.render.json import lint_json
 
     return lint_json(result)
-
-
-def iter_findings(doc: Dict[str, Any]) -> Iterator[Tuple[str, Dict[str, Any]]]:
-    """(file path, finding dict) in document order."""
-    for fr in doc.get("files", []):
-        for f in fr.get("findings", []):
-            yield fr["path"], f
 
 
 def location_text(f: Dict[str, Any]) -> str:
@@ -76,13 +69,6 @@ def summary_text(doc: Dict[str, Any]) -> str:
     from animsmith.render.text import summary_line
 
     return summary_line(doc["summary"])
-
-
-def check_help(check_id: str) -> Optional[Any]:
-    """The registry spec of ``check_id`` (None for an id the registry does not know)."""
-    from animsmith.checks import registry
-
-    return registry().get(check_id)
 
 
 def folded_gaps(fr: Dict[str, Any]):

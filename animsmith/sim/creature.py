@@ -458,10 +458,6 @@ def creature_errors(creature: "Creature", doing: str = "simulate"):
         raise _err(f"cannot {doing} creature {_show(creature.name)}: {type(exc).__name__}: {reason}", creature_label(creature)) from None
 
 
-def catalog_names() -> List[str]:
-    return list(CATALOG_ORDER)
-
-
 def catalog_creature(name: str) -> Creature:
     """A built-in creature by name (AnimsmithError naming the choices when unknown)."""
     if name not in CATALOG_ORDER:
