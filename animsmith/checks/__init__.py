@@ -33,6 +33,7 @@ from animsmith.config import (
     contract_from_toml,
     read_contract,
 )
+from animsmith.results import SEVERITIES
 
 #: catalog order: output record order and the tie order of text output.
 CATALOG = (
@@ -116,7 +117,7 @@ def _spec_of(module) -> CheckSpec:
     severity = getattr(module, "SEVERITY", "error")
     if scope not in SCOPES:
         raise RuntimeError(f"check module {module.__name__}: SCOPE must be one of {SCOPES}")
-    if severity not in ("error", "warning", "note"):
+    if severity not in SEVERITIES:
         raise RuntimeError(f"check module {module.__name__}: bad SEVERITY {severity!r}")
     table = getattr(module, "GROUP_TABLE", None)
     if scope == "group" and table not in GROUP_TABLES:

@@ -27,6 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from animsmith.errors import AnimsmithError, unreadable_reason
 from animsmith.lint.results import summary_of
 from animsmith.lint.shard import shard_key
+from animsmith.results import FACET_STATES, SEVERITIES
 
 
 def _shard_fields(source: str, record: Any) -> Tuple[int, int, int, str, Optional[str]]:
@@ -168,9 +169,6 @@ MAX_RESULT_DEPTH = 64
 #: integers must fit in 64 bits (a renderer turns numbers into floats)
 _INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
 
-_SEVERITIES = ("error", "warning", "note")
-
-
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"
@@ -235,7 +233,7 @@ _LIST_OR_NULL = ("an array or null", lambda v: v is None or isinstance(v, list))
 _DICT = ("an object", lambda v: isinstance(v, dict))
 _DICT_OR_NULL = ("an object or null", lambda v: v is None or isinstance(v, dict))
 _ID = ("an identifier of letters, digits, '-', '_' and '.' (at most 100)", _is_id)
-_SEVERITY = ("one of " + ", ".join(_SEVERITIES), lambda v: isinstance(v, str) and v in _SEVERITIES)
+_SEVERITY = ("one of " + ", ".join(SEVERITIES), lambda v: isinstance(v, str) and v in SEVERITIES)
 
 # (key, kind, required) per object the renderers read
 _ID_LIST = ("an array of check identifiers", lambda v: isinstance(v, list) and all(_is_id(x) for x in v))
@@ -259,7 +257,7 @@ _FINDING_FIELDS = (
     ("time_s", _NUM_OR_NULL, False),
     ("members", _LIST_OR_NULL, False),
 )
-_FACET_STATE = ("one of available, required_unavailable", lambda v: v in ("available", "required_unavailable"))
+_FACET_STATE = ("one of " + ", ".join(FACET_STATES), lambda v: v in FACET_STATES)
 _FACET_FIELDS = (
     ("check_id", _ID, True),
     ("code", _ID, True),
