@@ -43,7 +43,7 @@ def allowance(magnitude: float = 0.0) -> float:
 
 def ambiguity_notes(ctx, kind: str):
     """A note per bare clip-name member that several linted files hold (the first is used)."""
-    for m in ctx.members:  # each member once (lint.resolve_members)
+    for m in ctx.members:  # each member once (lint.members.resolve_members)
         if m.also_in:
             others = ", ".join(m.also_in[:3]) + (f" and {len(m.also_in) - 3} more" if len(m.also_in) > 3 else "")
             yield ctx.finding(

@@ -163,7 +163,7 @@ def phase_items(ctx):
     measured = []  # (label, phase, amplitude)
     strides = []  # (label, cycles)
     multi = []  # (label, summary) of measured members with more than one pair of legs
-    for m in ctx.members:  # each member once (lint.resolve_members)
+    for m in ctx.members:  # each member once (lint.members.resolve_members)
         if not m.found:
             yield ctx.finding(missing_message("gait", name, m), clip=m.label, measured="missing", expected="present")
             continue

@@ -83,7 +83,7 @@ def check(ctx):
     name = ctx.group_name
     yield from ambiguity_notes(ctx, "sync")
     present = []
-    for m in ctx.members:  # each member once (lint.resolve_members)
+    for m in ctx.members:  # each member once (lint.members.resolve_members)
         if not m.found:
             yield ctx.finding(missing_message("sync", name, m), clip=m.label, measured="missing", expected="present")
             continue

@@ -73,7 +73,7 @@ def check(ctx):
     floor = float(tc.min_lr_amplitude_m)
     measured = []
     missing = []
-    for m in ctx.members:  # each member once (lint.resolve_members)
+    for m in ctx.members:  # each member once (lint.members.resolve_members)
         if not m.found:
             missing.append(m.label)
             continue

@@ -121,7 +121,7 @@ def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
             "members": [],
             "travel": travels.get(name),
         }
-        for mi, m in enumerate(members_by_group.get(name, [])):  # each member once (lint.resolve_members)
+        for mi, m in enumerate(members_by_group.get(name, [])):  # each member once (lint.members.resolve_members)
             summ = m.summary or {}
             phase = _finite(summ.get("gait_phase"))
             amp = _finite(summ.get("lr_amplitude_m"))

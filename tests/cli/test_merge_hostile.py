@@ -25,8 +25,8 @@ FORMATS = ("json", "text", "sarif", "github", "junit", "markdown")
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "data", "*.glb")))
 EXAMPLES = os.path.join(ROOT, "examples")
 RING_CONFIG = os.path.join(EXAMPLES, "run-ring.animsmith.toml")
-MAX_RESULT_BYTES = 512 * 1024 * 1024  # animsmith.ci.MAX_RESULT_BYTES, documented in docs/ci.md
-MAX_RESULT_DEPTH = 64  # animsmith.ci.MAX_RESULT_DEPTH
+MAX_RESULT_BYTES = 512 * 1024 * 1024  # animsmith.ci.merge.MAX_RESULT_BYTES, documented in docs/ci.md
+MAX_RESULT_DEPTH = 64  # animsmith.ci.merge.MAX_RESULT_DEPTH
 ID_RULE = "an identifier of letters, digits, '-', '_' and '.' (at most 100)"
 
 
