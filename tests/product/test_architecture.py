@@ -31,7 +31,7 @@ LAYERS: Tuple[Tuple[str, ...], ...] = (
     ("animsmith.checks",),
     ("animsmith.render",),
     ("animsmith.lint",),
-    ("animsmith.report", "animsmith.ci", "animsmith.merge", "animsmith.transform", "animsmith.sim"),
+    ("animsmith.report", "animsmith.ci", "animsmith.transform", "animsmith.sim"),
     ("animsmith.commands",),
     ("animsmith.cli", "animsmith.__main__"),
 )
