@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 from animsmith.checks.base import Option
-from animsmith.core.travel import finite  # noqa: F401 - the group checks' one rule for a usable number
 from animsmith.numtext import fixed
 
 #: ``min_lr_amplitude_m`` of a group table (gait-group) and of a time_complement sub-table

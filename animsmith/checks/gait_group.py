@@ -105,13 +105,13 @@ from animsmith.checks._group import (
     ambiguity_notes,
     below,
     exceeds,
-    finite,
     fmt_list,
     missing_message,
     phase_reason,
 )
 from animsmith.checks.base import Option
 from animsmith.checks.context import GroupRecord
+from animsmith.core.travel import finite
 
 ID = "gait-group"
 SEVERITY = "error"

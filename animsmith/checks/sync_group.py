@@ -36,8 +36,9 @@ decided (that comparison is then skipped).
 
 from __future__ import annotations
 
-from animsmith.checks._group import ambiguity_notes, exceeds, finite, missing_message
+from animsmith.checks._group import ambiguity_notes, exceeds, missing_message
 from animsmith.checks.base import Option
+from animsmith.core.travel import finite
 from animsmith.numtext import fixed
 
 ID = "sync-group"

@@ -80,7 +80,7 @@ def _anchor(prefix: str, *parts: Any) -> str:
 
 
 def _finite(x: Any) -> Optional[float]:
-    from animsmith.checks._group import finite
+    from animsmith.core.travel import finite
 
     return finite(x)
 
