@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from animsmith.io.write import remove_quietly
 from animsmith.lint.engine import FileOutcome, lint_file
 from animsmith.lint.plan import Plan
 
@@ -154,7 +155,7 @@ def _worker_main(
         orphaned = orphaned or not _parent_alive(method, parent_pid)
         if orphaned:  # nobody will read or remove the files
             for path in written:
-                _remove_quietly(path)
+                remove_quietly(path)
             try:
                 os.rmdir(folder)
             except OSError:
@@ -164,13 +165,6 @@ def _worker_main(
             announce.cancel_join_thread()  # nobody reads the pipe any more: never wait on it
         else:
             announce.join_thread()  # every announcement is in the pipe before this process ends
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.remove(path)
-    except OSError:
-        pass
 
 
 def pool_start_method() -> str:
@@ -285,7 +279,7 @@ def iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):
                                 done[i] = pickle.load(fh)
                         except Exception:  # noqa: BLE001 - unreadable: linted here instead
                             pass
-                        _remove_quietly(path)
+                        remove_quietly(path)
             except queue.Empty:
                 pass
 
