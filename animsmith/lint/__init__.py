@@ -23,32 +23,23 @@ One :func:`run` serves ``animsmith lint`` (with ``--shard``), the CI sharding an
 * :mod:`~animsmith.lint.runner`: :func:`run`, the one assembly of a run.
 """
 
-from animsmith.lint.discovery import ASSET_SUFFIXES, SKIPPED_DIRS, expand_paths, path_order_key
-from animsmith.lint.engine import FileOutcome, lint_file, member_summary, rig_in_metres
-from animsmith.lint.groups import run_group_checks, validate_check_ids
-from animsmith.lint.plan import Plan, make_plan, ran_checks
+from animsmith.lint.discovery import expand_paths, path_order_key
+from animsmith.lint.groups import validate_check_ids
+from animsmith.lint.plan import Plan, make_plan
 from animsmith.lint.pool import effective_jobs, pool_start_method
 from animsmith.lint.results import FileResult, LintResult, summary_of
 from animsmith.lint.runner import run
 
 __all__ = [
-    "ASSET_SUFFIXES",
-    "SKIPPED_DIRS",
-    "FileOutcome",
     "FileResult",
     "LintResult",
     "Plan",
     "effective_jobs",
     "expand_paths",
-    "lint_file",
     "make_plan",
-    "member_summary",
     "path_order_key",
     "pool_start_method",
-    "ran_checks",
-    "rig_in_metres",
     "run",
-    "run_group_checks",
     "summary_of",
     "validate_check_ids",
 ]

@@ -87,35 +87,26 @@ and nothing is resampled.
 from __future__ import annotations
 
 from animsmith.transform.gait_anchor.choice import SEAM_TIE_TOLERANCE, choose_shift, key_order, rolled_grid
-from animsmith.transform.gait_anchor.period import cycle_period, trajectory_closing
 from animsmith.transform.gait_anchor.plan import AnchorPlan, apply_plan_in_memory, measure_anchor_after, prove_gait_anchor
 from animsmith.transform.gait_anchor.proofs import (
-    CAP_HORIZONTAL_DRIFT_M,
-    CAP_YAW_DEG,
     CODES,
     TOLERATED_DRIFT_M,
     TOLERATED_YAW_DEG,
-    classify_channels,
     declared_frames,
     horizontal_drift_m,
     is_exactly_constant,
     prove_budget,
-    vertical_drift_m,
     yaw_accumulation_proof_deg,
 )
 
 __all__ = [
     "AnchorPlan",
-    "CAP_HORIZONTAL_DRIFT_M",
-    "CAP_YAW_DEG",
     "CODES",
     "SEAM_TIE_TOLERANCE",
     "TOLERATED_DRIFT_M",
     "TOLERATED_YAW_DEG",
     "apply_plan_in_memory",
     "choose_shift",
-    "classify_channels",
-    "cycle_period",
     "declared_frames",
     "horizontal_drift_m",
     "is_exactly_constant",
@@ -124,7 +115,5 @@ __all__ = [
     "prove_budget",
     "prove_gait_anchor",
     "rolled_grid",
-    "trajectory_closing",
-    "vertical_drift_m",
     "yaw_accumulation_proof_deg",
 ]
