@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from animsmith.checks.base import Option
 from animsmith.numtext import fixed
 
@@ -12,33 +10,6 @@ MIN_LR_AMPLITUDE = Option(
     0.03, "number", "Members whose left-right foot-height swing is below this are coverage gaps (exactly at it counts).",
     minimum=0.0,
 )
-
-#: a spread within this of its cap (cycles, seconds, fps) counts as "at the cap" and passes:
-#: float32 key data cannot place an anchor closer than ~1e-8 cycle to where it was authored
-CAP_EPSILON = 1e-6
-
-
-def exceeds(measured: float, cap: float, magnitude: float = 0.0) -> bool:
-    """Strictly above the cap (a value at the cap passes: within ``CAP_EPSILON``, or within
-    four float32 steps at ``magnitude`` when the measured values are that large, e.g. the
-    durations whose spread is judged: float32 key times of a 40 s clip are 3.8e-6 apart)."""
-    return measured > cap + allowance(magnitude)
-
-
-def below(measured: float, floor: float) -> bool:
-    """Strictly below the floor (a value at the floor, within ``CAP_EPSILON``, counts)."""
-    return measured < floor - CAP_EPSILON
-
-
-def allowance(magnitude: float = 0.0) -> float:
-    """``CAP_EPSILON``, or four float32 steps at ``magnitude`` when that is larger."""
-    import numpy as np
-
-    m = abs(float(magnitude))
-    if not math.isfinite(m) or m == 0.0:
-        return CAP_EPSILON
-    return max(CAP_EPSILON, 4.0 * float(np.spacing(np.float32(min(m, 3.0e38)))))
-
 
 def ambiguity_notes(ctx, kind: str):
     """A note per bare clip-name member that several linted files hold (the first is used)."""

@@ -101,16 +101,14 @@ from animsmith import numtext
 from animsmith.checks._clip import digits_apart
 from animsmith.checks._group import (
     MIN_LR_AMPLITUDE,
-    allowance,
     ambiguity_notes,
-    below,
-    exceeds,
     fmt_list,
     missing_message,
     phase_reason,
 )
 from animsmith.checks.base import Option
 from animsmith.checks.context import GroupRecord
+from animsmith.core.tolerance import allowance, below, exceeds
 from animsmith.core.travel import finite
 
 ID = "gait-group"

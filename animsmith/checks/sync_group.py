@@ -36,8 +36,9 @@ decided (that comparison is then skipped).
 
 from __future__ import annotations
 
-from animsmith.checks._group import ambiguity_notes, exceeds, missing_message
+from animsmith.checks._group import ambiguity_notes, missing_message
 from animsmith.checks.base import Option
+from animsmith.core.tolerance import exceeds
 from animsmith.core.travel import finite
 from animsmith.numtext import fixed
 
@@ -126,7 +127,7 @@ def check(ctx):
             nums = [v for _, v in values]
             spread = float(max(nums) - min(nums))
             # durations are float32 key times, and fps divide by them: the allowance grows
-            # with the values (_group.allowance); frame counts are exact
+            # with the values (core.tolerance.allowance); frame counts are exact
             if exceeds(spread, cap, max(nums) if col != 2 else 0.0):
                 shown = [(k, float(v) if col != 2 else int(v)) for k, v in values]
                 yield ctx.finding(

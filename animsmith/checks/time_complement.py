@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import math
 
-from animsmith.checks._group import MIN_LR_AMPLITUDE, below, exceeds, phase_reason
+from animsmith.checks._group import MIN_LR_AMPLITUDE, phase_reason
 from animsmith.checks.base import Option
+from animsmith.core.tolerance import below, exceeds
 from animsmith.core.travel import finite
 
 ID = "time-complement"

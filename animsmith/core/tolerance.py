@@ -10,7 +10,10 @@ are the rules that keep such a value on the side it was authored on:
   ``AUTHORED_F32_ULPS`` float32 successors of f32(cap), nothing else;
 * frame grids (:func:`frame_times_f32`): frame k is at f32(k / fps), with k / fps
   computed in float64, as an exporter bakes it;
-* :func:`round_half_away`: the nearest whole frame, halves away from zero.
+* :func:`round_half_away`: the nearest whole frame, halves away from zero;
+* at the cap (:func:`exceeds`, :func:`below`): a spread or amplitude within
+  ``CAP_EPSILON`` of its cap or floor (or four float32 steps at the values' own size)
+  counts as at it and passes, in the group checks, the report and the gait-anchor proof.
 """
 
 from __future__ import annotations
@@ -55,3 +58,28 @@ def round_half_away(x: float) -> int:
 def frame_times_f32(frames: int, fps: float) -> np.ndarray:
     """(E,) float32 t_k = f32(k / fps), k / fps computed in float64."""
     return (np.arange(frames, dtype=np.float64) / float(fps)).astype(np.float32)
+
+
+#: a spread within this of its cap (cycles, seconds, fps) counts as "at the cap" and passes:
+#: float32 key data cannot place an anchor closer than ~1e-8 cycle to where it was authored
+CAP_EPSILON = 1e-6
+
+
+def exceeds(measured: float, cap: float, magnitude: float = 0.0) -> bool:
+    """Strictly above the cap (a value at the cap passes: within ``CAP_EPSILON``, or within
+    four float32 steps at ``magnitude`` when the measured values are that large, e.g. the
+    durations whose spread is judged: float32 key times of a 40 s clip are 3.8e-6 apart)."""
+    return measured > cap + allowance(magnitude)
+
+
+def below(measured: float, floor: float) -> bool:
+    """Strictly below the floor (a value at the floor, within ``CAP_EPSILON``, counts)."""
+    return measured < floor - CAP_EPSILON
+
+
+def allowance(magnitude: float = 0.0) -> float:
+    """``CAP_EPSILON``, or four float32 steps at ``magnitude`` when that is larger."""
+    m = abs(float(magnitude))
+    if not math.isfinite(m) or m == 0.0:
+        return CAP_EPSILON
+    return max(CAP_EPSILON, 4.0 * float(np.spacing(np.float32(min(m, 3.0e38)))))

@@ -87,7 +87,7 @@ def _finite(x: Any) -> Optional[float]:
 
 def group_page_data(result, data, contract) -> List[Dict[str, Any]]:
     """One entry per declared gait group (sorted by name) for the figure and the pair player."""
-    from animsmith.checks._group import below, exceeds
+    from animsmith.core.tolerance import below, exceeds
     from animsmith.core.circular import circular_distance_cycles
 
     records: Dict[str, Dict[str, Any]] = {}

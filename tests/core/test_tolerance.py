@@ -70,3 +70,15 @@ def test_elementwise_matches_the_scalar_rule():
     a = rng.uniform(0, 1, 200)
     b = np.where(rng.uniform(size=200) < 0.5, a + rng.uniform(-1e-9, 1e-9, 200), rng.uniform(0, 1, 200))
     assert f32_exceeds_each(a, b).tolist() == [f32_exceeds(x, y) for x, y in zip(a, b)]
+
+
+def test_at_the_cap_passes_within_the_epsilon_or_four_float32_steps_at_the_values_size():
+    from animsmith.core.tolerance import CAP_EPSILON, allowance, below, exceeds
+
+    assert CAP_EPSILON == 1e-6
+    assert not exceeds(0.15 + 5e-7, 0.15) and exceeds(0.15 + 2e-6, 0.15)
+    # 40 s durations: float32 steps there are 2^-18 s = 3.814697265625e-06 apart, four of them allowed
+    assert allowance(40.0) == 4 * 2.0 ** -18
+    assert not exceeds(1.0 + 1.5e-5, 1.0, magnitude=40.0) and exceeds(1.0 + 1.6e-5, 1.0, magnitude=40.0)
+    assert allowance(0.0) == allowance(float("nan")) == CAP_EPSILON
+    assert not below(0.03 - 5e-7, 0.03) and below(0.0299, 0.03)

@@ -503,7 +503,7 @@ def stride_metrics(grid, roles):
 def prove_stride_anchor(skeleton, clip, grid, roles):
     """GaitMetrics with a phase and amplitude >= 0.03 m (within 1e-6 m, as ``gait-group``
     counts a member at its floor), or a refusal."""
-    from animsmith.checks._group import below
+    from animsmith.core.tolerance import below
 
     gm = stride_metrics(grid, roles)
     hips = roles.names.get("hips") if roles.has("hips") else None
