@@ -86,8 +86,6 @@ carries every facet under `files[].prediction_facets`, the profile under
 `files[].prediction_provenance` and the counts under `summary.prediction_facets`.
 """
 
-from animsmith.checks.base import Option  # noqa: F401 - the declaration pattern of every check
-
 ID = "engine-addressability"
 SEVERITY = "error"
 SCOPE = "file"

@@ -109,7 +109,7 @@ from animsmith.checks._group import (
 from animsmith.checks.base import Option
 from animsmith.checks.context import GroupRecord
 from animsmith.core.tolerance import allowance, below, exceeds
-from animsmith.core.travel import finite
+from animsmith.core.travel import TRAVEL_POLICIES, finite
 
 ID = "gait-group"
 SEVERITY = "error"
@@ -130,7 +130,7 @@ TABLE_KEYS = {
     "travel_policy": Option(
         None, "string", "How members' travel is judged: \"uniform\" (equal speed and stride length), \"pinned\" "
         "(each member's measured speed against its [clips.*] speed_mps) or \"accepted\" (recorded only).",
-        choices=("uniform", "pinned", "accepted"),
+        choices=TRAVEL_POLICIES,
     ),
     "max_speed_delta_mps": Option(
         0.1, "number", "uniform: allowed spread of member speeds (m/s); pinned: the tolerance of a pin without "

@@ -17,8 +17,6 @@ from animsmith.commands import _output
 from animsmith.commands._options import config_option, format_option, load_rig_contract
 
 SCHEMA_VERSION = 1
-SPEED_KEYS = ("speed_mps", "heading_deg", "distance_m", "duration_s")
-
 
 # --------------------------------------------------------------------------
 # Loading
@@ -151,8 +149,6 @@ def _rig_lines(profile: str, roles: List[str], width: int = 100) -> List[str]:
 
 
 def render_text(files: List[Dict[str, Any]], speed: bool, wide: bool = False) -> None:
-    from rich import box
-    from rich.table import Table
     from rich.text import Text
 
     from animsmith.text import escape

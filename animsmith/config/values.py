@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from typing import Any, List, Optional
+from typing import Any, List
 
 from animsmith.config.model import MemberRef
 from animsmith.hints import closest

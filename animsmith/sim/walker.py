@@ -118,9 +118,6 @@ class LodTiers:
         return 1 if camera_distance_m <= self.far_m else 2
 
 
-LOD_NAMES = ("full-ik", "snapped-feet", "keyframes")
-
-
 # --------------------------------------------------------------------------
 # Simulation
 # --------------------------------------------------------------------------
