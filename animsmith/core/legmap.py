@@ -45,6 +45,9 @@ class LegMap:
     #: low chains the shape rule found to be no legs (a tail on the centre line)
     no_legs: List[int] = field(default_factory=list)
     names: Sequence[str] = ()
+    #: the clips' poses decided these legs (the shape rule), not the skeleton alone: such a
+    #: map belongs to its file and is never reused for another (``core.legs.resolve_rig``)
+    read_clips: bool = False
 
     @property
     def pairs(self) -> List[int]:

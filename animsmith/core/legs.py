@@ -381,7 +381,7 @@ def resolve_legs(asset, roles, declared: Optional[List[Dict[str, Any]]] = None, 
     found = legs_by_shape(asset, rest, frame, clip_name)
     found.notes = notes + found.notes
     found.names = skeleton.names
-    found._read_clips = True  # the clips' poses decided: not the skeleton's alone (resolve_rig's cache)
+    found.read_clips = True
     return found
 
 
@@ -458,11 +458,12 @@ def resolve_rig(asset, profile: Optional[str] = "auto", overrides: Optional[Mapp
     ``none`` from ``[rig.legs]`` only. ValueError for a bad profile or override.
 
     A rig resolved without reading the clips (every source but the shape rule) is kept
-    (at most ``RIG_CACHE_SIZE``) and a copy returned for the next file with the same
-    skeleton and settings: the same roles and legs, resolved once per rig layout."""
+    (``memo.memo``, at most ``RIG_CACHE_SIZE``) and a copy returned for the next file with
+    the same skeleton and settings: the same roles and legs, resolved once per rig layout."""
     import copy
 
     from animsmith.core.roles import normalise_profile, resolve_roles
+    from animsmith.memo import memo
 
     key = _rig_key(asset, profile, overrides, declared_legs)
     kept = RIG_CACHE.get(key) if key is not None else None
@@ -472,10 +473,8 @@ def resolve_rig(asset, profile: Optional[str] = "auto", overrides: Optional[Mapp
     prof = normalise_profile(profile)
     legs = resolve_legs(asset, roles, declared_legs, search=prof != "none", shape=prof == "auto")
     out = roles_with_legs(roles, legs, asset.skeleton, fill=prof == "auto")
-    if key is not None and not getattr(legs, "_read_clips", False):
-        if len(RIG_CACHE) >= RIG_CACHE_SIZE:
-            RIG_CACHE.pop(next(iter(RIG_CACHE)))
-        RIG_CACHE[key] = copy.deepcopy(out)
+    if not legs.read_clips:
+        memo(RIG_CACHE, RIG_CACHE_SIZE, key, lambda: copy.deepcopy(out))
     return out
 
 
