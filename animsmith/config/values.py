@@ -14,7 +14,7 @@ import re
 from typing import Any, List
 
 from animsmith.config.model import MemberRef
-from animsmith.hints import closest
+from animsmith.hints import did_you_mean
 
 MEMBER_FILE_SUFFIXES = (".glb", ".gltf")
 
@@ -38,8 +38,7 @@ def join_key(prefix: str, name: str) -> str:
 
 
 def unknown(word: str, choices, what: str = "key") -> str:
-    hint = closest(word, choices)
-    return f"unknown {what}" + (f" (did you mean '{hint}'?)" if hint else "")
+    return f"unknown {what}" + did_you_mean(word, choices)
 
 
 def type_name(value: Any) -> str:
@@ -130,9 +129,8 @@ def validate_value(value: Any, kind: str, key: str, *, minimum=None, maximum=Non
         if maximum is not None and value > maximum:
             raise Problem(key, f"must be ≤ {maximum:g}, got {value:g}")
     if choices is not None and value not in choices:
-        hint = closest(str(value), choices)
-        extra = f" (did you mean '{hint}'?)" if hint else ""
-        raise Problem(key, f"must be one of {', '.join(repr(c) for c in choices)}, got {value!r}{extra}")
+        hint = did_you_mean(str(value), choices)
+        raise Problem(key, f"must be one of {', '.join(repr(c) for c in choices)}, got {value!r}{hint}")
     return value
 
 
