@@ -1,7 +1,8 @@
 """Quaternions: the core's one home for quaternion math, (x, y, z, w) order,
 vectorised over leading axes.
 
-All functions accept ``(..., 4)`` arrays and return float64. Two normalisations,
+All functions accept ``(..., 4)`` arrays and return float64 (the ``*_cm`` forms take
+component-major ``(4, ...)`` arrays instead: the same formulas, for hot paths). Two normalisations,
 kept apart on purpose because they answer different questions:
 
 * :func:`normalize` makes any key usable as a rotation: a zero-length (or
@@ -159,6 +160,65 @@ def rotation_vector(q: np.ndarray) -> np.ndarray:
     angle = 2.0 * np.arctan2(s, w)
     scale = np.where(s > 0, angle / np.where(s > 0, s, 1.0), 2.0)  # small-angle limit: 2·xyz
     return xyz * scale[..., None]
+
+
+# -- component-major forms ---------------------------------------------------
+# The same formulas on component-major arrays (4, ...) / (3, ...): every operation runs on
+# contiguous rows instead of strided last-axis slices, several times faster on the small
+# per-bone arrays of the hot paths (the loop seam). Each sum is written in the order the
+# last-axis form evaluates it, so the two give the same bits (tests/core/test_quat_references.py).
+
+
+def norm_cm(v: np.ndarray) -> np.ndarray:
+    """|v| over the first axis: √(((v0² + v1²) + v2²) [+ v3²]), the value of
+    ``np.linalg.norm(v, axis=-1)`` on the last-axis layout."""
+    out = v[0] * v[0]
+    for c in v[1:]:
+        out = out + c * c
+    return np.sqrt(out)
+
+
+def unit_cm(q: np.ndarray) -> np.ndarray:
+    """:func:`unit` of component-major quaternions (4, ...)."""
+    return q / norm_cm(q)
+
+
+def multiply_cm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`multiply` of component-major quaternions (4, ...)."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.stack(
+        [
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ]
+    )
+
+
+def conjugate_cm(q: np.ndarray) -> np.ndarray:
+    """:func:`conjugate` of component-major quaternions (4, ...)."""
+    return np.concatenate([-q[:3], q[3:]])
+
+
+def angle_between_unit_rad_cm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`angle_between_rad` of component-major quaternions (4, ...) with non-zero, finite
+    length (its :func:`normalize` is then the plain q / |q|)."""
+    d = multiply_cm(conjugate_cm(unit_cm(a)), unit_cm(b))
+    return 2.0 * np.arctan2(norm_cm(d[:3]), np.abs(d[3]))
+
+
+def rotation_vector_cm(q: np.ndarray) -> np.ndarray:
+    """:func:`rotation_vector` of component-major quaternions (4, ...) -> (3, ...)."""
+    x, y, z, w = q
+    first_nz = np.where(x != 0, x, np.where(y != 0, y, z))
+    flip = (w < 0) | ((w == 0) & (first_nz < 0))
+    q = np.where(flip, -q, q)
+    s = norm_cm(q[:3])
+    angle = 2.0 * np.arctan2(s, q[3])
+    scale = np.where(s > 0, angle / np.where(s > 0, s, 1.0), 2.0)
+    return q[:3] * scale
 
 
 def to_matrix(q: np.ndarray) -> np.ndarray:

@@ -123,20 +123,26 @@ def _seam_steps(p: np.ndarray, q: np.ndarray, dt: np.ndarray):
     """(wrap distance, wrap angle in degrees, (out, in) velocities, (out, in) angular velocities)
     of seam samples 0, 1, N−2, N−1: p (..., 4, B, 3), unit q (..., 4, B, 4), dt (..., 2, 1, 1)
     the first and last grid steps. Element by element along the leading axes, so one clip
-    alone and a stack of clips give the same bytes."""
-    pos_delta = np.linalg.norm(p[..., 3, :, :] - p[..., 0, :, :], axis=-1)
-    rot_delta = np.degrees(quat.angle_between_rad(q[..., 0, :, :], q[..., 3, :, :]))
-    v = (p[..., [1, 3], :, :] - p[..., [0, 2], :, :]) / dt  # (out, in) velocities, (..., 2, B, 3)
+    alone and a stack of clips give the same bytes. Computed component-major (the
+    ``quat.*_cm`` forms, the same bits as the last-axis forms)."""
+    pc = np.ascontiguousarray(np.moveaxis(p, -1, 0))  # (3, ..., 4, B)
+    qc = np.ascontiguousarray(np.moveaxis(q, -1, 0))  # (4, ..., 4, B)
+    dtc = dt[..., 0]  # (..., 2, 1)
+    pos_delta = quat.norm_cm(pc[..., 3, :] - pc[..., 0, :])
+    rot_delta = np.degrees(quat.angle_between_unit_rad_cm(qc[..., 0, :], qc[..., 3, :]))
+    v = (pc[..., 1::2, :] - pc[..., 0::2, :]) / dtc  # (out, in) velocities, (3, ..., 2, B)
     # (out, in) model-space steps q_b·q_a⁻¹ as rotation vectors per second, in one pass
-    w = quat.rotation_vector(quat.multiply(q[..., [1, 3], :, :], quat.conjugate(q[..., [0, 2], :, :]))) / dt
-    return pos_delta, rot_delta, v, w
+    w = quat.rotation_vector_cm(quat.multiply_cm(qc[..., 1::2, :], quat.conjugate_cm(qc[..., 0::2, :]))) / dtc
+    return pos_delta, rot_delta, np.moveaxis(v, 0, -1), np.moveaxis(w, 0, -1)
 
 
 def _closed_seam_changes(v: np.ndarray, w: np.ndarray):
     """(velocity change m/s, angular velocity change deg/s) across a closed wrap: out − in."""
+    vc = np.moveaxis(v, -1, 0)
+    wc = np.moveaxis(w, -1, 0)
     return (
-        np.linalg.norm(v[..., 0, :, :] - v[..., 1, :, :], axis=-1),
-        np.degrees(np.linalg.norm(w[..., 0, :, :] - w[..., 1, :, :], axis=-1)),
+        quat.norm_cm(vc[..., 0, :] - vc[..., 1, :]),
+        np.degrees(quat.norm_cm(wc[..., 0, :] - wc[..., 1, :])),
     )
 
 
@@ -172,7 +178,7 @@ def closed_loop_continuity_many(samples) -> List[Optional[LoopContinuity]]:
         p, q = p[usable], q[usable]
         if not keep:
             return out
-    pos_delta, rot_delta, v, w = _seam_steps(p, quat.unit(q), np.array(dts)[:, :, None, None])
+    pos_delta, rot_delta, v, w = _seam_steps(p, np.moveaxis(quat.unit_cm(np.moveaxis(q, -1, 0)), 0, -1), np.array(dts)[:, :, None, None])
     vel_delta, ang_delta = _closed_seam_changes(v, w)
     for i, k in enumerate(keep):
         out[k] = LoopContinuity(

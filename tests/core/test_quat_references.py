@@ -98,3 +98,35 @@ def test_the_proof_heading_axis_is_the_metric_heading_axis():
     m = quat.to_matrix(q)
     for col, axis in enumerate(np.eye(3)):
         np.testing.assert_allclose(quat.rotate(q, np.broadcast_to(axis, (300, 3))), m[:, :, col], rtol=0, atol=1e-12)
+
+
+def _bits(a):
+    return np.ascontiguousarray(a).tobytes()
+
+
+def test_component_major_forms_give_the_last_axis_forms_bits():
+    # the loop seam's component-major quaternion math is the same arithmetic in the same
+    # order as the last-axis forms: the same bytes, on scaled keys and on the edge cases
+    # of the hemisphere rule (w == 0, a zero vector part, an exact half turn)
+    rng = np.random.default_rng(7)
+    a = random_quats(rng, 400, scale=True)
+    b = random_quats(rng, 400, scale=True)
+    a[:20, 3] = 0.0  # w == 0: the first non-zero of x, y, z decides the sign
+    a[20:30, :3] = 0.0  # no rotation
+    a[30:35, 0] = 0.0
+    a[30:35, 3] = 0.0  # w == 0 and x == 0: y decides
+    b[40:50] = -a[40:50]  # the same rotation, the other sign
+    ac, bc = a.T.copy(), b.T.copy()
+    assert _bits(quat.norm_cm(ac)) == _bits(np.linalg.norm(a, axis=-1))
+    assert _bits(quat.norm_cm(ac[:3])) == _bits(np.linalg.norm(a[:, :3], axis=-1))
+    assert _bits(quat.unit_cm(ac).T) == _bits(quat.unit(a))
+    assert _bits(quat.multiply_cm(ac, bc).T) == _bits(quat.multiply(a, b))
+    assert _bits(quat.conjugate_cm(ac).T) == _bits(quat.conjugate(a))
+    assert _bits(quat.angle_between_unit_rad_cm(ac, bc)) == _bits(quat.angle_between_rad(a, b))
+    assert _bits(quat.rotation_vector_cm(ac).T) == _bits(quat.rotation_vector(a))
+    # and the values are the rotations': a turn of 90° about +Y has rotation vector (0, π/2, 0)
+    q = quat.from_axis_angle([0.0, 1.0, 0.0], math.pi / 2)
+    np.testing.assert_allclose(quat.rotation_vector_cm(q[:, None])[:, 0], [0.0, math.pi / 2, 0.0], atol=1e-15)
+    # the angle between it and its negative is zero (sign-invariant); to the identity, 90°
+    assert quat.angle_between_unit_rad_cm(q[:, None], -q[:, None])[0] == 0.0
+    np.testing.assert_allclose(quat.angle_between_unit_rad_cm(q[:, None], quat.IDENTITY[:, None])[0], math.pi / 2, rtol=1e-15)
