@@ -13,7 +13,9 @@ file's clips one gait group in ``animsmith.toml``; ``benchmarks/pack.py``):
 For each, in ONE run (so the ratios compare numbers taken in the same minutes): the
 floor (reading every file and ``json.loads`` of its GLB JSON chunk, in this process),
 ``animsmith lint`` as a subprocess in text and JSON output with ``--jobs 1``, ``--jobs
-2`` and the default ``--jobs auto`` (best of ``--repeats``, with each run's peak RSS),
+2`` and the default ``--jobs auto`` (best of ``--repeats`` rounds, each round running
+every configuration once, so a change in the machine's load reaches all of them alike;
+with each run's peak RSS),
 and, when ``node`` and a copy of the oracles folder with ``node_modules`` are present
 (``--oracles``: a writable copy of the oracles folder after ``npm ci``), the
 Khronos glTF-Validator's ``validateBytes`` on every file in one node process. Printed
@@ -63,13 +65,6 @@ def _children_cpu():
 
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
-
-
-def best_run(cmd, cwd, repeats):
-    """(best wall s, largest peak RSS MB, CPU s of the best run)."""
-    runs = [run_timed(cmd, cwd) for _ in range(repeats)]
-    best = min(runs)
-    return best[0], max(r[1] for r in runs), best[2]
 
 
 def build_packs(root, files, clips_per_file):
@@ -134,12 +129,17 @@ def main() -> None:
                 read_and_parse_json(paths)
                 floor = min(floor, time.perf_counter() - t0)
             t, cpu = {}, {}
-            for fmt in ("text", "json"):
-                for jobs in ("1", "2", "auto"):
+            configs = [(fmt, jobs) for fmt in ("text", "json") for jobs in ("1", "2", "auto")]
+            # interleaved: each round runs every configuration once, so a drift in the machine's
+            # load reaches all of them alike; each keeps its best round
+            for _ in range(args.repeats):
+                for fmt, jobs in configs:
                     cmd = animsmith_cmd() + ["lint", "--config", os.path.join(d, "animsmith.toml"),
                                              "--format", fmt, "--jobs", jobs] + paths
-                    t[fmt, jobs], rss, cpu[fmt, jobs] = best_run(cmd, d, args.repeats)
+                    wall, rss, c = run_timed(cmd, d)
                     worst_rss = max(worst_rss, rss)
+                    if wall < t.get((fmt, jobs), float("inf")):
+                        t[fmt, jobs], cpu[fmt, jobs] = wall, c
             print(f"\n[{shape}] {len(paths)} files x {args.clips_per_file} clips = {n_clips} clips, {mb:.0f} MB; "
                   f"--jobs auto = {effective_jobs('auto', len(paths))} process(es)")
             print(f"  read+json floor {floor * 1e3:.0f} ms")
@@ -150,7 +150,8 @@ def main() -> None:
             text_auto, json_auto = t["text", "auto"], t["json", "auto"]
             print(f"  text --jobs auto: {n_clips / text_auto:.0f} clips/s (target >= 1000 on per-channel)")
             print(f"  json / text: --jobs auto {json_auto / text_auto:.2f}, --jobs 1 {t['json', '1'] / t['text', '1']:.2f}"
-                  f" (target <= 1.3); CPU --jobs 1 {cpu['json', '1'] / cpu['text', '1']:.2f}")
+                  f" (target <= 1.3); CPU --jobs 1 {cpu['json', '1'] / cpu['text', '1']:.2f},"
+                  f" --jobs auto {cpu['json', 'auto'] / cpu['text', 'auto']:.2f}")
             print(f"  jobs 2 / jobs 1: text {t['text', '2'] / t['text', '1']:.2f}, json {t['json', '2'] / t['json', '1']:.2f}")
             print(f"  lint / floor: text auto {text_auto / floor:.1f}, json auto {json_auto / floor:.1f}, "
                   f"json --jobs 1 {t['json', '1'] / floor:.1f}")
