@@ -6,6 +6,8 @@ Legs are ordered by pair, left before right (pairs counted from the rear).
 
 from __future__ import annotations
 
+import copy
+
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -52,6 +54,16 @@ class LegMap:
     @property
     def pairs(self) -> List[int]:
         return sorted({leg.pair for leg in self.legs})
+
+    def copy(self) -> "LegMap":
+        """A copy sharing no list or leg with this map (what a cached rig hands out: a
+        caller may change its copy without touching the next file's)."""
+        out = copy.copy(self)
+        out.legs = [copy.copy(leg) for leg in self.legs]
+        out.notes = list(self.notes)
+        out.no_legs = list(self.no_legs)
+        out.names = copy.copy(self.names)
+        return out
 
     def pair_feet(self, pair: int) -> Tuple[List[Leg], List[Leg]]:
         """(left legs, right legs) of one pair."""

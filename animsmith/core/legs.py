@@ -458,23 +458,22 @@ def resolve_rig(asset, profile: Optional[str] = "auto", overrides: Optional[Mapp
     ``none`` from ``[rig.legs]`` only. ValueError for a bad profile or override.
 
     A rig resolved without reading the clips (every source but the shape rule) is kept
-    (``memo.memo``, at most ``RIG_CACHE_SIZE``) and a copy returned for the next file with
-    the same skeleton and settings: the same roles and legs, resolved once per rig layout."""
-    import copy
-
+    (``memo.memo``, at most ``RIG_CACHE_SIZE``) and a copy (``RoleMap.copy``: no dict, list
+    or leg shared) returned for the next file with the same skeleton and settings: the same
+    roles and legs, resolved once per rig layout."""
     from animsmith.core.roles import normalise_profile, resolve_roles
     from animsmith.memo import memo
 
     key = _rig_key(asset, profile, overrides, declared_legs)
     kept = RIG_CACHE.get(key) if key is not None else None
     if kept is not None:
-        return copy.deepcopy(kept)
+        return kept.copy()
     roles = resolve_roles(asset.skeleton, profile=profile, overrides=overrides)
     prof = normalise_profile(profile)
     legs = resolve_legs(asset, roles, declared_legs, search=prof != "none", shape=prof == "auto")
     out = roles_with_legs(roles, legs, asset.skeleton, fill=prof == "auto")
     if not legs.read_clips:
-        memo(RIG_CACHE, RIG_CACHE_SIZE, key, lambda: copy.deepcopy(out))
+        memo(RIG_CACHE, RIG_CACHE_SIZE, key, out.copy)
     return out
 
 

@@ -49,6 +49,8 @@ overrides resolved roles, ``<profile>+custom`` when both contributed,
 
 from __future__ import annotations
 
+import copy
+
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -125,6 +127,18 @@ class RoleMap:
 
     def get(self, role: str) -> Optional[int]:
         return self.bones.get(role)
+
+    def copy(self) -> "RoleMap":
+        """A copy sharing no dict and no legs with this map (what a cached rig hands out: a
+        caller may change its copy without touching the next file's)."""
+        out = copy.copy(self)
+        out.bones = dict(self.bones)
+        out.names = dict(self.names)
+        out.conventions = dict(self.conventions)
+        out.unresolved = dict(self.unresolved)
+        if self.legs is not None:
+            out.legs = self.legs.copy()
+        return out
 
     def has(self, role: str) -> bool:
         return role in self.bones

@@ -93,8 +93,16 @@ def test_a_rig_is_resolved_once_per_skeleton_and_each_file_gets_its_own_copy():
         assert [(leg.side, leg.foot) for leg in roles.legs.legs] == [("left", 2), ("right", 3)]
     assert second is not first and second.legs is not first.legs
     second.bones["hips"] = 0  # a caller changing its copy changes nothing for the next file
+    second.names["hips"] = "x"
+    second.unresolved["root"] = "x"
+    second.legs.legs[0].foot = 3
+    second.legs.legs.append(second.legs.legs[0])
+    second.legs.notes.append("x")
+    second.legs.no_legs.append(0)
     third = resolve_rig(Asset(skeleton=biped_skeleton(), clips=[]))
-    assert third.get("hips") == 1
+    assert third.get("hips") == 1 and third.names["hips"] == "Hips" and third.unresolved.get("root") != "x"
+    assert [(leg.side, leg.foot) for leg in third.legs.legs] == [("left", 2), ("right", 3)]
+    assert "x" not in third.legs.notes and 0 not in third.legs.no_legs
     legs_mod.RIG_CACHE.clear()
     assert resolve_rig(Asset(skeleton=biped_skeleton(), clips=[])).to_json() == third.to_json()
 
