@@ -7,7 +7,6 @@ Legs are ordered by pair, left before right (pairs counted from the rear).
 from __future__ import annotations
 
 import copy
-
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
