@@ -124,9 +124,10 @@ def cli(ctx: click.Context, config_path):
     Example: configs/example.animsmith.toml. Documentation: README.md and docs/
     in the animsmith source; `animsmith checks --markdown` prints the check reference.
     """
-    from animsmith.runtime import keep_freed_heap
+    from animsmith.runtime import collect_less_often, keep_freed_heap
 
     keep_freed_heap()  # here, not in main(): `--help` and `--version` never get this far
+    collect_less_often()
     ctx.ensure_object(dict)
     ctx.obj["config_path"] = config_path
 

@@ -1,7 +1,8 @@
 """Process-wide settings for the commands that do the work.
 
-:func:`keep_freed_heap` is called by the CLI before a subcommand runs (not for
-``--help``) and by spawned lint workers. Nothing here changes a result.
+:func:`keep_freed_heap` and :func:`collect_less_often` are called by the CLI before a
+subcommand runs (not for ``--help``) and by spawned lint workers. Nothing here changes a
+result.
 :func:`decide_exit_status` records a command's exit status before it writes
 its result, so a reader that goes away mid-write (``| head``) does not change it.
 """
@@ -24,6 +25,30 @@ MMAP_THRESHOLD_BYTES = 8 << 20
 #: temporaries do not fault fresh zeroed pages in again. It bounds what a
 #: process keeps beyond its live data.
 TRIM_THRESHOLD_BYTES = 32 << 20
+
+
+#: Young-generation threshold of Python's cyclic garbage collector during a command
+#: (CPython's default is 700): the collector runs after this many more container objects
+#: were created than freed. Loading one GLB parses its JSON into a few thousand dicts and
+#: lists, so the default ran ~900 young and ~8 full collections per 1,000-clip lint,
+#: 5-10 % of its time, every one finding nothing to free: the analysis of a clip makes no
+#: reference cycles (after 100 files a full collection finds 6 unreachable objects, none
+#: of ours), plain reference counting frees it all. The collector stays on, for cycles
+#: that code outside ours may make.
+COLLECTOR_THRESHOLD = 10_000
+
+
+def collect_less_often() -> bool:
+    """Raise the collector's young-generation threshold to :data:`COLLECTOR_THRESHOLD`
+    (older generations keep their ratios); True when applied. A no-op when the collector
+    is off or already runs less often (the embedding program's choice wins)."""
+    import gc
+
+    first, second, third = gc.get_threshold()
+    if not gc.isenabled() or first == 0 or first >= COLLECTOR_THRESHOLD:
+        return False
+    gc.set_threshold(COLLECTOR_THRESHOLD, second, third)
+    return True
 
 
 #: the exit status a command decided before writing its result (None: not decided, 0)

@@ -122,9 +122,10 @@ def _worker_main(
     import pickle
     import signal
 
-    from animsmith.runtime import keep_freed_heap
+    from animsmith.runtime import collect_less_often, keep_freed_heap
 
-    keep_freed_heap()  # a spawned worker does not inherit the CLI's setting (a forked one does)
+    keep_freed_heap()  # a spawned worker does not inherit the CLI's settings (a forked one does)
+    collect_less_often()
     try:  # a forked worker inherits the CLI's SIGTERM handler; the parent's terminate() means: stop now
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
     except (ValueError, OSError, AttributeError):
