@@ -239,8 +239,8 @@ def root_speed(grid, travel: TravelBone, yaw: Optional[Tuple[Optional[float], Op
         out.speed_mps_unavailable = out.heading_deg_unavailable = out.distance_m_unavailable = why
         return out
     p = grid.model_positions_m([bone])
-    first, last = p[0, 0].tolist(), p[-1, 0].tolist()
-    d = (last[0] - first[0], last[1] - first[1], last[2] - first[2])
+    first, last = p[0, 0], p[-1, 0]
+    d = tuple(map(float, (last - first).tolist()))  # in the positions' own precision
     if not all(map(math.isfinite, d)):
         why = f"non-finite position of travel bone {out.travel_bone!r}"
         out.speed_mps_unavailable = out.heading_deg_unavailable = out.distance_m_unavailable = why
@@ -250,7 +250,7 @@ def root_speed(grid, travel: TravelBone, yaw: Optional[Tuple[Optional[float], Op
     out.distance_m = dist * arc_factor(grid, bone, yaw)
     out.speed_mps = out.distance_m / dur
     # both ends are finite here (their difference is)
-    noise = HEADING_NOISE_FRACTION * max(1.0, max(map(abs, first + last)))
+    noise = HEADING_NOISE_FRACTION * max(1.0, max(map(abs, first.tolist() + last.tolist())))
     if dist <= noise:
         out.heading_deg_unavailable = "no horizontal travel (in place)"
     else:
@@ -313,6 +313,7 @@ def yaw_accumulation_deg(grid, bone: Optional[int], heading=None) -> Tuple[Optio
     h, _, reason = heading_series_deg(grid, int(bone)) if heading is None else heading
     if h is None:
         return None, reason
+    h = np.asarray(h)
     step = h[1:] - h[:-1]  # np.diff
     wrapped = (step + 180.0) % 360.0 - 180.0
     if (np.abs(np.abs(wrapped) - 180.0) <= AMBIGUOUS_STEP_DEG).any():
