@@ -94,14 +94,6 @@ def channel_animates(ch) -> bool:
     return bool((np.abs(v - v[0]) > tol).any())
 
 
-def animated_bones(clip, among=None) -> frozenset:
-    """Bones (of ``among`` when given) whose translation or rotation this clip changes
-    (:func:`channel_animates`)."""
-    return frozenset(
-        int(ch.bone) for ch in clip.channels if (among is None or int(ch.bone) in among) and channel_animates(ch)
-    )
-
-
 @dataclass(frozen=True)
 class TravelBone:
     """The bone whose trajectory is the clip's travel, and why it was chosen.
@@ -144,7 +136,7 @@ def travel_bone_of_clip(skeleton, clip, roles) -> TravelBone:
             if ch.bone in candidates and ch.path in ("translation", "rotation"):
                 channels.setdefault(int(ch.bone), ([], []))[ch.path == "rotation"].append(ch)
 
-    def animated(bone: int) -> bool:  # the bone is in animated_bones(clip, candidates)
+    def animated(bone: int) -> bool:  # some translation or rotation channel of the bone animates
         moves, turns = channels.get(bone, ((), ()))
         return any(map(channel_animates, moves)) or any(map(channel_animates, turns))
 
