@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from animsmith.core.circular import circular_distance_cycles
+from animsmith.memo import memo
 
 LEFT_ROLES = ("left_foot", "left_toe")
 RIGHT_ROLES = ("right_foot", "right_toe")
@@ -106,12 +107,32 @@ def lr_signal_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
     return _signal_from_positions(grid.model_positions_m(bones), nl, cycle_length(grid.frame_count))
 
 
+# (C, harmonic) -> (cos, sin) of the DFT angles 2πkh/C, k < C (read-only): clips of one
+# length share them; only cycles up to _DFT_TABLE_MAX_C samples are kept
+_DFT_TABLES: Dict[Tuple[int, int], Tuple[np.ndarray, np.ndarray]] = {}
+_DFT_TABLES_MAX = 128
+_DFT_TABLE_MAX_C = 4096
+
+
+def _dft_angles(c: int, harmonic: int) -> Tuple[np.ndarray, np.ndarray]:
+    """(cos, sin) of ``2π·k·harmonic/c`` for k = 0..c−1."""
+
+    def build() -> Tuple[np.ndarray, np.ndarray]:
+        ang = 2.0 * np.pi * np.arange(c) * harmonic / c
+        tables = (np.cos(ang), np.sin(ang))
+        for t in tables:
+            t.setflags(write=False)
+        return tables
+
+    key = (c, harmonic) if type(harmonic) is int and c <= _DFT_TABLE_MAX_C else None
+    return memo(_DFT_TABLES, _DFT_TABLES_MAX, key, build)
+
+
 def _dft_bin(signal: np.ndarray, harmonic: int):
     """(re, im) of DFT bin ``harmonic`` of a signal (C,), or of each row of (L, C) signals."""
     s = np.asarray(signal, dtype=np.float64)
-    c = s.shape[-1]
-    ang = 2.0 * np.pi * np.arange(c) * harmonic / c
-    re, im = np.add.reduce(s * np.cos(ang), axis=-1), np.add.reduce(s * np.sin(ang), axis=-1)
+    cos, sin = _dft_angles(s.shape[-1], harmonic)
+    re, im = np.add.reduce(s * cos, axis=-1), np.add.reduce(s * sin, axis=-1)
     return (float(re), float(im)) if s.ndim == 1 else (re, im)
 
 
@@ -170,6 +191,20 @@ def _leg_scale_from_positions(pos: np.ndarray) -> float:
     return float(np.add.reduce(d, axis=None) / d.size) if d.size else 0.0
 
 
+def _above_noise(amplitude: float, pos: np.ndarray) -> bool:
+    """``amplitude`` > 0 and above ``NOISE_AMPLITUDE_FRACTION`` × the mean hips-to-foot distance
+    of positions (N, 1 + F, 3) of [hips, feet...] (:func:`_leg_scale_from_positions`).
+
+    Every hips-to-foot distance is at most 2√3 (< 4, rounding included) × the largest
+    coordinate magnitude, so an amplitude above 4 × the fraction × that magnitude clears
+    the floor without the distances being measured; only a smaller one measures them.
+    """
+    largest = max(float(pos.max()), -float(pos.min())) if pos.size else 0.0
+    if amplitude > 4.0 * NOISE_AMPLITUDE_FRACTION * largest:  # False for a non-finite coordinate
+        return True
+    return not (amplitude == 0.0 or amplitude <= NOISE_AMPLITUDE_FRACTION * _leg_scale_from_positions(pos))
+
+
 def gait_metrics(grid, roles) -> GaitMetrics:
     """Stride anchor, L−R amplitude and cycles of one clip (module docstring).
 
@@ -184,8 +219,9 @@ def gait_metrics(grid, roles) -> GaitMetrics:
     if bones is not None:
         pos = grid.model_positions_m(bones)
         s, reason = _signal_from_positions(pos, nl, cycle_length(grid.frame_count))
-    bilateral = bool(_side_bones(roles, LEFT_ROLES)) and bool(_side_bones(roles, RIGHT_ROLES))
     if s is None:
+        # the signal's bones hold both sides; without them, say whether the roles do
+        bilateral = bones is not None or (bool(_side_bones(roles, LEFT_ROLES)) and bool(_side_bones(roles, RIGHT_ROLES)))
         return GaitMetrics(
             gait_phase_unavailable=reason,
             lr_amplitude_m_unavailable=reason,
@@ -195,8 +231,7 @@ def gait_metrics(grid, roles) -> GaitMetrics:
     amplitude = float(np.maximum.reduce(s) - np.minimum.reduce(s))
     g = GaitMetrics(lr_amplitude_m=amplitude, signal_m=s, bilateral=True)
     # the signal's bones are [hips] + every resolved foot/toe role (FOOT_ROLES)
-    floor = NOISE_AMPLITUDE_FRACTION * _leg_scale_from_positions(pos)
-    if amplitude == 0.0 or amplitude <= floor:
+    if not _above_noise(amplitude, pos):
         why = (
             "no foot-height swing: left-right height difference is constant"
             if amplitude == 0.0
@@ -213,7 +248,7 @@ def gait_metrics(grid, roles) -> GaitMetrics:
         why = "no periodic foot alternation: the signal has no varying harmonic"
         g.gait_phase_unavailable = g.cycles_unavailable = why
         return g
-    k = int(np.argmax(ac)) + 1
+    k = int(ac.argmax()) + 1
     frac = float(ac[k - 1] / total)
     g.dominant_power_fraction = frac
     if frac < MIN_DOMINANT_POWER_FRACTION:

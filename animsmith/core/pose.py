@@ -112,7 +112,7 @@ class _SubsetPlan:
     a contiguous run, else an index array.
     """
 
-    __slots__ = ("bones", "bone_list", "slot", "levels")
+    __slots__ = ("bones", "bone_list", "slot", "levels", "targets")
 
     def __init__(self, parents: np.ndarray, wanted) -> None:
         seen = set()
@@ -126,6 +126,8 @@ class _SubsetPlan:
         self.bone_list = order
         self.bones = np.array(order, dtype=np.intp)
         self.slot = {b: i for i, b in enumerate(order)}
+        # ((bone, path), position, rotation?) of every channel target of the plan's bones, in order
+        self.targets = [((b, path), i, path == "rotation") for i, b in enumerate(order) for path in TRS_PATHS]
         self.levels = []
         lo = 0
         while lo < len(order):
@@ -155,6 +157,23 @@ _PLANS_MAX = 4096
 
 def _subset_plan(parents: np.ndarray, bones: List[int]) -> _SubsetPlan:
     return memo(_PLANS, _PLANS_MAX, (parents.tobytes(), tuple(bones)), lambda: _SubsetPlan(parents, bones))
+
+
+# (rest rotations (R, 4) bytes) -> their normalize_quat, component-major (4, R), read-only:
+# the bones a clip leaves at rest rotation, once per rig rather than once per clip
+_REST_UNIT: Dict[bytes, np.ndarray] = {}
+_REST_UNIT_MAX = 1024
+
+
+def _unit_rest(rest_q: np.ndarray) -> np.ndarray:
+    """``normalize_quat(rest_q).T`` of rest rotations (R, 4), memoised on their bytes."""
+
+    def build() -> np.ndarray:
+        unit = normalize_quat(rest_q).T
+        unit.setflags(write=False)
+        return unit
+
+    return memo(_REST_UNIT, _REST_UNIT_MAX, rest_q.tobytes(), build)
 
 
 class _Block:
@@ -249,15 +268,14 @@ class LazyPoseGrid(PoseGrid):
         groups: Dict[tuple, list] = {}
         animated = [False] * b
         cache = self._key_cache
-        for i, bone in enumerate(plan.bone_list):
-            for path in TRS_PATHS:
-                ch = win.get((bone, path))
-                if ch is not None:
-                    animated[i] = True
-                    kb = cache.get(id(ch.times))
-                    if kb is None:
-                        kb = key_time_bytes(ch.times, cache)
-                    groups.setdefault((ch.interpolation, path == "rotation", kb), []).append((i, ch))
+        for target, i, rotation in plan.targets:
+            ch = win.get(target)
+            if ch is not None:
+                animated[i] = True
+                kb = cache.get(id(ch.times))
+                if kb is None:
+                    kb = key_time_bytes(ch.times, cache)
+                groups.setdefault((ch.interpolation, rotation, kb), []).append((i, ch))
         # component-major local pose of the plan's bones: rq (4, S, N), t and s (3, S, N)
         rq = np.empty((4, b, n))
         t = np.empty((3, b, n))
@@ -283,8 +301,7 @@ class LazyPoseGrid(PoseGrid):
                     s[:, i] = out[:, j]
         rest_rot = [i for i in range(b) if not rot_done[i]]
         if rest_rot:
-            rest_q = np.asarray(skel.rest_rotation, dtype=np.float64)[sub[rest_rot]].T  # (4, R)
-            rq[:, rest_rot] = normalize_quat(rest_q.T).T[:, :, None]
+            rq[:, rest_rot] = _unit_rest(np.asarray(skel.rest_rotation, dtype=np.float64)[sub[rest_rot]])[:, :, None]
         if s is None:
             rest_s = np.asarray(skel.rest_scale)[sub]
             if not (rest_s == 1.0).all():
@@ -367,6 +384,8 @@ class LazyPoseGrid(PoseGrid):
         self._ensure_rotations(idx)
         if not idx:
             return np.empty((self.times_s.shape[0], 0, 4))
+        if len(idx) == 1:
+            return self._rot[idx[0]][:, None].copy()  # what np.stack makes of one bone
         return np.stack([self._rot[b] for b in idx], axis=1)
 
 

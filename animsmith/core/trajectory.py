@@ -76,29 +76,22 @@ def channel_animates(ch) -> bool:
     v = np.asarray(ch.values, dtype=np.float64)
     if v.shape[0] == 0:
         return False
-    if not np.all(np.isfinite(v)):
+    if not np.isfinite(v).all():
         return True  # a broken track is not a static one (nan reports it)
     for tangents in (ch.in_tangents, ch.out_tangents):
-        if tangents is not None and np.any(np.asarray(tangents) != 0):
+        if tangents is not None and (np.asarray(tangents) != 0).any():
             return True
     if v.shape[0] < 2:
         return False
     if ch.path == "rotation":
-        n = np.linalg.norm(v, axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            u = v / np.where(n > 0, n, 1.0)[:, None]
-        dots = np.clip(np.abs(u @ u[0]), 0.0, 1.0)
-        return bool(np.any(2.0 * np.arccos(dots) > ANIMATED_ROTATION_TOL_RAD))
-    tol = ANIMATED_VECTOR_TOL * max(1.0, float(np.max(np.abs(v))))
-    return bool(np.any(np.abs(v - v[0]) > tol))
-
-
-def animated_bones(clip, among=None) -> frozenset:
-    """Bones (of ``among`` when given) whose translation or rotation this clip changes
-    (:func:`channel_animates`)."""
-    return frozenset(
-        int(ch.bone) for ch in clip.channels if (among is None or int(ch.bone) in among) and channel_animates(ch)
-    )
+        # |v| as np.linalg.norm computes it; every key is finite here, so the division
+        # by a positive (or infinite) length raises nothing
+        n = np.sqrt(np.add.reduce(v * v, axis=1))
+        u = v / np.where(n > 0, n, 1.0)[:, None]
+        dots = np.minimum(np.abs(u @ u[0]), 1.0)  # |dot| >= 0: only the upper clip can act
+        return bool((2.0 * np.arccos(dots) > ANIMATED_ROTATION_TOL_RAD).any())
+    tol = ANIMATED_VECTOR_TOL * max(1.0, float(np.abs(v).max()))
+    return bool((np.abs(v - v[0]) > tol).any())
 
 
 @dataclass(frozen=True)
@@ -132,21 +125,30 @@ def travel_bone_of_clip(skeleton, clip, roles) -> TravelBone:
     names = skeleton.names
     hips = roles.get("hips")
     root = roles.get("root")
+    chain = [] if hips is None else _chain_to(skeleton, int(hips))
     # only the bones that can travel are looked at: the hips' chain, and the root role
-    candidates = set() if hips is None else set(_chain_to(skeleton, int(hips)))
+    candidates = set(chain)
     if root is not None:
         candidates.add(int(root))
-    moving = animated_bones(clip, candidates) if clip is not None else frozenset()
+    channels: dict = {}  # candidate bone -> its translation channels, then its rotation channels
+    if clip is not None:
+        for ch in clip.channels:
+            if ch.bone in candidates and ch.path in ("translation", "rotation"):
+                channels.setdefault(int(ch.bone), ([], []))[ch.path == "rotation"].append(ch)
+
+    def animated(bone: int) -> bool:  # some translation or rotation channel of the bone animates
+        moves, turns = channels.get(bone, ((), ()))
+        return any(map(channel_animates, moves)) or any(map(channel_animates, turns))
+
     root_text = None if root is None else f"root {str(names[root])!r}"
     if hips is None:
-        if root is not None and root in moving:
+        if root is not None and animated(int(root)):
             return TravelBone(int(root), str(names[root]), "root", f"{root_text} is animated in this clip (no hips role)")
         if root is not None:
             return TravelBone(None, None, None, f"no hips role, and {root_text} is not animated in this clip")
         return TravelBone(None, None, None, "neither root nor hips role resolved")
     hips = int(hips)
-    chain = _chain_to(skeleton, hips)
-    highest = next((b for b in chain if b in moving), None)
+    highest = next((b for b in chain if animated(b)), None)  # from the top down: the first one decides
     if highest is not None and highest != hips:
         name = str(names[highest])
         if root is not None and int(root) == highest:
@@ -228,21 +230,23 @@ def root_speed(grid, travel: TravelBone, yaw: Optional[Tuple[Optional[float], Op
         why = "clip has zero duration or fewer than 2 samples"
         out.speed_mps_unavailable = out.heading_deg_unavailable = out.distance_m_unavailable = why
         return out
-    p = grid.model_positions_m([bone])[:, 0, :]
-    d = p[-1] - p[0]
-    if not np.all(np.isfinite(d)):
+    p = grid.model_positions_m([bone])
+    first, last = p[0, 0], p[-1, 0]
+    d = tuple(map(float, (last - first).tolist()))  # in the positions' own precision
+    if not all(map(math.isfinite, d)):
         why = f"non-finite position of travel bone {out.travel_bone!r}"
         out.speed_mps_unavailable = out.heading_deg_unavailable = out.distance_m_unavailable = why
         return out
-    dist = float(math.hypot(d[0], d[2]))
-    out.displacement_m = (float(d[0]), float(d[1]), float(d[2]))
+    dist = math.hypot(d[0], d[2])
+    out.displacement_m = d
     out.distance_m = dist * arc_factor(grid, bone, yaw)
     out.speed_mps = out.distance_m / dur
-    noise = HEADING_NOISE_FRACTION * max(1.0, float(np.max(np.abs(p[[0, -1]]))))
+    # both ends are finite here (their difference is)
+    noise = HEADING_NOISE_FRACTION * max(1.0, max(map(abs, first.tolist() + last.tolist())))
     if dist <= noise:
         out.heading_deg_unavailable = "no horizontal travel (in place)"
     else:
-        out.heading_deg = heading_deg_of(float(d[0]), float(d[2]))
+        out.heading_deg = heading_deg_of(d[0], d[2])
     return out
 
 
@@ -250,16 +254,9 @@ def root_speed(grid, travel: TravelBone, yaw: Optional[Tuple[Optional[float], Op
 # Yaw
 # --------------------------------------------------------------------------
 
-#: the rotation-matrix column of each local axis a heading can be read from
+#: the rotation-matrix column of each local axis a heading can be read from (its model-space
+#: X and Z components are that column's X and Z rows, ``quat.to_matrix``)
 _AXIS_COLUMN = {"+X": 0, "+Y": 1, "+Z": 2}
-
-
-def _axis_xz(q: np.ndarray, axis: str) -> Tuple[np.ndarray, np.ndarray]:
-    """Model-space X and Z components of local ``axis`` ("+Z", "+Y", "+X") rotated by unit q (..., 4):
-    the X and Z rows of that axis's column of the rotation matrix (``quat.to_matrix``)."""
-    m = quat.to_matrix(q)
-    col = _AXIS_COLUMN[axis]
-    return m[..., 0, col], m[..., 2, col]
 
 
 def heading_series_deg(grid, bone: int) -> Tuple[Optional[np.ndarray], Optional[str], Optional[str]]:
@@ -271,20 +268,22 @@ def heading_series_deg(grid, bone: int) -> Tuple[Optional[np.ndarray], Optional[
     axis at every sample, float64.
     """
     q = quat.normalize(np.asarray(grid.model_rotations([bone])[:, 0, :], dtype=np.float64))
-    if not np.all(np.isfinite(q)):
+    if not np.isfinite(q).all():
         return None, None, "non-finite rotation"
+    m = quat.to_matrix(q)  # every sample's matrix at once; sample 0's row is what it would be alone
+    first = m[0].tolist()
     best_len, label = -1.0, "+Z"
     for axis in ("+Z", "+Y", "+X"):
-        ax, az = _axis_xz(q[0], axis)
-        length = math.hypot(float(ax), float(az))
+        col = _AXIS_COLUMN[axis]
+        length = math.hypot(first[0][col], first[2][col])
         if length > best_len:
             best_len, label = length, axis
     if best_len <= MIN_PROJECTION:
         return None, None, "no local axis has a horizontal projection at the first sample"
-    vx, vz = _axis_xz(q, label)
-    proj = np.hypot(vx, vz)
-    lost = proj <= MIN_PROJECTION
-    if np.any(lost):
+    col = _AXIS_COLUMN[label]
+    vx, vz = m[:, 0, col], m[:, 2, col]
+    lost = np.hypot(vx, vz) <= MIN_PROJECTION
+    if lost.any():
         i = int(np.argmax(lost))
         return None, None, f"the {label} axis loses its horizontal projection at {float(grid.times_s[i]):.3f}s"
     return np.degrees(np.arctan2(vx, vz)), label, None
@@ -306,11 +305,12 @@ def yaw_accumulation_deg(grid, bone: Optional[int], heading=None) -> Tuple[Optio
     h, _, reason = heading_series_deg(grid, int(bone)) if heading is None else heading
     if h is None:
         return None, reason
-    step = np.diff(h)
+    h = np.asarray(h)
+    step = h[1:] - h[:-1]  # np.diff
     wrapped = (step + 180.0) % 360.0 - 180.0
-    if np.any(np.abs(np.abs(wrapped) - 180.0) <= AMBIGUOUS_STEP_DEG):
+    if (np.abs(np.abs(wrapped) - 180.0) <= AMBIGUOUS_STEP_DEG).any():
         return None, "a heading step of 180° between adjacent samples is ambiguous"
-    turns = np.round((wrapped - step) / 360.0)
+    turns = ((wrapped - step) / 360.0).round()
     net = float(h[-1] - h[0] + 360.0 * turns.sum())
     return net, None
 

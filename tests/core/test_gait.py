@@ -177,6 +177,36 @@ def test_noise_floor_is_a_millionth_of_the_leg():
     assert above.gait_phase == pytest.approx(0.75, abs=1e-6)
 
 
+def test_noise_floor_follows_the_leg_not_the_distance_from_the_origin():
+    # the same walk at the origin and 10 km from it: its coordinates are 10⁴ × larger there, its
+    # hips-to-foot distance is not, so the floor (and which side of it an amplitude falls) stays put
+    roles = roles_of(BIPED_ROLES)
+    leg = math.hypot(0.1, 0.9)
+    amp_at_floor = 1e-6 * leg / (4 * math.sin(2 * math.pi * 7 / 30))
+    for x, factor, measured in [(x, f, m) for x in (0.0, 1e4) for f, m in ((0.9, False), (1.1, True), (40.0, True))]:
+        p = biped_positions(amp=factor * amp_at_floor)
+        p[:, :, 0] += x
+        g = gait_metrics(make_grid(p), roles)
+        assert (g.gait_phase is not None) == measured, (x, factor)
+        if measured:
+            assert g.gait_phase == pytest.approx(0.75, abs=1e-3)
+        else:
+            assert "within float noise" in g.gait_phase_unavailable
+
+
+@pytest.mark.parametrize("c,harmonic", [(30, 1), (40, 2), (30, 3), (5000, 1)])
+def test_stride_anchor_of_each_cycle_length_and_harmonic(c, harmonic):
+    # s(k) = sin(2πkh/C) has DFT bin h = −iC/2: im < 0 = re, atan2 = −π/2, anchor 0.75; a
+    # cosine has its trough half a cycle after k = 0: anchor 0.5. Lengths asked for in turn
+    # keep their own angles (5000 samples: longer than the shared tables go).
+    k = np.arange(c)
+    sine = np.sin(2 * np.pi * k * harmonic / c)
+    cosine = np.cos(2 * np.pi * k * harmonic / c)
+    assert stride_anchor_cycles(sine, harmonic=harmonic) == pytest.approx(0.75, abs=1e-9)
+    assert stride_anchor_cycles(cosine, harmonic=harmonic) == pytest.approx(0.5, abs=1e-9)
+    assert stride_anchor_cycles(np.sin(2 * np.pi * np.arange(30) / 30)) == pytest.approx(0.75, abs=1e-9)
+
+
 def test_noise_only_is_not_periodic():
     rng = np.random.default_rng(7)
     p = biped_positions(frames=121, amp=0.0)

@@ -79,6 +79,28 @@ def test_travel_bone_is_the_highest_animated_node_above_the_hips():
     assert tb.bone is None and "root" in tb.reason
 
 
+def test_a_node_travels_when_either_its_translation_or_its_rotation_animates():
+    t = np.array([0.0, 0.5, 1.0])
+    turn = quat.from_axis_angle(np.tile([0.0, 1.0, 0.0], (3, 1)), np.radians([0.0, 10.0, 20.0]))
+    noise = np.array([[0, 0, 0], [1e-7, 0, 0], [0, 0, 0]], float)  # one value, float noise on it
+    walk = np.array([[0, 0, 0], [0, 0, 1], [0, 0, 2]], float)
+    hold = np.tile([0.0, 0.0, 0.0, 1.0], (3, 1))
+
+    def clip(bone, translation, rotation):
+        chans = [Channel.make(bone, "translation", t, translation), Channel.make(bone, "rotation", t, rotation)]
+        return Clip(name="c", channels=chans + [Channel.make(2, "translation", t, walk)])
+
+    # the Armature (1) turns with a still translation, walks with a still rotation, or does neither
+    assert travel_bone_of_clip(CHAIN, clip(1, noise, turn), CHAIN_ROLES).bone == 1
+    assert travel_bone_of_clip(CHAIN, clip(1, walk, hold), CHAIN_ROLES).bone == 1
+    assert travel_bone_of_clip(CHAIN, clip(1, noise, hold), CHAIN_ROLES).bone == 2
+    # without a hips role the root role's bone travels when it turns in place
+    roles = RoleMap(profile="t", bones={"root": 0}, names={"root": "RootNode"})
+    tb = travel_bone_of_clip(CHAIN, clip(0, noise, turn), roles)
+    assert (tb.bone, tb.role) == (0, "root")
+    assert travel_bone_of_clip(CHAIN, clip(0, noise, hold), roles).bone is None
+
+
 def test_root_moving_plus_x_at_2mps_heads_90():
     s = root_speed(straight_line([2.0, 0.0, 0.0]), ROOT_HIPS)
     assert s.speed_mps == pytest.approx(2.0)
