@@ -74,12 +74,15 @@ def stance_mask(
     h = np.asarray(height_m, dtype=np.float64)
     if h.ndim == 1:
         h = h[:, None]
-    finite = np.isfinite(h)
     if h.shape[0] == 0:
         return np.zeros(h.shape, dtype=bool)
-    ground = np.min(np.where(finite, h, np.inf), axis=0)
-    with np.errstate(invalid="ignore"):
-        low = finite & ((h - ground[None, :]) <= float(contact_height_m))
+    finite = np.isfinite(h)
+    if finite.all():  # every height counts: the same minimum and comparison, with nothing to mask
+        low = (h - np.minimum.reduce(h, axis=0)) <= float(contact_height_m)
+    else:
+        ground = np.min(np.where(finite, h, np.inf), axis=0)
+        with np.errstate(invalid="ignore"):
+            low = finite & ((h - ground[None, :]) <= float(contact_height_m))
     if times_s is None or h.shape[0] < 2:
         return low
     t = np.asarray(times_s, dtype=np.float64).reshape(-1)
@@ -95,7 +98,16 @@ def vertical_speed_mps(height_m, times_s) -> np.ndarray:
     h = np.asarray(height_m, dtype=np.float64)
     t = np.asarray(times_s, dtype=np.float64).reshape(-1)
     n = h.shape[0]
-    dt = np.diff(t)
+    dt = t[1:] - t[:-1]
+    if h.ndim == 2 and n >= 2 and (dt > 0).all() and math.isfinite(t[-1] - t[0]) and np.isfinite(h).all():
+        # every neighbour usable (the usual grid): one-sided at the two ends, central between
+        step = (h[1:] - h[:-1]) / dt[:, None]
+        if np.isfinite(step).all():
+            v = np.empty(h.shape)
+            v[0] = step[0]
+            v[-1] = step[-1]
+            v[1:-1] = (h[2:] - h[:-2]) / (t[2:] - t[:-2])[:, None]
+            return np.abs(v)  # finite or an overflow's inf: never NaN here
     with np.errstate(invalid="ignore", divide="ignore"):
         step = np.where((dt > 0)[:, None], np.diff(h, axis=0) / np.where(dt > 0, dt, 1.0)[:, None], np.nan)  # (N-1, F)
     pad = np.full((1, h.shape[1]), np.nan)

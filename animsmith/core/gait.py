@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from animsmith.core.circular import circular_distance_cycles
+from animsmith.memo import memo
 
 LEFT_ROLES = ("left_foot", "left_toe")
 RIGHT_ROLES = ("right_foot", "right_toe")
@@ -106,13 +107,29 @@ def lr_signal_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
     return _signal_from_positions(grid.model_positions_m(bones), nl, cycle_length(grid.frame_count))
 
 
+#: the cos and sin rows of DFT bins, per (C, harmonic): a pack's clips share a few lengths
+_DFT_BASES: Dict[Tuple[int, Any], np.ndarray] = {}
+_DFT_BASES_MAX = 256
+
+
+def _dft_basis(c: int, harmonic) -> np.ndarray:
+    """(2, C) read-only: ``cos`` and ``sin`` of ``2π·k·harmonic/C``, k = 0..C−1 (memoised)."""
+
+    def build() -> np.ndarray:
+        ang = 2.0 * np.pi * np.arange(c) * harmonic / c
+        basis = np.stack([np.cos(ang), np.sin(ang)])
+        basis.flags.writeable = False
+        return basis
+
+    return memo(_DFT_BASES, _DFT_BASES_MAX, (c, harmonic), build)
+
+
 def _dft_bin(signal: np.ndarray, harmonic: int):
-    """(re, im) of DFT bin ``harmonic`` of a signal (C,), or of each row of (L, C) signals."""
+    """(re, im) of DFT bin ``harmonic`` of a signal (C,), or of each row of (L, C) signals:
+    ``re = Σ s(k)·cos(2πkh/C)``, ``im = Σ s(k)·sin(2πkh/C)``, both sums in one reduction."""
     s = np.asarray(signal, dtype=np.float64)
-    c = s.shape[-1]
-    ang = 2.0 * np.pi * np.arange(c) * harmonic / c
-    re, im = np.add.reduce(s * np.cos(ang), axis=-1), np.add.reduce(s * np.sin(ang), axis=-1)
-    return (float(re), float(im)) if s.ndim == 1 else (re, im)
+    both = np.add.reduce(s[..., None, :] * _dft_basis(s.shape[-1], harmonic), axis=-1)  # (..., 2)
+    return (float(both[0]), float(both[1])) if s.ndim == 1 else (both[..., 0], both[..., 1])
 
 
 def _anchor_of_bin(re: float, im: float) -> float:
@@ -368,10 +385,12 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
     rows = np.ascontiguousarray((pos[:c, 1:, 1] - pos[:c, :1, 1]).T)
     scale = _leg_scale_from_positions(pos)
     finite = np.isfinite(rows).all(axis=1).tolist()
+    power = totals = None  # the harmonic's share of the power is only read when pair 0 does not alternate
     with np.errstate(invalid="ignore", over="ignore"):
         swings = (np.maximum.reduce(rows, axis=1) - np.minimum.reduce(rows, axis=1)).tolist()
-        power = harmonic_power(rows)[:, 1:]
-        totals = np.add.reduce(power, axis=1).tolist()
+        if not periodic:
+            power = harmonic_power(rows)[:, 1:]
+            totals = np.add.reduce(power, axis=1).tolist()
         res, ims = _dft_bin(rows, harmonic)
     out: List[Tuple[Optional[float], Optional[str]]] = []
     for f in range(len(legs.legs)):
@@ -382,14 +401,15 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
         if swing == 0.0 or swing <= NOISE_AMPLITUDE_FRACTION * scale:
             out.append((None, "no foot-height swing: the foot keeps its height relative to the body"))
             continue
-        total = totals[f]
-        frac = float(power[f, harmonic - 1] / total) if 0 < harmonic <= power.shape[1] and total > 0.0 else 0.0
-        if not periodic and frac < MIN_DOMINANT_POWER_FRACTION:
-            out.append((None, (
-                f"no periodic foot-height cycle: harmonic {harmonic} holds {frac:.0%} of the foot height's "
-                f"power (needs {MIN_DOMINANT_POWER_FRACTION:.0%})"
-            )))
-            continue
+        if not periodic:
+            total = totals[f]
+            frac = float(power[f, harmonic - 1] / total) if 0 < harmonic <= power.shape[1] and total > 0.0 else 0.0
+            if frac < MIN_DOMINANT_POWER_FRACTION:
+                out.append((None, (
+                    f"no periodic foot-height cycle: harmonic {harmonic} holds {frac:.0%} of the foot height's "
+                    f"power (needs {MIN_DOMINANT_POWER_FRACTION:.0%})"
+                )))
+                continue
         out.append((_anchor_of_bin(float(res[f]), float(ims[f])), None))
     return out
 
