@@ -37,6 +37,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from animsmith.memo import memo
+
 
 #: the vertical speed (m/s) above which a low foot is still swinging, not planted (see :func:`stance_mask`)
 DEFAULT_CONTACT_VERTICAL_SPEED_MPS = 0.1
@@ -76,10 +78,11 @@ def stance_mask(
         h = h[:, None]
     if h.shape[0] == 0:
         return np.zeros(h.shape, dtype=bool)
-    finite = np.isfinite(h)
-    if finite.all():  # every height counts: the same minimum and comparison, with nothing to mask
+    largest = np.abs(h).max() if h.size else 0.0  # finite when every height is
+    if math.isfinite(largest):  # every height counts: the same minimum and comparison, with nothing to mask
         low = (h - np.minimum.reduce(h, axis=0)) <= float(contact_height_m)
     else:
+        finite = np.isfinite(h)
         ground = np.min(np.where(finite, h, np.inf), axis=0)
         with np.errstate(invalid="ignore"):
             low = finite & ((h - ground[None, :]) <= float(contact_height_m))
@@ -88,26 +91,31 @@ def stance_mask(
     t = np.asarray(times_s, dtype=np.float64).reshape(-1)
     if t.shape[0] != h.shape[0]:
         raise ValueError(f"times_s has {t.shape[0]} samples, height_m has {h.shape[0]}")
-    return low & (vertical_speed_mps(h, t) <= float(max_vertical_speed_mps))
+    return low & (_vertical_speed(h, t, largest) <= float(max_vertical_speed_mps))
 
 
 def vertical_speed_mps(height_m, times_s) -> np.ndarray:
     """(N, F) ``|dh/dt|`` per sample: central difference over the two neighbours,
     one-sided at the ends or beside a non-finite neighbour or a non-increasing time
     step (inf when neither side is usable, so such a sample never counts as still)."""
-    h = np.asarray(height_m, dtype=np.float64)
-    t = np.asarray(times_s, dtype=np.float64).reshape(-1)
+    return _vertical_speed(np.asarray(height_m, dtype=np.float64), np.asarray(times_s, dtype=np.float64).reshape(-1))
+
+
+def _vertical_speed(h: np.ndarray, t: np.ndarray, largest=None) -> np.ndarray:
+    """:func:`vertical_speed_mps` of float64 heights and times; ``largest`` is the largest
+    ``|h|`` when the caller has it."""
     n = h.shape[0]
     dt = t[1:] - t[:-1]
-    if h.ndim == 2 and n >= 2 and (dt > 0).all() and math.isfinite(t[-1] - t[0]) and np.isfinite(h).all():
-        # every neighbour usable (the usual grid): one-sided at the two ends, central between
-        step = (h[1:] - h[:-1]) / dt[:, None]
-        if np.isfinite(step).all():
-            v = np.empty(h.shape)
-            v[0] = step[0]
-            v[-1] = step[-1]
-            v[1:-1] = (h[2:] - h[:-2]) / (t[2:] - t[:-2])[:, None]
-            return np.abs(v)  # finite or an overflow's inf: never NaN here
+    if h.ndim == 2 and h.size and n >= 2:
+        m = dt.min()
+        if largest is None:
+            largest = np.abs(h).max()
+        # the usual grid: times increasing and finite, heights finite and far from overflowing
+        # (every one-sided step below 1e300 m/s); then every neighbour is usable, and each
+        # sample's difference is central between its neighbours, one-sided at the two ends
+        if m > 0.0 and math.isfinite(t[-1] - t[0]) and 2.0 * largest < 1e300 * m:
+            after, before = _neighbours(n)
+            return np.abs((h[after] - h[before]) / (t[after] - t[before])[:, None])
     with np.errstate(invalid="ignore", divide="ignore"):
         step = np.where((dt > 0)[:, None], np.diff(h, axis=0) / np.where(dt > 0, dt, 1.0)[:, None], np.nan)  # (N-1, F)
     pad = np.full((1, h.shape[1]), np.nan)
@@ -123,6 +131,24 @@ def vertical_speed_mps(height_m, times_s) -> np.ndarray:
             central[1:-1] = (h[2:] - h[:-2]) / span[1:-1, None]
     v = np.where(both, central, np.where(np.isfinite(before), before, after))
     return np.where(np.isfinite(v), np.abs(v), np.inf)
+
+
+#: per sample count N, the samples each sample's vertical speed is taken between
+_NEIGHBOURS: Dict[int, Tuple[np.ndarray, np.ndarray]] = {}
+_NEIGHBOURS_MAX = 256
+
+
+def _neighbours(n: int) -> Tuple[np.ndarray, np.ndarray]:
+    """(after, before) indices for ``n`` >= 2 samples: (i + 1, i − 1) between the ends,
+    (1, 0) at the first sample, (n − 1, n − 2) at the last (read-only, memoised)."""
+
+    def build() -> Tuple[np.ndarray, np.ndarray]:
+        after = np.minimum(np.arange(1, n + 1), n - 1)
+        before = np.maximum(np.arange(-1, n - 1), 0)
+        after.flags.writeable = before.flags.writeable = False
+        return after, before
+
+    return memo(_NEIGHBOURS, _NEIGHBOURS_MAX, n, build)
 
 
 @dataclass

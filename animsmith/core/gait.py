@@ -181,10 +181,18 @@ class GaitMetrics:
 def _leg_scale_from_positions(pos: np.ndarray) -> float:
     """Mean hips-to-foot distance (scale for the noise floor): the mean over frames and
     feet of |foot − hips| (finite values only), from positions (N, 1 + F, 3) of [hips, feet...]."""
+    return _feet_over_body(pos)[1]
+
+
+def _feet_over_body(pos: np.ndarray) -> Tuple[np.ndarray, float, bool]:
+    """(rel (N, F, 3) = foot − hips, :func:`_leg_scale_from_positions`, every distance finite?)
+    from positions (N, 1 + F, 3) of [hips, feet...]."""
     rel = pos[:, 1:, :] - pos[:, 0, None, :]
     d = np.sqrt(np.add.reduce(rel * rel, axis=-1))  # what np.linalg.norm(rel, axis=-1) computes
-    d = d[np.isfinite(d)]
-    return float(np.add.reduce(d, axis=None) / d.size) if d.size else 0.0
+    finite = np.isfinite(d)
+    every = bool(finite.all())
+    d = d.reshape(-1) if every else d[finite]  # the same values in the same order either way
+    return rel, float(np.add.reduce(d, axis=None) / d.size) if d.size else 0.0, every
 
 
 def gait_metrics(grid, roles) -> GaitMetrics:
@@ -381,10 +389,11 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
     c = cycle_length(n)
     # positions_m: (N, 1 + L, 3) of [body, feet...] when the caller has them already
     pos = grid.model_positions_m([legs.body] + [leg.foot for leg in legs.legs]) if positions_m is None else positions_m
+    rel, scale, every = _feet_over_body(pos)
     # every leg at once: one row per leg (h[i, f] = foot f's height over the body at sample i)
-    rows = np.ascontiguousarray((pos[:c, 1:, 1] - pos[:c, :1, 1]).T)
-    scale = _leg_scale_from_positions(pos)
-    finite = np.isfinite(rows).all(axis=1).tolist()
+    rows = np.ascontiguousarray(rel[:c, :, 1].T)
+    # a finite distance has finite components: then every row is finite
+    finite = [True] * rows.shape[0] if every else np.isfinite(rows).all(axis=1).tolist()
     power = totals = None  # the harmonic's share of the power is only read when pair 0 does not alternate
     with np.errstate(invalid="ignore", over="ignore"):
         swings = (np.maximum.reduce(rows, axis=1) - np.minimum.reduce(rows, axis=1)).tolist()
@@ -418,7 +427,7 @@ def duty_factors(stance, frame_count: int) -> List[float]:
     """Per foot: the share of one cycle's samples (i < C) in stance ((N, F) mask)."""
     st = np.asarray(stance, dtype=bool)
     c = cycle_length(frame_count)
-    return [float(k / c) for k in np.count_nonzero(st[:c], axis=0).tolist()]
+    return [float(k / c) for k in np.add.reduce(st[:c], axis=0, dtype=np.intp).tolist()]
 
 
 def leg_offsets(phases: Sequence[Optional[float]]) -> List[Optional[float]]:
