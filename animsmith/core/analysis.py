@@ -237,12 +237,14 @@ class ClipAnalysis:
             out["legs"] = [(None, why, None, None, why) for _ in legs.legs]
             out["pattern"] = (None, why)
             return out
-        for p in legs.pairs:
+        pairs = legs.pairs
+        roles = self.roles
+        for p in pairs:
             left, right = legs.pair_feet(p)
             same = (
                 p == 0 and len(left) == 1 and len(right) == 1
-                and self.roles.get("left_foot") == left[0].foot and self.roles.get("right_foot") == right[0].foot
-                and self.roles.get("hips") == legs.body
+                and roles.get("left_foot") == left[0].foot and roles.get("right_foot") == right[0].foot
+                and roles.get("hips") == legs.body
             )
             out["pairs"][p] = self.gait if same else pair_gait(self.grid, legs, p)
         first = out["pairs"].get(0)
@@ -250,19 +252,22 @@ class ClipAnalysis:
         grid = self.grid
         n = grid.frame_count
         feet = [leg.foot for leg in legs.legs]
-        pos = None if n < 3 or legs.body is None else np.asarray(grid.model_positions_m([legs.body] + feet), dtype=np.float64)
-        phases = leg_phases(grid, legs, harmonic, periodic=first is not None and first.gait_phase is not None, positions_m=pos)
-        offsets = leg_offsets([ph for ph, _ in phases])
-        duties: List[Tuple[Optional[float], Optional[str]]]
         if n < 3:
-            duties = [(None, f"clip has {n} grid sample(s); the duty factor needs at least 3")] * len(legs.legs)
+            phases = leg_phases(grid, legs, harmonic)
+            duties = [(None, f"clip has {n} grid sample(s); the duty factor needs at least 3")] * len(feet)
         else:
-            if pos is None:
-                pos = np.concatenate([np.zeros((n, 1, 3)), np.asarray(grid.model_positions_m(feet), dtype=np.float64)], axis=1)
-            stance, _, _ = feet_stance(self.clip, self.skeleton, feet, pos[:, 1:], np.asarray(grid.times_s, dtype=np.float64), contact_height_m)
+            if legs.body is None:
+                phases = leg_phases(grid, legs, harmonic)
+                pos = np.asarray(grid.model_positions_m(feet), dtype=np.float64)
+            else:  # [body, feet...]: the feet's heights over the body give the phases, their own heights the stance
+                pos = np.asarray(grid.model_positions_m([legs.body] + feet), dtype=np.float64)
+                phases = leg_phases(grid, legs, harmonic, periodic=first is not None and first.gait_phase is not None, positions_m=pos)
+                pos = pos[:, 1:]
+            stance, _, _ = feet_stance(self.clip, self.skeleton, feet, pos, np.asarray(grid.times_s, dtype=np.float64), contact_height_m)
             duties = [(d, None) for d in duty_factors(stance, n)]
+        offsets = leg_offsets([ph for ph, _ in phases])
         out["legs"] = [(ph, pw, off, d, dw) for (ph, pw), off, (d, dw) in zip(phases, offsets, duties)]
-        pattern, why = gait_pattern(offsets, len(legs.pairs))
+        pattern, why = gait_pattern(offsets, len(pairs))
         if pattern is None and why == "a leg has no phase":
             bad = next(i for i, (ph, _) in enumerate(phases) if ph is None)
             why = f"leg {legs.legs[bad].name!r} has no phase ({phases[bad][1]})"

@@ -188,11 +188,17 @@ def _feet_over_body(pos: np.ndarray) -> Tuple[np.ndarray, float, bool]:
     """(rel (N, F, 3) = foot − hips, :func:`_leg_scale_from_positions`, every distance finite?)
     from positions (N, 1 + F, 3) of [hips, feet...]."""
     rel = pos[:, 1:, :] - pos[:, 0, None, :]
-    d = np.sqrt(np.add.reduce(rel * rel, axis=-1))  # what np.linalg.norm(rel, axis=-1) computes
-    finite = np.isfinite(d)
-    every = bool(finite.all())
-    d = d.reshape(-1) if every else d[finite]  # the same values in the same order either way
-    return rel, float(np.add.reduce(d, axis=None) / d.size) if d.size else 0.0, every
+    d = np.sqrt(np.add.reduce(rel * rel, axis=-1)).reshape(-1)  # what np.linalg.norm(rel, axis=-1) computes
+    if not d.size:
+        return rel, 0.0, True
+    total = np.add.reduce(d, axis=None)
+    every = math.isfinite(total)  # a finite sum of distances (never negative): every one is finite
+    if not every:
+        d = d[np.isfinite(d)]
+        if not d.size:
+            return rel, 0.0, False
+        total = np.add.reduce(d, axis=None)
+    return rel, float(total / d.size), every
 
 
 def gait_metrics(grid, roles) -> GaitMetrics:
@@ -394,13 +400,21 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
     rows = np.ascontiguousarray(rel[:c, :, 1].T)
     # a finite distance has finite components: then every row is finite
     finite = [True] * rows.shape[0] if every else np.isfinite(rows).all(axis=1).tolist()
-    power = totals = None  # the harmonic's share of the power is only read when pair 0 does not alternate
-    with np.errstate(invalid="ignore", over="ignore"):
+
+    def measured():
         swings = (np.maximum.reduce(rows, axis=1) - np.minimum.reduce(rows, axis=1)).tolist()
+        power = totals = None  # the harmonic's share of the power is only read when pair 0 does not alternate
         if not periodic:
             power = harmonic_power(rows)[:, 1:]
             totals = np.add.reduce(power, axis=1).tolist()
-        res, ims = _dft_bin(rows, harmonic)
+        return swings, power, totals, _dft_bin(rows, harmonic)
+
+    # heights whose distances sum below 1e100 m cannot overflow a swing, a sum or a power
+    if every and scale * pos.shape[0] * rows.shape[0] < 1e100:
+        swings, power, totals, (res, ims) = measured()
+    else:
+        with np.errstate(invalid="ignore", over="ignore"):
+            swings, power, totals, (res, ims) = measured()
     out: List[Tuple[Optional[float], Optional[str]]] = []
     for f in range(len(legs.legs)):
         if not finite[f]:
