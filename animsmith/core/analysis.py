@@ -220,8 +220,25 @@ class ClipAnalysis:
             self._legs_cache[key] = self._leg_gait(key)
         return self._legs_cache[key]
 
-    def _leg_gait(self, contact_height_m: float) -> Dict[str, Any]:
+    def feet_stance(self, feet, positions_m, times_s, contact_height_m: float):
+        """``core.contacts.feet_stance`` of this clip, made once for the same inputs: the
+        ``foot-slide`` check and the legs' duty factors ask it of the same feet at the same
+        positions, times and contact height (the stance is read-only)."""
         from animsmith.core.contacts import feet_stance
+
+        key = (tuple(int(f) for f in feet), float(contact_height_m))
+        cache = self.__dict__.setdefault("_stance_cache", {})
+        p = np.asarray(positions_m, dtype=np.float64)
+        t = np.asarray(times_s, dtype=np.float64)
+        for seen_p, seen_t, made in cache.get(key, ()):
+            if seen_p.shape == p.shape and seen_t.shape == t.shape and np.array_equal(seen_t, t) and np.array_equal(seen_p, p):
+                return made
+        made = feet_stance(self.clip, self.skeleton, feet, p, t, contact_height_m)
+        made[0].flags.writeable = False
+        cache.setdefault(key, []).append((p, t, made))
+        return made
+
+    def _leg_gait(self, contact_height_m: float) -> Dict[str, Any]:
         from animsmith.core.gait import duty_factors, gait_pattern, leg_offsets, leg_phases, pair_gait
 
         legs = self.legs
@@ -263,7 +280,7 @@ class ClipAnalysis:
                 pos = np.asarray(grid.model_positions_m([legs.body] + feet), dtype=np.float64)
                 phases = leg_phases(grid, legs, harmonic, periodic=first is not None and first.gait_phase is not None, positions_m=pos)
                 pos = pos[:, 1:]
-            stance, _, _ = feet_stance(self.clip, self.skeleton, feet, pos, np.asarray(grid.times_s, dtype=np.float64), contact_height_m)
+            stance = self.feet_stance(feet, pos, grid.times_s, contact_height_m)[0]
             duties = [(d, None) for d in duty_factors(stance, n)]
         offsets = leg_offsets([ph for ph, _ in phases])
         out["legs"] = [(ph, pw, off, d, dw) for (ph, pw), off, (d, dw) in zip(phases, offsets, duties)]
