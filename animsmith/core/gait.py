@@ -395,11 +395,21 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
     c = cycle_length(n)
     # positions_m: (N, 1 + L, 3) of [body, feet...] when the caller has them already
     pos = grid.model_positions_m([legs.body] + [leg.foot for leg in legs.legs]) if positions_m is None else positions_m
-    rel, scale, every = _feet_over_body(pos)
-    # every leg at once: one row per leg (h[i, f] = foot f's height over the body at sample i)
-    rows = np.ascontiguousarray(rel[:c, :, 1].T)
-    # a finite distance has finite components: then every row is finite
-    finite = [True] * rows.shape[0] if every else np.isfinite(rows).all(axis=1).tolist()
+    largest = float(np.abs(pos).max()) if pos.size else 0.0
+    if largest < 1e100:  # every position finite and far from overflowing a swing, a sum or a power
+        # the mean hips-to-foot distance is at most 2·√3 (< 3.47) times the largest coordinate:
+        # a swing above that bound's noise fraction is above the noise floor itself
+        clear = NOISE_AMPLITUDE_FRACTION * 3.47 * largest
+        scale = None  # the noise floor's scale, computed only for a swing that might be under it
+        # every leg at once: one row per leg (h[i, f] = foot f's height over the body at sample i)
+        rows = np.ascontiguousarray((pos[:c, 1:, 1] - pos[:c, :1, 1]).T)
+        finite = [True] * rows.shape[0]
+    else:
+        clear = math.inf
+        rel, scale, every = _feet_over_body(pos)
+        rows = np.ascontiguousarray(rel[:c, :, 1].T)
+        # a finite distance has finite components: then every row is finite
+        finite = [True] * rows.shape[0] if every else np.isfinite(rows).all(axis=1).tolist()
 
     def measured():
         swings = (np.maximum.reduce(rows, axis=1) - np.minimum.reduce(rows, axis=1)).tolist()
@@ -409,8 +419,7 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
             totals = np.add.reduce(power, axis=1).tolist()
         return swings, power, totals, _dft_bin(rows, harmonic)
 
-    # heights whose distances sum below 1e100 m cannot overflow a swing, a sum or a power
-    if every and scale * pos.shape[0] * rows.shape[0] < 1e100:
+    if scale is None:
         swings, power, totals, (res, ims) = measured()
     else:
         with np.errstate(invalid="ignore", over="ignore"):
@@ -421,7 +430,9 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
             out.append((None, "non-finite foot or body positions"))
             continue
         swing = swings[f]
-        if swing == 0.0 or swing <= NOISE_AMPLITUDE_FRACTION * scale:
+        if swing <= clear and scale is None and swing != 0.0:
+            scale = _leg_scale_from_positions(pos)
+        if swing == 0.0 or (swing <= clear and swing <= NOISE_AMPLITUDE_FRACTION * scale):
             out.append((None, "no foot-height swing: the foot keeps its height relative to the body"))
             continue
         if not periodic:
