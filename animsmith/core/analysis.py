@@ -221,22 +221,11 @@ class ClipAnalysis:
         return self._legs_cache[key]
 
     def feet_stance(self, feet, positions_m, times_s, contact_height_m: float):
-        """``core.contacts.feet_stance`` of this clip, made once for the same inputs: the
-        ``foot-slide`` check and the legs' duty factors ask it of the same feet at the same
-        positions, times and contact height (the stance is read-only)."""
-        from animsmith.core.contacts import feet_stance
+        """The clip's stance of ``feet`` (``core.contacts.feet_stance``), decided once for the same
+        inputs: the ``foot-slide`` check and the legs' duty factors share it (read-only)."""
+        from animsmith.core.contacts import feet_stance_once
 
-        key = (tuple(int(f) for f in feet), float(contact_height_m))
-        cache = self.__dict__.setdefault("_stance_cache", {})
-        p = np.asarray(positions_m, dtype=np.float64)
-        t = np.asarray(times_s, dtype=np.float64)
-        for seen_p, seen_t, made in cache.get(key, ()):
-            if seen_p.shape == p.shape and seen_t.shape == t.shape and np.array_equal(seen_t, t) and np.array_equal(seen_p, p):
-                return made
-        made = feet_stance(self.clip, self.skeleton, feet, p, t, contact_height_m)
-        made[0].flags.writeable = False
-        cache.setdefault(key, []).append((p, t, made))
-        return made
+        return feet_stance_once(self.__dict__.setdefault("_stance_cache", {}), self.clip, self.skeleton, feet, positions_m, times_s, contact_height_m)
 
     def _leg_gait(self, contact_height_m: float) -> Dict[str, Any]:
         from animsmith.core.gait import duty_factors, gait_pattern, leg_offsets, leg_phases, pair_gait
@@ -254,14 +243,12 @@ class ClipAnalysis:
             out["legs"] = [(None, why, None, None, why) for _ in legs.legs]
             out["pattern"] = (None, why)
             return out
-        pairs = legs.pairs
-        roles = self.roles
-        for p in pairs:
+        for p in (pairs := legs.pairs):
             left, right = legs.pair_feet(p)
             same = (
                 p == 0 and len(left) == 1 and len(right) == 1
-                and roles.get("left_foot") == left[0].foot and roles.get("right_foot") == right[0].foot
-                and roles.get("hips") == legs.body
+                and self.roles.get("left_foot") == left[0].foot and self.roles.get("right_foot") == right[0].foot
+                and self.roles.get("hips") == legs.body
             )
             out["pairs"][p] = self.gait if same else pair_gait(self.grid, legs, p)
         first = out["pairs"].get(0)
@@ -269,20 +256,14 @@ class ClipAnalysis:
         grid = self.grid
         n = grid.frame_count
         feet = [leg.foot for leg in legs.legs]
-        if n < 3:
-            phases = leg_phases(grid, legs, harmonic)
-            duties = [(None, f"clip has {n} grid sample(s); the duty factor needs at least 3")] * len(feet)
-        else:
-            if legs.body is None:
-                phases = leg_phases(grid, legs, harmonic)
-                pos = np.asarray(grid.model_positions_m(feet), dtype=np.float64)
-            else:  # [body, feet...]: the feet's heights over the body give the phases, their own heights the stance
-                pos = np.asarray(grid.model_positions_m([legs.body] + feet), dtype=np.float64)
-                phases = leg_phases(grid, legs, harmonic, periodic=first is not None and first.gait_phase is not None, positions_m=pos)
-                pos = pos[:, 1:]
-            stance = self.feet_stance(feet, pos, grid.times_s, contact_height_m)[0]
-            duties = [(d, None) for d in duty_factors(stance, n)]
+        pos = None if n < 3 or legs.body is None else np.asarray(grid.model_positions_m([legs.body] + feet), dtype=np.float64)
+        phases = leg_phases(grid, legs, harmonic, periodic=first is not None and first.gait_phase is not None, positions_m=pos)
         offsets = leg_offsets([ph for ph, _ in phases])
+        if n < 3:
+            duties = [(None, f"clip has {n} grid sample(s); the duty factor needs at least 3")] * len(feet)
+        else:  # the stance reads the feet's own heights, from the same gather as the phases
+            at = pos[:, 1:] if pos is not None else np.asarray(grid.model_positions_m(feet), dtype=np.float64)
+            duties = [(d, None) for d in duty_factors(self.feet_stance(feet, at, grid.times_s, contact_height_m)[0], n)]
         out["legs"] = [(ph, pw, off, d, dw) for (ph, pw), off, (d, dw) in zip(phases, offsets, duties)]
         pattern, why = gait_pattern(offsets, len(pairs))
         if pattern is None and why == "a leg has no phase":

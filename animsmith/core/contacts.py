@@ -139,16 +139,8 @@ _NEIGHBOURS_MAX = 256
 
 
 def _neighbours(n: int) -> Tuple[np.ndarray, np.ndarray]:
-    """(after, before) indices for ``n`` >= 2 samples: (i + 1, i − 1) between the ends,
-    (1, 0) at the first sample, (n − 1, n − 2) at the last (read-only, memoised)."""
-
-    def build() -> Tuple[np.ndarray, np.ndarray]:
-        after = np.minimum(np.arange(1, n + 1), n - 1)
-        before = np.maximum(np.arange(-1, n - 1), 0)
-        after.flags.writeable = before.flags.writeable = False
-        return after, before
-
-    return memo(_NEIGHBOURS, _NEIGHBOURS_MAX, n, build)
+    """(after, before) indices of ``n`` >= 2 samples: (i + 1, i − 1), at the ends (1, 0) and (n − 1, n − 2)."""
+    return memo(_NEIGHBOURS, _NEIGHBOURS_MAX, n, lambda: (np.minimum(np.arange(1, n + 1), n - 1), np.maximum(np.arange(-1, n - 1), 0)))
 
 
 @dataclass
@@ -236,6 +228,20 @@ def feet_stance(clip, skeleton, feet, positions_m, times_s, contact_height_m: fl
         stance = np.where(authored[None, :], contacts.stance_mask(names, times_s), stance)
         return stance, authored, None
     return stance, authored, "contact markers name none of the measured feet"
+
+
+def feet_stance_once(cache: Dict[Any, Any], clip, skeleton, feet, positions_m, times_s, contact_height_m: float):
+    """:func:`feet_stance`, decided once for the same feet, contact height, positions and times
+    (by value) in ``cache``, the clip's own dict; the stance it keeps is shared, so read-only."""
+    key = (tuple(int(f) for f in feet), float(contact_height_m))
+    p, t = np.asarray(positions_m, dtype=np.float64), np.asarray(times_s, dtype=np.float64)
+    for seen_p, seen_t, made in cache.get(key, ()):
+        if seen_p.shape == p.shape and seen_t.shape == t.shape and np.array_equal(seen_t, t) and np.array_equal(seen_p, p):
+            return made
+    made = feet_stance(clip, skeleton, feet, p, t, contact_height_m)
+    made[0].flags.writeable = False
+    cache.setdefault(key, []).append((p, t, made))
+    return made
 
 
 def _ground_velocity(ground_velocity_mps, n_pairs: int) -> np.ndarray:
