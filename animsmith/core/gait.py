@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -107,29 +107,33 @@ def lr_signal_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
     return _signal_from_positions(grid.model_positions_m(bones), nl, cycle_length(grid.frame_count))
 
 
-#: the cos and sin rows of DFT bins, per (C, harmonic): a pack's clips share a few lengths
-_DFT_BASES: Dict[Tuple[int, Any], np.ndarray] = {}
-_DFT_BASES_MAX = 256
+# (C, harmonic) -> (cos, sin) of the DFT angles 2πkh/C, k < C (read-only): clips of one
+# length share them; only cycles up to _DFT_TABLE_MAX_C samples are kept
+_DFT_TABLES: Dict[Tuple[int, int], Tuple[np.ndarray, np.ndarray]] = {}
+_DFT_TABLES_MAX = 128
+_DFT_TABLE_MAX_C = 4096
 
 
-def _dft_basis(c: int, harmonic) -> np.ndarray:
-    """(2, C) read-only: ``cos`` and ``sin`` of ``2π·k·harmonic/C``, k = 0..C−1 (memoised)."""
+def _dft_angles(c: int, harmonic: int) -> Tuple[np.ndarray, np.ndarray]:
+    """(cos, sin) of ``2π·k·harmonic/c`` for k = 0..c−1."""
 
-    def build() -> np.ndarray:
+    def build() -> Tuple[np.ndarray, np.ndarray]:
         ang = 2.0 * np.pi * np.arange(c) * harmonic / c
-        basis = np.stack([np.cos(ang), np.sin(ang)])
-        basis.flags.writeable = False
-        return basis
+        tables = (np.cos(ang), np.sin(ang))
+        for t in tables:
+            t.setflags(write=False)
+        return tables
 
-    return memo(_DFT_BASES, _DFT_BASES_MAX, (c, harmonic), build)
+    key = (c, harmonic) if type(harmonic) is int and c <= _DFT_TABLE_MAX_C else None
+    return memo(_DFT_TABLES, _DFT_TABLES_MAX, key, build)
 
 
 def _dft_bin(signal: np.ndarray, harmonic: int):
-    """(re, im) of DFT bin ``harmonic`` of a signal (C,), or of each row of (L, C) signals:
-    ``re = Σ s(k)·cos(2πkh/C)``, ``im = Σ s(k)·sin(2πkh/C)``, both sums in one reduction."""
+    """(re, im) of DFT bin ``harmonic`` of a signal (C,), or of each row of (L, C) signals."""
     s = np.asarray(signal, dtype=np.float64)
-    both = np.add.reduce(s[..., None, :] * _dft_basis(s.shape[-1], harmonic), axis=-1)  # (..., 2)
-    return (float(both[0]), float(both[1])) if s.ndim == 1 else (both[..., 0], both[..., 1])
+    cos, sin = _dft_angles(s.shape[-1], harmonic)
+    re, im = np.add.reduce(s * cos, axis=-1), np.add.reduce(s * sin, axis=-1)
+    return (float(re), float(im)) if s.ndim == 1 else (re, im)
 
 
 def _anchor_of_bin(re: float, im: float) -> float:
@@ -181,24 +185,24 @@ class GaitMetrics:
 def _leg_scale_from_positions(pos: np.ndarray) -> float:
     """Mean hips-to-foot distance (scale for the noise floor): the mean over frames and
     feet of |foot − hips| (finite values only), from positions (N, 1 + F, 3) of [hips, feet...]."""
-    return _feet_over_body(pos)[1]
-
-
-def _feet_over_body(pos: np.ndarray) -> Tuple[np.ndarray, float, bool]:
-    """(rel (N, F, 3) = foot − hips, :func:`_leg_scale_from_positions`, every distance finite?)
-    from positions (N, 1 + F, 3) of [hips, feet...]."""
     rel = pos[:, 1:, :] - pos[:, 0, None, :]
-    d = np.sqrt(np.add.reduce(rel * rel, axis=-1)).reshape(-1)  # what np.linalg.norm(rel, axis=-1) computes
-    if not d.size:
-        return rel, 0.0, True
-    total = np.add.reduce(d, axis=None)
-    every = math.isfinite(total)  # a finite sum of distances (never negative): every one is finite
-    if not every:
-        d = d[np.isfinite(d)]
-        if not d.size:
-            return rel, 0.0, False
-        total = np.add.reduce(d, axis=None)
-    return rel, float(total / d.size), every
+    d = np.sqrt(np.add.reduce(rel * rel, axis=-1))  # what np.linalg.norm(rel, axis=-1) computes
+    d = d[np.isfinite(d)]
+    return float(np.add.reduce(d, axis=None) / d.size) if d.size else 0.0
+
+
+def _above_noise(amplitude: float, pos: np.ndarray) -> bool:
+    """``amplitude`` > 0 and above ``NOISE_AMPLITUDE_FRACTION`` × the mean hips-to-foot distance
+    of positions (N, 1 + F, 3) of [hips, feet...] (:func:`_leg_scale_from_positions`).
+
+    Every hips-to-foot distance is at most 2√3 (< 4, rounding included) × the largest
+    coordinate magnitude, so an amplitude above 4 × the fraction × that magnitude clears
+    the floor without the distances being measured; only a smaller one measures them.
+    """
+    largest = max(float(pos.max()), -float(pos.min())) if pos.size else 0.0
+    if amplitude > 4.0 * NOISE_AMPLITUDE_FRACTION * largest:  # False for a non-finite coordinate
+        return True
+    return not (amplitude == 0.0 or amplitude <= NOISE_AMPLITUDE_FRACTION * _leg_scale_from_positions(pos))
 
 
 def gait_metrics(grid, roles) -> GaitMetrics:
@@ -395,21 +399,11 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
     c = cycle_length(n)
     # positions_m: (N, 1 + L, 3) of [body, feet...] when the caller has them already
     pos = grid.model_positions_m([legs.body] + [leg.foot for leg in legs.legs]) if positions_m is None else positions_m
-    largest = float(np.abs(pos).max()) if pos.size else 0.0
-    if largest < 1e100:  # every position finite and far from overflowing a swing, a sum or a power
-        # the mean hips-to-foot distance is at most 2·√3 (< 3.47) times the largest coordinate:
-        # a swing above that bound's noise fraction is above the noise floor itself
-        clear = NOISE_AMPLITUDE_FRACTION * 3.47 * largest
-        scale = None  # the noise floor's scale, computed only for a swing that might be under it
-        # every leg at once: one row per leg (h[i, f] = foot f's height over the body at sample i)
-        rows = np.ascontiguousarray((pos[:c, 1:, 1] - pos[:c, :1, 1]).T)
-        finite = [True] * rows.shape[0]
-    else:
-        clear = math.inf
-        rel, scale, every = _feet_over_body(pos)
-        rows = np.ascontiguousarray(rel[:c, :, 1].T)
-        # a finite distance has finite components: then every row is finite
-        finite = [True] * rows.shape[0] if every else np.isfinite(rows).all(axis=1).tolist()
+    # every leg at once: one row per leg (h[i, f] = foot f's height over the body at sample i)
+    rows = np.ascontiguousarray((pos[:c, 1:, 1] - pos[:c, :1, 1]).T)
+    # coordinates finite and far from overflowing a swing, a sum or a power: every row is finite
+    usual = (float(np.abs(pos).max()) if pos.size else 0.0) < 1e100
+    finite = [True] * rows.shape[0] if usual else np.isfinite(rows).all(axis=1).tolist()
 
     def measured():
         swings = (np.maximum.reduce(rows, axis=1) - np.minimum.reduce(rows, axis=1)).tolist()
@@ -419,20 +413,22 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
             totals = np.add.reduce(power, axis=1).tolist()
         return swings, power, totals, _dft_bin(rows, harmonic)
 
-    if scale is None:
+    if usual:
         swings, power, totals, (res, ims) = measured()
     else:
         with np.errstate(invalid="ignore", over="ignore"):
             swings, power, totals, (res, ims) = measured()
+    if usual:  # every leg clears the noise floor when the smallest swing does
+        all_above = bool(swings) and _above_noise(min(swings), pos)
+    else:  # distances that may overflow: the floor as it is defined, once
+        floor = NOISE_AMPLITUDE_FRACTION * _leg_scale_from_positions(pos)
     out: List[Tuple[Optional[float], Optional[str]]] = []
     for f in range(len(legs.legs)):
         if not finite[f]:
             out.append((None, "non-finite foot or body positions"))
             continue
         swing = swings[f]
-        if swing <= clear and scale is None and swing != 0.0:
-            scale = _leg_scale_from_positions(pos)
-        if swing == 0.0 or (swing <= clear and swing <= NOISE_AMPLITUDE_FRACTION * scale):
+        if not (all_above or _above_noise(swing, pos)) if usual else (swing == 0.0 or swing <= floor):
             out.append((None, "no foot-height swing: the foot keeps its height relative to the body"))
             continue
         if not periodic:

@@ -9,6 +9,7 @@ written-out sums.
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -98,24 +99,11 @@ def test_dft_bin_of_every_row_is_each_rows_two_sums(length, harmonic):
         assert _dft_bin(rows[r], harmonic) == (float(re[r]), float(im[r]))
 
 
-class _Grid:
-    def __init__(self, pos):
-        self.pos = pos
-        self.frame_count = pos.shape[0]
-
-    def model_positions_m(self, bones):
-        return self.pos[:, bones]
-
-
-class _Leg:
-    def __init__(self, foot):
-        self.foot = foot
-
-
-class _Legs:
-    def __init__(self, count):
-        self.body = 0
-        self.legs = [_Leg(1 + i) for i in range(count)]
+def _phases(pos, harmonic, periodic):
+    """leg_phases of the feet pos[:, 1:] under the body pos[:, 0] (positions (N, 1 + L, 3))."""
+    grid = SimpleNamespace(frame_count=pos.shape[0], model_positions_m=lambda bones: pos[:, bones])
+    legs = SimpleNamespace(body=0, legs=[SimpleNamespace(foot=1 + i) for i in range(pos.shape[1] - 1)])
+    return leg_phases(grid, legs, harmonic, periodic)
 
 
 def _one_foot(swing_m, offset_m=0.0, frames=41):
@@ -135,9 +123,9 @@ def test_the_noise_floor_is_the_mean_hips_to_foot_distance_wherever_the_rig_stan
     with the whole rig 1 km from the origin (where the coordinates alone would suggest a
     floor of a millimetre)."""
     assert NOISE_AMPLITUDE_FRACTION == 1e-6
-    ((phase, why),) = leg_phases(_Grid(_one_foot(2e-6, offset_m)), _Legs(1), 1, False)
+    ((phase, why),) = _phases(_one_foot(2e-6, offset_m), 1, False)
     assert why is None and phase == pytest.approx(0.25, abs=1e-6)
-    ((phase, why),) = leg_phases(_Grid(_one_foot(0.5e-6, offset_m)), _Legs(1), 1, True)
+    ((phase, why),) = _phases(_one_foot(0.5e-6, offset_m), 1, True)
     assert phase is None and why.startswith("no foot-height swing")
 
 
@@ -147,10 +135,10 @@ def test_positions_too_large_to_measure_safely_keep_their_reasons():
     pos = _one_foot(0.0)
     pos[:, 1, 1] = -1e200 + 1e197 * np.sin(2 * np.pi * np.arange(41) / 40)
     with np.errstate(over="ignore"):  # the mean distance overflows; the swing does not
-        ((phase, why),) = leg_phases(_Grid(pos), _Legs(1), 1, True)
+        ((phase, why),) = _phases(pos, 1, True)
         assert why is None and phase == pytest.approx(0.75, abs=1e-6)  # lowest at t = 0.75
         pos[3, 0, 1] = math.inf  # the body's height
-        ((phase, why),) = leg_phases(_Grid(pos), _Legs(1), 1, True)
+        ((phase, why),) = _phases(pos, 1, True)
     assert phase is None and why == "non-finite foot or body positions"
 
 
