@@ -415,12 +415,13 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
 
     if usual:
         swings, power, totals, (res, ims) = measured()
+        # the noise floor (:func:`_above_noise`): every leg clears it when the smallest swing does
+        all_above = bool(swings) and _above_noise(min(swings), pos)
     else:
         with np.errstate(invalid="ignore", over="ignore"):
             swings, power, totals, (res, ims) = measured()
-    if usual:  # every leg clears the noise floor when the smallest swing does
-        all_above = bool(swings) and _above_noise(min(swings), pos)
-    else:  # distances that may overflow: the floor as it is defined, once
+        # distances that may overflow: the floor as it is defined (an overflowing swing is
+        # not above an overflowing floor), once
         floor = NOISE_AMPLITUDE_FRACTION * _leg_scale_from_positions(pos)
     out: List[Tuple[Optional[float], Optional[str]]] = []
     for f in range(len(legs.legs)):
@@ -428,7 +429,8 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
             out.append((None, "non-finite foot or body positions"))
             continue
         swing = swings[f]
-        if not (all_above or _above_noise(swing, pos)) if usual else (swing == 0.0 or swing <= floor):
+        flat = not (all_above or _above_noise(swing, pos)) if usual else (swing == 0.0 or swing <= floor)
+        if flat:
             out.append((None, "no foot-height swing: the foot keeps its height relative to the body"))
             continue
         if not periodic:
