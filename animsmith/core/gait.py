@@ -401,8 +401,8 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
     pos = grid.model_positions_m([legs.body] + [leg.foot for leg in legs.legs]) if positions_m is None else positions_m
     # every leg at once: one row per leg (h[i, f] = foot f's height over the body at sample i)
     rows = np.ascontiguousarray((pos[:c, 1:, 1] - pos[:c, :1, 1]).T)
-    # coordinates finite and far from overflowing a swing, a sum or a power: every row is finite
-    usual = (float(np.abs(pos).max()) if pos.size else 0.0) < 1e100
+    # heights finite and far from overflowing a swing, a sum or a power
+    usual = (float(np.abs(rows).max()) if rows.size else 0.0) < 1e100
     finite = [True] * rows.shape[0] if usual else np.isfinite(rows).all(axis=1).tolist()
 
     def measured():
