@@ -420,8 +420,8 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
     else:
         with np.errstate(invalid="ignore", over="ignore"):
             swings, power, totals, (res, ims) = measured()
-        # distances that may overflow: the floor as it is defined (an overflowing swing is
-        # not above an overflowing floor), once
+        # heights that may overflow: the floor as it is defined, once (when the distances'
+        # sum overflows too, an overflowing swing is not above it)
         floor = NOISE_AMPLITUDE_FRACTION * _leg_scale_from_positions(pos)
     out: List[Tuple[Optional[float], Optional[str]]] = []
     for f in range(len(legs.legs)):
