@@ -415,22 +415,21 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
 
     if usual:
         swings, power, totals, (res, ims) = measured()
-        # the noise floor (:func:`_above_noise`): every leg clears it when the smallest swing does
-        all_above = bool(swings) and _above_noise(min(swings), pos)
     else:
         with np.errstate(invalid="ignore", over="ignore"):
             swings, power, totals, (res, ims) = measured()
-        # heights that may overflow: the floor as it is defined, once (when the distances'
-        # sum overflows too, an overflowing swing is not above it)
-        floor = NOISE_AMPLITUDE_FRACTION * _leg_scale_from_positions(pos)
+    # the noise floor (:func:`_above_noise`): every leg clears it when the smallest swing does
+    kept = [swing for swing, ok in zip(swings, finite) if ok]
+    all_above = bool(kept) and _above_noise(min(kept), pos)
     out: List[Tuple[Optional[float], Optional[str]]] = []
     for f in range(len(legs.legs)):
         if not finite[f]:
             out.append((None, "non-finite foot or body positions"))
             continue
-        swing = swings[f]
-        flat = not (all_above or _above_noise(swing, pos)) if usual else (swing == 0.0 or swing <= floor)
-        if flat:
+        if not all_above:
+            with np.errstate(over="ignore", invalid="ignore"):  # the smallest swing's test said any overflow
+                above = _above_noise(swings[f], pos)
+        if not (all_above or above):
             out.append((None, "no foot-height swing: the foot keeps its height relative to the body"))
             continue
         if not periodic:
