@@ -148,6 +148,8 @@ def feet_stance(ctx, feet, positions_m, times_s, contact_height_m):
     one stance decision (``core.contacts.feet_stance``) for this clip."""
     from animsmith.core.contacts import feet_stance as decide
 
+    if ctx.analysis is not None:  # made once per clip for the same inputs (the legs' duty factors ask too)
+        return ctx.analysis.feet_stance(feet, positions_m, times_s, contact_height_m)
     return decide(ctx.clip, ctx.asset.skeleton, feet, positions_m, times_s, contact_height_m)
 
 

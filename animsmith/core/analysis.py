@@ -220,8 +220,14 @@ class ClipAnalysis:
             self._legs_cache[key] = self._leg_gait(key)
         return self._legs_cache[key]
 
+    def feet_stance(self, feet, positions_m, times_s, contact_height_m: float):
+        """The clip's stance of ``feet`` (``core.contacts.feet_stance``), decided once for the same
+        inputs: the ``foot-slide`` check and the legs' duty factors share it (read-only)."""
+        from animsmith.core.contacts import feet_stance_once
+
+        return feet_stance_once(self.__dict__.setdefault("_stance_cache", {}), self.clip, self.skeleton, feet, positions_m, times_s, contact_height_m)
+
     def _leg_gait(self, contact_height_m: float) -> Dict[str, Any]:
-        from animsmith.core.contacts import feet_stance
         from animsmith.core.gait import duty_factors, gait_pattern, leg_offsets, leg_phases, pair_gait
 
         legs = self.legs
@@ -237,7 +243,7 @@ class ClipAnalysis:
             out["legs"] = [(None, why, None, None, why) for _ in legs.legs]
             out["pattern"] = (None, why)
             return out
-        for p in legs.pairs:
+        for p in (pairs := legs.pairs):
             left, right = legs.pair_feet(p)
             same = (
                 p == 0 and len(left) == 1 and len(right) == 1
@@ -253,16 +259,13 @@ class ClipAnalysis:
         pos = None if n < 3 or legs.body is None else np.asarray(grid.model_positions_m([legs.body] + feet), dtype=np.float64)
         phases = leg_phases(grid, legs, harmonic, periodic=first is not None and first.gait_phase is not None, positions_m=pos)
         offsets = leg_offsets([ph for ph, _ in phases])
-        duties: List[Tuple[Optional[float], Optional[str]]]
         if n < 3:
-            duties = [(None, f"clip has {n} grid sample(s); the duty factor needs at least 3")] * len(legs.legs)
-        else:
-            if pos is None:
-                pos = np.concatenate([np.zeros((n, 1, 3)), np.asarray(grid.model_positions_m(feet), dtype=np.float64)], axis=1)
-            stance, _, _ = feet_stance(self.clip, self.skeleton, feet, pos[:, 1:], np.asarray(grid.times_s, dtype=np.float64), contact_height_m)
-            duties = [(d, None) for d in duty_factors(stance, n)]
+            duties = [(None, f"clip has {n} grid sample(s); the duty factor needs at least 3")] * len(feet)
+        else:  # the stance reads the feet's own heights, from the same gather as the phases
+            at = pos[:, 1:] if pos is not None else np.asarray(grid.model_positions_m(feet), dtype=np.float64)
+            duties = [(d, None) for d in duty_factors(self.feet_stance(feet, at, grid.times_s, contact_height_m)[0], n)]
         out["legs"] = [(ph, pw, off, d, dw) for (ph, pw), off, (d, dw) in zip(phases, offsets, duties)]
-        pattern, why = gait_pattern(offsets, len(legs.pairs))
+        pattern, why = gait_pattern(offsets, len(pairs))
         if pattern is None and why == "a leg has no phase":
             bad = next(i for i, (ph, _) in enumerate(phases) if ph is None)
             why = f"leg {legs.legs[bad].name!r} has no phase ({phases[bad][1]})"

@@ -37,6 +37,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from animsmith.memo import memo
+
 
 #: the vertical speed (m/s) above which a low foot is still swinging, not planted (see :func:`stance_mask`)
 DEFAULT_CONTACT_VERTICAL_SPEED_MPS = 0.1
@@ -74,28 +76,46 @@ def stance_mask(
     h = np.asarray(height_m, dtype=np.float64)
     if h.ndim == 1:
         h = h[:, None]
-    finite = np.isfinite(h)
     if h.shape[0] == 0:
         return np.zeros(h.shape, dtype=bool)
-    ground = np.min(np.where(finite, h, np.inf), axis=0)
-    with np.errstate(invalid="ignore"):
-        low = finite & ((h - ground[None, :]) <= float(contact_height_m))
+    largest = np.abs(h).max() if h.size else 0.0  # finite when every height is
+    if math.isfinite(largest):  # every height counts: the same minimum and comparison, with nothing to mask
+        low = (h - np.minimum.reduce(h, axis=0)) <= float(contact_height_m)
+    else:
+        finite = np.isfinite(h)
+        ground = np.min(np.where(finite, h, np.inf), axis=0)
+        with np.errstate(invalid="ignore"):
+            low = finite & ((h - ground[None, :]) <= float(contact_height_m))
     if times_s is None or h.shape[0] < 2:
         return low
     t = np.asarray(times_s, dtype=np.float64).reshape(-1)
     if t.shape[0] != h.shape[0]:
         raise ValueError(f"times_s has {t.shape[0]} samples, height_m has {h.shape[0]}")
-    return low & (vertical_speed_mps(h, t) <= float(max_vertical_speed_mps))
+    return low & (_vertical_speed(h, t, largest) <= float(max_vertical_speed_mps))
 
 
 def vertical_speed_mps(height_m, times_s) -> np.ndarray:
     """(N, F) ``|dh/dt|`` per sample: central difference over the two neighbours,
     one-sided at the ends or beside a non-finite neighbour or a non-increasing time
     step (inf when neither side is usable, so such a sample never counts as still)."""
-    h = np.asarray(height_m, dtype=np.float64)
-    t = np.asarray(times_s, dtype=np.float64).reshape(-1)
+    return _vertical_speed(np.asarray(height_m, dtype=np.float64), np.asarray(times_s, dtype=np.float64).reshape(-1))
+
+
+def _vertical_speed(h: np.ndarray, t: np.ndarray, largest=None) -> np.ndarray:
+    """:func:`vertical_speed_mps` of float64 heights and times; ``largest`` is the largest
+    ``|h|`` when the caller has it."""
     n = h.shape[0]
-    dt = np.diff(t)
+    dt = t[1:] - t[:-1]
+    if h.ndim == 2 and h.size and n >= 2:
+        m = dt.min()
+        if largest is None:
+            largest = np.abs(h).max()
+        # the usual grid: times increasing and finite, heights finite and far from overflowing
+        # (every one-sided step below 1e300 m/s); then every neighbour is usable, and each
+        # sample's difference is central between its neighbours, one-sided at the two ends
+        if m > 0.0 and math.isfinite(t[-1] - t[0]) and 2.0 * largest < 1e300 * m:
+            after, before = _neighbours(n)
+            return np.abs((h[after] - h[before]) / (t[after] - t[before])[:, None])
     with np.errstate(invalid="ignore", divide="ignore"):
         step = np.where((dt > 0)[:, None], np.diff(h, axis=0) / np.where(dt > 0, dt, 1.0)[:, None], np.nan)  # (N-1, F)
     pad = np.full((1, h.shape[1]), np.nan)
@@ -111,6 +131,16 @@ def vertical_speed_mps(height_m, times_s) -> np.ndarray:
             central[1:-1] = (h[2:] - h[:-2]) / span[1:-1, None]
     v = np.where(both, central, np.where(np.isfinite(before), before, after))
     return np.where(np.isfinite(v), np.abs(v), np.inf)
+
+
+#: per sample count N, the samples each sample's vertical speed is taken between
+_NEIGHBOURS: Dict[int, Tuple[np.ndarray, np.ndarray]] = {}
+_NEIGHBOURS_MAX = 256
+
+
+def _neighbours(n: int) -> Tuple[np.ndarray, np.ndarray]:
+    """(after, before) indices of ``n`` >= 2 samples: (i + 1, i − 1), at the ends (1, 0) and (n − 1, n − 2)."""
+    return memo(_NEIGHBOURS, _NEIGHBOURS_MAX, n, lambda: (np.minimum(np.arange(1, n + 1), n - 1), np.maximum(np.arange(-1, n - 1), 0)))
 
 
 @dataclass
@@ -198,6 +228,20 @@ def feet_stance(clip, skeleton, feet, positions_m, times_s, contact_height_m: fl
         stance = np.where(authored[None, :], contacts.stance_mask(names, times_s), stance)
         return stance, authored, None
     return stance, authored, "contact markers name none of the measured feet"
+
+
+def feet_stance_once(cache: Dict[Any, Any], clip, skeleton, feet, positions_m, times_s, contact_height_m: float):
+    """:func:`feet_stance`, decided once for the same feet, contact height, positions and times
+    (by value) in ``cache``, the clip's own dict; the stance it keeps is shared, so read-only."""
+    key = (tuple(int(f) for f in feet), float(contact_height_m))
+    p, t = np.asarray(positions_m, dtype=np.float64), np.asarray(times_s, dtype=np.float64)
+    for seen_p, seen_t, made in cache.get(key, ()):
+        if seen_p.shape == p.shape and seen_t.shape == t.shape and np.array_equal(seen_t, t) and np.array_equal(seen_p, p):
+            return made
+    made = feet_stance(clip, skeleton, feet, p, t, contact_height_m)
+    made[0].flags.writeable = False
+    cache.setdefault(key, []).append((p, t, made))
+    return made
 
 
 def _ground_velocity(ground_velocity_mps, n_pairs: int) -> np.ndarray:

@@ -401,30 +401,46 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
     pos = grid.model_positions_m([legs.body] + [leg.foot for leg in legs.legs]) if positions_m is None else positions_m
     # every leg at once: one row per leg (h[i, f] = foot f's height over the body at sample i)
     rows = np.ascontiguousarray((pos[:c, 1:, 1] - pos[:c, :1, 1]).T)
-    scale = _leg_scale_from_positions(pos)
-    finite = np.isfinite(rows).all(axis=1).tolist()
-    with np.errstate(invalid="ignore", over="ignore"):
+    # heights finite and far from overflowing a swing, a sum or a power
+    usual = (float(np.abs(rows).max()) if rows.size else 0.0) < 1e100
+    finite = [True] * rows.shape[0] if usual else np.isfinite(rows).all(axis=1).tolist()
+
+    def measured():
         swings = (np.maximum.reduce(rows, axis=1) - np.minimum.reduce(rows, axis=1)).tolist()
-        power = harmonic_power(rows)[:, 1:]
-        totals = np.add.reduce(power, axis=1).tolist()
-        res, ims = _dft_bin(rows, harmonic)
+        power = totals = None  # the harmonic's share of the power is only read when pair 0 does not alternate
+        if not periodic:
+            power = harmonic_power(rows)[:, 1:]
+            totals = np.add.reduce(power, axis=1).tolist()
+        return swings, power, totals, _dft_bin(rows, harmonic)
+
+    if usual:
+        swings, power, totals, (res, ims) = measured()
+    else:
+        with np.errstate(invalid="ignore", over="ignore"):
+            swings, power, totals, (res, ims) = measured()
+    # the noise floor (:func:`_above_noise`): every leg clears it when the smallest swing does
+    kept = [swing for swing, ok in zip(swings, finite) if ok]
+    all_above = bool(kept) and _above_noise(min(kept), pos)
     out: List[Tuple[Optional[float], Optional[str]]] = []
     for f in range(len(legs.legs)):
         if not finite[f]:
             out.append((None, "non-finite foot or body positions"))
             continue
-        swing = swings[f]
-        if swing == 0.0 or swing <= NOISE_AMPLITUDE_FRACTION * scale:
+        if not all_above:
+            with np.errstate(over="ignore", invalid="ignore"):  # the smallest swing's test said any overflow
+                above = _above_noise(swings[f], pos)
+        if not (all_above or above):
             out.append((None, "no foot-height swing: the foot keeps its height relative to the body"))
             continue
-        total = totals[f]
-        frac = float(power[f, harmonic - 1] / total) if 0 < harmonic <= power.shape[1] and total > 0.0 else 0.0
-        if not periodic and frac < MIN_DOMINANT_POWER_FRACTION:
-            out.append((None, (
-                f"no periodic foot-height cycle: harmonic {harmonic} holds {frac:.0%} of the foot height's "
-                f"power (needs {MIN_DOMINANT_POWER_FRACTION:.0%})"
-            )))
-            continue
+        if not periodic:
+            total = totals[f]
+            frac = float(power[f, harmonic - 1] / total) if 0 < harmonic <= power.shape[1] and total > 0.0 else 0.0
+            if frac < MIN_DOMINANT_POWER_FRACTION:
+                out.append((None, (
+                    f"no periodic foot-height cycle: harmonic {harmonic} holds {frac:.0%} of the foot height's "
+                    f"power (needs {MIN_DOMINANT_POWER_FRACTION:.0%})"
+                )))
+                continue
         out.append((_anchor_of_bin(float(res[f]), float(ims[f])), None))
     return out
 
@@ -433,7 +449,7 @@ def duty_factors(stance, frame_count: int) -> List[float]:
     """Per foot: the share of one cycle's samples (i < C) in stance ((N, F) mask)."""
     st = np.asarray(stance, dtype=bool)
     c = cycle_length(frame_count)
-    return [float(k / c) for k in np.count_nonzero(st[:c], axis=0).tolist()]
+    return [float(k / c) for k in np.add.reduce(st[:c], axis=0, dtype=np.intp).tolist()]
 
 
 def leg_offsets(phases: Sequence[Optional[float]]) -> List[Optional[float]]:
