@@ -102,7 +102,8 @@ def _model_unit_m(skeleton) -> np.ndarray:
 
 def keys_differ(path: str, a: np.ndarray, b: np.ndarray, unit_m: Optional[np.ndarray] = None) -> np.ndarray:
     """(G,) bool: key rows ``a[i]`` and ``b[i]`` of ``path`` channels are different poses
-    (module docstring). ``unit_m`` (G,) is :func:`translation_unit_m` of each row's bone
+    (module docstring; any leading shape, (G,) being the common one). ``unit_m`` (G,) is
+    :func:`translation_unit_m` of each row's bone, broadcast against the rows
     (translations only; default 1 m). Non-finite rows differ."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -304,17 +305,17 @@ class StackedKeys:
             ends = None if g is None else _which((g.rows > 0) & (g.keys != 1))
             if ends is None:
                 continue
-            pairs = g.pairs()  # (2G, 2, C): (first, last) and (first, middle) of every channel
-            if not self._finite and not np.all(np.isfinite(pairs[0::2][ends])):
+            pairs = g.pairs()  # (G, 2, 2, C): (first, last) and (first, middle) of every channel
+            if not self._finite and not np.all(np.isfinite(pairs[ends, 0])):
                 return "non-finite key values"
-            unit = np.repeat(translation_unit_m(skeleton, g.bones(self.channels)), 2) if path == "translation" else None
-            differ = keys_differ(path, pairs[:, 0], pairs[:, 1], unit)
-            if np.any(differ[0::2][ends]):
+            unit = translation_unit_m(skeleton, g.bones(self.channels))[:, None] if path == "translation" else None
+            differ = keys_differ(path, pairs[:, :, 0], pairs[:, :, 1], unit)  # (G, 2)
+            if differ[ends, 0].any():
                 return f"a {path} channel's last key differs from its first"
             if not moved:
                 moves = _which((g.rows >= 2) & (g.keys >= min_keys))  # within ``ends``
-                moved = moves is not None and bool(np.any(differ[1::2][moves]))
-        if moved or any([g.some_key_moves(path, skeleton, self.channels, min_keys) for path, g in self.groups.items()]):
+                moved = moves is not None and bool(differ[moves, 1].any())
+        if moved or any(g.some_key_moves(path, skeleton, self.channels, min_keys) for path, g in self.groups.items()):
             return None
         return f"no channel with {min_keys} or more keys moves"
 
@@ -361,13 +362,13 @@ class _Group:
         return cls(mask, flat, np.fromiter(map(len, values), dtype=np.intp, count=len(values)), keys)
 
     def pairs(self) -> np.ndarray:
-        """(2G, 2, C) float64: each channel's (first, last) then (first, middle) key values
+        """(G, 2, 2, C) float64: each channel's (first, last) and (first, middle) key values
         (for a channel without rows, rows of another channel: never read)."""
         c = self.flat.shape[1]
         if type(self.rows) is int:
             k = self.rows
             block = self.flat.reshape(-1, k, c)
-            return block.take([0, k - 1, 0, k // 2], axis=1).reshape(-1, 2, c).astype(np.float64)
+            return block.take([0, k - 1, 0, k // 2], axis=1).reshape(-1, 2, 2, c).astype(np.float64)
         rows = self.rows
         first = np.cumsum(rows) - rows
         idx = np.empty((first.shape[0], 4), dtype=np.intp)
@@ -375,7 +376,7 @@ class _Group:
         idx[:, 1] = first + rows - 1
         idx[:, 3] = first + rows // 2
         idx %= max(self.flat.shape[0], 1)  # a channel without rows points anywhere
-        return self.flat.take(idx.reshape(-1), axis=0).reshape(-1, 2, c).astype(np.float64)
+        return self.flat.take(idx.reshape(-1), axis=0).reshape(-1, 2, 2, c).astype(np.float64)
 
     def bones(self, channels) -> np.ndarray:
         """(G,) the bone of each channel."""
