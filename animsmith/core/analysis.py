@@ -76,9 +76,11 @@ def duplicated_endpoint(clip, skeleton=None, skip_bones=()) -> Tuple[bool, Optio
     "repeats" and "moves" are ``core.endpoint``'s tolerance, judged in model space through
     ``skeleton``'s scales and units — without one, one file unit is one metre).
 
-    (False, why-not) otherwise. First/last keys of all channels are compared
-    in one vectorised step; the "something moves" scan stops at the first
-    moving channel. The translation and rotation channels of ``skip_bones`` take no
+    (False, why-not) otherwise. The key values of each path are stacked once
+    (``core.endpoint.StackedKeys``): the finiteness test is one pass, the first/last
+    keys of all channels one comparison, and a middle key clearly away from its first
+    settles "something moves" (else the channels are asked one by one, stopping at the
+    first that moves). The translation and rotation channels of ``skip_bones`` take no
     part in the comparison (a travelling loop's travel bone ends where the next cycle
     starts, not where this one did).
     """

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from itertools import compress, repeat
-from operator import attrgetter, eq
+from operator import attrgetter, eq, is_
 from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
@@ -65,9 +65,10 @@ def translation_unit_m(skeleton, bones) -> np.ndarray:
     if skeleton is None:
         return np.ones(bones.shape[0])
     per_bone = _model_unit_m(skeleton)
-    ok = (bones >= 0) & (bones < per_bone.shape[0])
-    if ok.all():
+    n = per_bone.shape[0]
+    if all(0 <= b < n for b in bones.tolist()):  # every bone in range
         return per_bone[bones]
+    ok = (bones >= 0) & (bones < n)
     out = np.full(bones.shape[0], float(getattr(skeleton, "metres_per_unit", 1.0)))
     out[ok] = per_bone[bones[ok]]
     return out
@@ -105,25 +106,36 @@ def keys_differ(path: str, a: np.ndarray, b: np.ndarray, unit_m: Optional[np.nda
     (module docstring; any leading shape, (G,) being the common one). ``unit_m`` (G,) is
     :func:`translation_unit_m` of each row's bone, broadcast against the rows
     (translations only; default 1 m). Non-finite rows differ."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        if path == "rotation":
-            # a non-finite component makes a·a or b·b infinite or NaN, so the ratio is 0 or
-            # NaN (never within the tolerance): non-finite rows differ without a separate test
-            num = np.abs(np.einsum("...j,...j->...", a, b))
-            den = np.sqrt(np.einsum("...j,...j->...", a, a) * np.einsum("...j,...j->...", b, b))
-            return ~((1.0 - num / den <= _ROT_GAP_TOL) & (den > 0))
-        if path == "translation":
-            d = a - b
-            dist = np.sqrt(np.einsum("...j,...j->...", d, d))
-            unit = 1.0 if unit_m is None else np.asarray(unit_m, dtype=np.float64)
-            same = dist * unit <= POSITION_TOL_M
-        else:  # scale (and any other vector): relative per component
-            size = np.maximum(np.abs(a), np.abs(b))
-            same = np.all(np.abs(a - b) <= SCALE_TOL * size, axis=-1)
-        finite = np.isfinite(a).all(axis=-1) & np.isfinite(b).all(axis=-1)
-    return ~(same & finite)
+        return _keys_differ(path, np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), unit_m)
+
+
+def _keys_differ(path: str, a: np.ndarray, b: np.ndarray, unit_m=None, slack=1.0, finite: bool = False) -> np.ndarray:
+    """:func:`keys_differ` of float64 rows, under the caller's floating-point error state.
+
+    ``slack`` multiplies every tolerance (a float, or an array broadcast against the rows'
+    leading shape): rows that differ at twice the tolerance differ at the tolerance
+    whatever order the sums were taken in. ``finite``: the caller knows every value is
+    finite, so the finiteness test is left out.
+    """
+    if path == "rotation":
+        # a non-finite component makes a·a or b·b infinite or NaN, so the ratio is 0 or
+        # NaN (never within the tolerance): non-finite rows differ without a separate test
+        num = np.abs(np.einsum("...j,...j->...", a, b))
+        den = np.sqrt(np.einsum("...j,...j->...", a, a) * np.einsum("...j,...j->...", b, b))
+        return ~((1.0 - num / den <= _ROT_GAP_TOL * slack) & (den > 0))
+    if path == "translation":
+        d = a - b
+        dist = np.sqrt(np.einsum("...j,...j->...", d, d))
+        unit = 1.0 if unit_m is None else np.asarray(unit_m, dtype=np.float64)
+        same = dist * unit <= POSITION_TOL_M * slack
+    else:  # scale (and any other vector): relative per component
+        size = np.maximum(np.abs(a), np.abs(b))
+        tol = SCALE_TOL * slack if isinstance(slack, float) else SCALE_TOL * np.asarray(slack)[..., None]
+        same = np.all(np.abs(a - b) <= tol * size, axis=-1)
+    if finite:
+        return ~same
+    return ~(same & np.isfinite(a).all(axis=-1) & np.isfinite(b).all(axis=-1))
 
 
 def channel_keys_differ(skeleton, ch, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -231,25 +243,29 @@ def _first_and_last_keys(channels, flat: Optional[np.ndarray] = None) -> np.ndar
 
 
 
+
 class StackedKeys:
     """The key values of ``channels`` stacked once per path, so the endpoint rule judges
     every channel of a path in one step instead of one small comparison per channel.
 
     Per path the channels' value arrays are stacked into one array, so every channel's
-    first, middle and last key are one gather and one :func:`keys_differ` call judges
-    them all; the answers are those of :func:`all_keys_finite`, :func:`last_key_mismatch`
-    and :func:`channel_moves` taken channel by channel (the same comparison on the same
-    key values). Channels whose values do not stack (widths that differ within a path,
-    or not one row of values per key) go channel by channel through those functions.
+    first, last and middle key are one gather and one comparison judges them all. The
+    answers are those of :func:`all_keys_finite`, :func:`last_key_mismatch` and
+    :func:`channel_moves` taken channel by channel: the first/last comparison is the same
+    :func:`keys_differ` on the same values, and a channel is taken to move on its middle
+    key only when that key is more than twice the tolerance away (beyond any rounding of
+    the sums); otherwise the channels are asked one by one. Channels whose values do not
+    stack (widths that differ within a path, or not one row of values per key) go channel
+    by channel through those functions.
     """
 
     def __init__(self, channels: Sequence):
         self.channels = channels
         times = list(map(_TIMES, channels))
         #: the key-time arrays, each object once, in channel order (``Clip.distinct_times``)
-        self.distinct_times = list(dict(zip(map(id, times), times)).values())
+        self.distinct_times = times[:1] if all(map(is_, times, repeat(times[0] if times else None))) else list(dict(zip(map(id, times), times)).values())
         # one key-time array for all: every channel's key count is its length
-        shared = len(self.distinct_times[0]) if len(self.distinct_times) == 1 else None
+        shared = len(times[0]) if len(self.distinct_times) == 1 else None
         paths = list(map(_PATH, channels))
         values = list(map(_VALUES, channels))
         #: path -> _Group; empty when some path's values do not stack (then every test
@@ -289,16 +305,30 @@ class StackedKeys:
         neither ends nor repeats), else no channel with ``min_keys`` or more key times
         moves (:func:`channel_moves`).
 
-        Each path's first and last keys are judged in one :func:`keys_differ` call,
-        together with every channel's middle key against its first: a moving channel
-        nearly always differs there, and all its keys are compared only when none does.
+        Each path's first and last keys are judged in one comparison, together with every
+        channel's middle key against its first: a moving channel nearly always differs
+        there, and the channels are asked one by one only when none clearly does.
         """
-        if not self.groups:
+        chans = None
+        if self.groups:
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                why, moved = self._ends(skeleton, min_keys)
+            if why is not None or moved:
+                return why
+        else:
             chans = [ch for ch in self.channels if len(ch.times) != 1]
             why = last_key_mismatch(chans, skeleton)
-            if why is None and not any(ch.key_count >= min_keys and channel_moves(skeleton, ch) for ch in chans):
-                why = f"no channel with {min_keys} or more keys moves"
-            return why
+            if why is not None:
+                return why
+        chans = [ch for ch in self.channels if len(ch.times) != 1] if chans is None else chans
+        if any(ch.key_count >= min_keys and channel_moves(skeleton, ch) for ch in chans):
+            return None
+        return f"no channel with {min_keys} or more keys moves"
+
+    def _ends(self, skeleton, min_keys: int) -> Tuple[Optional[str], bool]:
+        """(:func:`last_key_mismatch` of the stacked channels, whether some channel with
+        ``min_keys`` or more key times has a middle key more than twice the tolerance
+        away from its first: it moves whatever the rounding)."""
         moved = False
         for path in ("rotation", "translation", "scale"):
             g = self.groups.get(path)
@@ -307,17 +337,22 @@ class StackedKeys:
                 continue
             pairs = g.pairs()  # (G, 2, 2, C): (first, last) and (first, middle) of every channel
             if not self._finite and not np.all(np.isfinite(pairs[ends, 0])):
-                return "non-finite key values"
+                return "non-finite key values", False
             unit = translation_unit_m(skeleton, g.bones(self.channels))[:, None] if path == "translation" else None
-            differ = keys_differ(path, pairs[:, :, 0], pairs[:, :, 1], unit)  # (G, 2)
+            # float32 keys: every sum is far from float64's overflow and underflow, so two
+            # orders of summing differ by a few ulps, far below the tolerance
+            clear = g.flat.dtype == np.float32
+            differ = _keys_differ(path, pairs[:, :, 0], pairs[:, :, 1], unit, _END_AND_MIDDLE if clear else 1.0, bool(self._finite))
             if differ[ends, 0].any():
-                return f"a {path} channel's last key differs from its first"
-            if not moved:
+                return f"a {path} channel's last key differs from its first", False
+            if clear and not moved:
                 moves = _which((g.rows >= 2) & (g.keys >= min_keys))  # within ``ends``
                 moved = moves is not None and bool(differ[moves, 1].any())
-        if moved or any(g.some_key_moves(path, skeleton, self.channels, min_keys) for path, g in self.groups.items()):
-            return None
-        return f"no channel with {min_keys} or more keys moves"
+        return None, moved
+
+
+#: tolerance multipliers of the (first, last) and (first, middle) comparisons
+_END_AND_MIDDLE = np.array([1.0, 2.0])
 
 
 def _which(mask):
@@ -382,20 +417,3 @@ class _Group:
         """(G,) the bone of each channel."""
         chans = channels if self.mask is None else compress(channels, self.mask)
         return np.asarray(list(map(_BONE, chans)), dtype=np.intp)
-
-    def some_key_moves(self, path: str, skeleton, channels, min_keys: int) -> bool:
-        """Some key of a channel with ``min_keys`` or more key times (and two or more value
-        rows) is another pose than that channel's first key (:func:`channel_moves` of
-        every such channel at once)."""
-        n = len(channels) if self.mask is None else self.mask.count(True)
-        rows = np.full(n, self.rows, dtype=np.intp) if type(self.rows) is int else self.rows
-        moves = (rows >= 2) & (self.keys >= min_keys)
-        if not moves.any():
-            return False
-        counts = rows[moves]
-        pair = np.empty((int(counts.sum()), 2), dtype=np.intp)
-        pair[:, 0] = np.repeat((np.cumsum(rows) - rows)[moves], counts)
-        pair[:, 1] = np.flatnonzero(np.repeat(moves, rows))
-        both = self.flat[pair].astype(np.float64)
-        unit = np.repeat(translation_unit_m(skeleton, self.bones(channels)[moves]), counts) if path == "translation" else None
-        return bool(np.any(keys_differ(path, both[:, 0], both[:, 1], unit)))

@@ -174,6 +174,16 @@ def test_one_key_moving_anywhere_is_enough(key):
     assert duplicated_endpoint(with_values(clip, 3, v), rig()) == (False, "no channel with 3 or more keys moves")
 
 
+@pytest.mark.parametrize("deg, moves", [(0.005, False), (0.015, True), (0.03, True)])
+def test_a_middle_key_just_past_the_tolerance_moves(deg, moves):
+    """0.015° is past the 0.01° tolerance but within twice it: the channel still moves."""
+    clip = static_clip()
+    v = y_quats(np.full(9, 30.0))
+    v[4] = y_quats([30.0 + deg])[0]
+    expected = (True, None) if moves else (False, "no channel with 3 or more keys moves")
+    assert duplicated_endpoint(with_values(clip, 3, v), rig()) == expected
+
+
 def test_a_two_key_channel_is_not_enough_to_move():
     clip = static_clip()
     two = Channel.make(2, "translation", [0.1, 0.3], [[0, 10, 0], [0, 10, 0]])
