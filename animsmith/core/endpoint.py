@@ -34,8 +34,9 @@ by 0.17 mm.
 from __future__ import annotations
 
 import math
-from itertools import compress, repeat
-from operator import attrgetter, eq, is_
+from collections import defaultdict
+from itertools import repeat
+from operator import attrgetter, is_
 from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
@@ -50,7 +51,6 @@ SCALE_TOL = 1e-4
 # 1 − |â·b̂| ≤ 1 − cos(tol/2)  ⟺  sign-invariant angle ≤ tol
 _ROT_GAP_TOL = 1.0 - math.cos(math.radians(ROTATION_TOL_DEG) / 2.0)
 
-_PATH = attrgetter("path")
 _TIMES = attrgetter("times")
 _VALUES = attrgetter("values")
 _BONE = attrgetter("bone")
@@ -107,23 +107,25 @@ def keys_differ(path: str, a: np.ndarray, b: np.ndarray, unit_m: Optional[np.nda
     :func:`translation_unit_m` of each row's bone, broadcast against the rows
     (translations only; default 1 m). Non-finite rows differ."""
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        return _keys_differ(path, np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), unit_m)
+        return ~_keys_same(path, np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), unit_m)
 
 
-def _keys_differ(path: str, a: np.ndarray, b: np.ndarray, unit_m=None, slack=1.0, finite: bool = False) -> np.ndarray:
-    """:func:`keys_differ` of float64 rows, under the caller's floating-point error state.
+def _keys_same(path: str, a: np.ndarray, b: np.ndarray, unit_m=None, slack=1.0, finite: bool = False, norms=None) -> np.ndarray:
+    """Not :func:`keys_differ`, for float64 rows, under the caller's floating-point error state.
 
     ``slack`` multiplies every tolerance (a float, or an array broadcast against the rows'
     leading shape): rows that differ at twice the tolerance differ at the tolerance
     whatever order the sums were taken in. ``finite``: the caller knows every value is
-    finite, so the finiteness test is left out.
+    finite, so the finiteness test is left out. ``norms``: (a·a, b·b) of rotation rows
+    when the caller has them.
     """
     if path == "rotation":
         # a non-finite component makes a·a or b·b infinite or NaN, so the ratio is 0 or
         # NaN (never within the tolerance): non-finite rows differ without a separate test
         num = np.abs(np.einsum("...j,...j->...", a, b))
-        den = np.sqrt(np.einsum("...j,...j->...", a, a) * np.einsum("...j,...j->...", b, b))
-        return ~((1.0 - num / den <= _ROT_GAP_TOL * slack) & (den > 0))
+        aa, bb = (np.einsum("...j,...j->...", a, a), np.einsum("...j,...j->...", b, b)) if norms is None else norms
+        den = np.sqrt(aa * bb)
+        return (1.0 - num / den <= _ROT_GAP_TOL * slack) & (den > 0)
     if path == "translation":
         d = a - b
         dist = np.sqrt(np.einsum("...j,...j->...", d, d))
@@ -134,8 +136,8 @@ def _keys_differ(path: str, a: np.ndarray, b: np.ndarray, unit_m=None, slack=1.0
         tol = SCALE_TOL * slack if isinstance(slack, float) else SCALE_TOL * np.asarray(slack)[..., None]
         same = np.all(np.abs(a - b) <= tol * size, axis=-1)
     if finite:
-        return ~same
-    return ~(same & np.isfinite(a).all(axis=-1) & np.isfinite(b).all(axis=-1))
+        return same
+    return same & np.isfinite(a).all(axis=-1) & np.isfinite(b).all(axis=-1)
 
 
 def channel_keys_differ(skeleton, ch, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -266,24 +268,19 @@ class StackedKeys:
         self.distinct_times = times[:1] if all(map(is_, times, repeat(times[0] if times else None))) else list(dict(zip(map(id, times), times)).values())
         # one key-time array for all: every channel's key count is its length
         shared = len(times[0]) if len(self.distinct_times) == 1 else None
-        paths = list(map(_PATH, channels))
-        values = list(map(_VALUES, channels))
+        by_path: Dict[str, list] = defaultdict(list)  # channels of each path, in clip order
+        for ch in channels:
+            by_path[ch.path].append(ch)
         #: path -> _Group; empty when some path's values do not stack (then every test
         #: goes channel by channel)
         self.groups: Dict[str, _Group] = {}
         self._finite: Optional[bool] = None
-        unique = dict.fromkeys(paths)
-        for path in unique:
-            mask, group, keys = None, values, times
-            if len(unique) > 1:
-                mask = list(map(eq, paths, repeat(path)))
-                group = list(compress(values, mask))
-                keys = list(compress(times, mask)) if shared is None else keys
-            group = _Group.stack(mask, group, keys if shared is None else shared)
-            if group is None:
+        for path, group in by_path.items():
+            stacked = _Group.stack(group, shared)
+            if stacked is None:
                 self.groups = {}
                 break
-            self.groups[path] = group
+            self.groups[path] = stacked
 
     def only_one_key_channels(self) -> bool:
         """Every channel has exactly one key time."""
@@ -338,16 +335,22 @@ class StackedKeys:
             pairs = g.pairs()  # (G, 2, 2, C): (first, last) and (first, middle) of every channel
             if not self._finite and not np.all(np.isfinite(pairs[ends, 0])):
                 return "non-finite key values", False
-            unit = translation_unit_m(skeleton, g.bones(self.channels))[:, None] if path == "translation" else None
+            unit = translation_unit_m(skeleton, g.bones())[:, None] if path == "translation" else None
             # float32 keys: every sum is far from float64's overflow and underflow, so two
             # orders of summing differ by a few ulps, far below the tolerance
             clear = g.flat.dtype == np.float32
-            differ = _keys_differ(path, pairs[:, :, 0], pairs[:, :, 1], unit, _END_AND_MIDDLE if clear else 1.0, bool(self._finite))
-            if differ[ends, 0].any():
+            # the squared lengths of all four rows of every channel in one product
+            norms = np.einsum("...j,...j->...", pairs, pairs) if path == "rotation" else None
+            same = _keys_same(path, pairs[:, :, 0], pairs[:, :, 1], unit, _END_AND_MIDDLE if clear else 1.0,
+                              bool(self._finite), None if norms is None else (norms[..., 0], norms[..., 1]))
+            moves = _which((g.rows >= 2) & (g.keys >= min_keys)) if clear and not moved else None  # within ``ends``
+            if type(ends) is slice and (moves is None or type(moves) is slice):
+                ends_same, middles_same = same.all(axis=0).tolist()
+            else:
+                ends_same, middles_same = bool(same[ends, 0].all()), moves is None or bool(same[moves, 1].all())
+            if not ends_same:
                 return f"a {path} channel's last key differs from its first", False
-            if clear and not moved:
-                moves = _which((g.rows >= 2) & (g.keys >= min_keys))  # within ``ends``
-                moved = moves is not None and bool(differ[moves, 1].any())
+            moved = moved or (moves is not None and not middles_same)
         return None, moved
 
 
@@ -371,30 +374,32 @@ class _Group:
     times, as (G,) arrays or one int when every channel has that many (``rows`` is an
     int exactly when ``flat`` is a (G, rows, C) block seen as rows)."""
 
-    __slots__ = ("mask", "flat", "rows", "keys")
+    __slots__ = ("channels", "flat", "rows", "keys")
 
-    def __init__(self, mask, flat, rows, keys):
-        self.mask, self.flat, self.rows, self.keys = mask, flat, rows, keys
+    def __init__(self, channels, flat, rows, keys):
+        self.channels, self.flat, self.rows, self.keys = channels, flat, rows, keys
 
     @classmethod
-    def stack(cls, mask, values: list, keys) -> Optional["_Group"]:
-        """The group of ``values`` (``keys``: their key-time arrays, or the key count all of
-        them share); None when they do not stack into (rows, C)."""
-        if type(keys) is not int:
-            keys = np.fromiter(map(len, keys), dtype=np.intp, count=len(keys))
+    def stack(cls, channels: list, shared: Optional[int]) -> Optional["_Group"]:
+        """The group of ``channels`` (``shared``: the key count of every channel when they
+        all have one key-time array); None when their values do not stack into (rows, C)."""
+        keys = shared
+        if keys is None:
+            keys = np.fromiter(map(len, map(_TIMES, channels)), dtype=np.intp, count=len(channels))
+        values = list(map(_VALUES, channels))
         try:
             block = np.array(values)  # (G, K, C) when every channel has K rows of C values
         except ValueError:  # shapes differ
             block = None
         if block is not None and block.ndim == 3 and block.shape[1] > 0:
-            return cls(mask, block.reshape(-1, block.shape[2]), block.shape[1], keys)
+            return cls(channels, block.reshape(-1, block.shape[2]), block.shape[1], keys)
         try:
             flat = np.concatenate(values)
         except ValueError:  # widths differ, or a value array without rows
             return None
         if flat.ndim != 2:
             return None
-        return cls(mask, flat, np.fromiter(map(len, values), dtype=np.intp, count=len(values)), keys)
+        return cls(channels, flat, np.fromiter(map(len, values), dtype=np.intp, count=len(values)), keys)
 
     def pairs(self) -> np.ndarray:
         """(G, 2, 2, C) float64: each channel's (first, last) and (first, middle) key values
@@ -413,7 +418,6 @@ class _Group:
         idx %= max(self.flat.shape[0], 1)  # a channel without rows points anywhere
         return self.flat.take(idx.reshape(-1), axis=0).reshape(-1, 2, 2, c).astype(np.float64)
 
-    def bones(self, channels) -> np.ndarray:
+    def bones(self) -> np.ndarray:
         """(G,) the bone of each channel."""
-        chans = channels if self.mask is None else compress(channels, self.mask)
-        return np.asarray(list(map(_BONE, chans)), dtype=np.intp)
+        return np.asarray(list(map(_BONE, self.channels)), dtype=np.intp)
