@@ -241,11 +241,6 @@ def _first_and_last_keys(channels, flat: Optional[np.ndarray] = None) -> np.ndar
     return flat[rows].astype(np.float64)  # one gather: (G, 2, C)
 
 
-
-
-
-
-
 class StackedKeys:
     """The key values of ``channels`` stacked once per path, so the endpoint rule judges
     every channel of a path in one step instead of one small comparison per channel.
@@ -265,7 +260,10 @@ class StackedKeys:
         self.channels = channels
         times = list(map(_TIMES, channels))
         #: the key-time arrays, each object once, in channel order (``Clip.distinct_times``)
-        self.distinct_times = times[:1] if all(map(is_, times, repeat(times[0] if times else None))) else list(dict(zip(map(id, times), times)).values())
+        if all(map(is_, times, repeat(times[0] if times else None))):  # one array for all
+            self.distinct_times = times[:1]
+        else:
+            self.distinct_times = list(dict(zip(map(id, times), times)).values())
         # one key-time array for all: every channel's key count is its length
         shared = len(times[0]) if len(self.distinct_times) == 1 else None
         by_path: Dict[str, list] = defaultdict(list)  # channels of each path, in clip order
