@@ -35,7 +35,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from animsmith.core.endpoint import POSITION_TOL_M, ROTATION_TOL_DEG, all_keys_finite, channel_moves, keys_by_path, last_key_mismatch
+from animsmith.core.endpoint import POSITION_TOL_M, ROTATION_TOL_DEG, StackedKeys
 from animsmith.core.contacts import DEFAULT_CONTACT_HEIGHT_M
 from animsmith.core.gait import MIN_STRIDE_STEP_M, GaitMetrics, gait_metrics, loop_seam_ratio
 from animsmith.core.pose import key_span_grid, pose_grid
@@ -76,9 +76,11 @@ def duplicated_endpoint(clip, skeleton=None, skip_bones=()) -> Tuple[bool, Optio
     "repeats" and "moves" are ``core.endpoint``'s tolerance, judged in model space through
     ``skeleton``'s scales and units — without one, one file unit is one metre).
 
-    (False, why-not) otherwise. First/last keys of all channels are compared
-    in one vectorised step; the "something moves" scan stops at the first
-    moving channel. The translation and rotation channels of ``skip_bones`` take no
+    (False, why-not) otherwise. The key values of each path are stacked once
+    (``core.endpoint.StackedKeys``): the finiteness test is one pass, the first/last
+    keys of all channels one comparison, and a middle key clearly away from its first
+    settles "something moves" (else the channels are asked one by one, stopping at the
+    first that moves). The translation and rotation channels of ``skip_bones`` take no
     part in the comparison (a travelling loop's travel bone ends where the next cycle
     starts, not where this one did).
     """
@@ -88,16 +90,15 @@ def duplicated_endpoint(clip, skeleton=None, skip_bones=()) -> Tuple[bool, Optio
         channels = [ch for ch in channels if not (int(ch.bone) in skip and ch.path in ("translation", "rotation"))]
     if not channels:
         return False, "clip has no channels" + (" besides its travel bone's" if clip.channels else "")
-    keyed = keys_by_path(channels)  # one concatenation per path, for this test and the ends below
-    if not all_keys_finite(channels, keyed):  # any key, not only the ends
+    keys = StackedKeys(channels)  # each path's key values stacked once, for every test below
+    if not keys.all_finite():  # any key, not only the ends
         return False, "non-finite key values"
     # a one-key channel holds one pose for all time: it neither ends nor repeats anything
-    chans = [ch for ch in channels if ch.times.shape[0] != 1]
-    if not chans:
+    if keys.only_one_key_channels():
         return False, "no channel has 2 or more keys"
     # cheap structural checks first; channels sharing a key-time array share the
     # outcome, so each array is looked at once, in channel order
-    distinct = clip.distinct_times() if channels is clip.channels else list({id(ch.times): ch.times for ch in channels}.values())
+    distinct = keys.distinct_times
     duration = np.float32(max_finite_time_s(distinct) if channels is clip.channels else clip.duration_s)  # clip.duration_s
     for times in distinct:
         if times.shape[0] == 1:
@@ -106,12 +107,8 @@ def duplicated_endpoint(clip, skeleton=None, skip_bones=()) -> Tuple[bool, Optio
             return False, "a channel has no keys"
         if np.float32(times[-1]) != duration:
             return False, "a channel ends before the clip duration"
-    why = last_key_mismatch(chans, skeleton, keyed if len(chans) == len(channels) else None)
-    if why is not None:
-        return False, why
-    if not any(ch.key_count >= 3 and channel_moves(skeleton, ch) for ch in chans):
-        return False, "no channel with 3 or more keys moves"
-    return True, None
+    why = keys.loop_mismatch(skeleton, min_keys=3)
+    return (False, why) if why is not None else (True, None)
 
 
 def key_times_problem(clip) -> Optional[str]:

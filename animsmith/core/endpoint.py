@@ -34,6 +34,9 @@ by 0.17 mm.
 from __future__ import annotations
 
 import math
+from collections import defaultdict
+from itertools import repeat
+from operator import attrgetter, is_
 from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
@@ -48,6 +51,10 @@ SCALE_TOL = 1e-4
 # 1 − |â·b̂| ≤ 1 − cos(tol/2)  ⟺  sign-invariant angle ≤ tol
 _ROT_GAP_TOL = 1.0 - math.cos(math.radians(ROTATION_TOL_DEG) / 2.0)
 
+_TIMES = attrgetter("times")
+_VALUES = attrgetter("values")
+_BONE = attrgetter("bone")
+
 
 def translation_unit_m(skeleton, bones) -> np.ndarray:
     """(G,) metres in model space of one local translation unit of each bone in ``bones``:
@@ -58,8 +65,11 @@ def translation_unit_m(skeleton, bones) -> np.ndarray:
     if skeleton is None:
         return np.ones(bones.shape[0])
     per_bone = _model_unit_m(skeleton)
+    n = per_bone.shape[0]
+    if all(0 <= b < n for b in bones.tolist()):  # every bone in range
+        return per_bone[bones]
+    ok = (bones >= 0) & (bones < n)
     out = np.full(bones.shape[0], float(getattr(skeleton, "metres_per_unit", 1.0)))
-    ok = (bones >= 0) & (bones < per_bone.shape[0])
     out[ok] = per_bone[bones[ok]]
     return out
 
@@ -93,25 +103,41 @@ def _model_unit_m(skeleton) -> np.ndarray:
 
 def keys_differ(path: str, a: np.ndarray, b: np.ndarray, unit_m: Optional[np.ndarray] = None) -> np.ndarray:
     """(G,) bool: key rows ``a[i]`` and ``b[i]`` of ``path`` channels are different poses
-    (module docstring). ``unit_m`` (G,) is :func:`translation_unit_m` of each row's bone
+    (module docstring; any leading shape, (G,) being the common one). ``unit_m`` (G,) is
+    :func:`translation_unit_m` of each row's bone, broadcast against the rows
     (translations only; default 1 m). Non-finite rows differ."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        if path == "rotation":
-            num = np.abs(np.einsum("...j,...j->...", a, b))
-            den = np.sqrt(np.einsum("...j,...j->...", a, a) * np.einsum("...j,...j->...", b, b))
-            gap = 1.0 - np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
-            same = gap <= _ROT_GAP_TOL
-        elif path == "translation":
-            dist = np.sqrt(np.einsum("...j,...j->...", a - b, a - b))
-            unit = 1.0 if unit_m is None else np.asarray(unit_m, dtype=np.float64)
-            same = dist * unit <= POSITION_TOL_M
-        else:  # scale (and any other vector): relative per component
-            size = np.maximum(np.abs(a), np.abs(b))
-            same = np.all(np.abs(a - b) <= SCALE_TOL * size, axis=-1)
-        finite = np.isfinite(a).all(axis=-1) & np.isfinite(b).all(axis=-1)
-    return ~(same & finite)
+        return ~_keys_same(path, np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), unit_m)
+
+
+def _keys_same(path: str, a: np.ndarray, b: np.ndarray, unit_m=None, slack=1.0, finite: bool = False, norms=None) -> np.ndarray:
+    """Not :func:`keys_differ`, for float64 rows, under the caller's floating-point error state.
+
+    ``slack`` multiplies every tolerance (a float, or an array broadcast against the rows'
+    leading shape): rows that differ at twice the tolerance differ at the tolerance
+    whatever order the sums were taken in. ``finite``: the caller knows every value is
+    finite, so the finiteness test is left out. ``norms``: (a·a, b·b) of rotation rows
+    when the caller has them.
+    """
+    if path == "rotation":
+        # a non-finite component makes a·a or b·b infinite or NaN, so the ratio is 0 or
+        # NaN (never within the tolerance): non-finite rows differ without a separate test
+        num = np.abs(np.einsum("...j,...j->...", a, b))
+        aa, bb = (np.einsum("...j,...j->...", a, a), np.einsum("...j,...j->...", b, b)) if norms is None else norms
+        den = np.sqrt(aa * bb)
+        return (1.0 - num / den <= _ROT_GAP_TOL * slack) & (den > 0)
+    if path == "translation":
+        d = a - b
+        dist = np.sqrt(np.einsum("...j,...j->...", d, d))
+        unit = 1.0 if unit_m is None else np.asarray(unit_m, dtype=np.float64)
+        same = dist * unit <= POSITION_TOL_M * slack
+    else:  # scale (and any other vector): relative per component
+        size = np.maximum(np.abs(a), np.abs(b))
+        tol = SCALE_TOL * slack if isinstance(slack, float) else SCALE_TOL * np.asarray(slack)[..., None]
+        same = np.all(np.abs(a - b) <= tol * size, axis=-1)
+    if finite:
+        return same
+    return same & np.isfinite(a).all(axis=-1) & np.isfinite(b).all(axis=-1)
 
 
 def channel_keys_differ(skeleton, ch, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -213,3 +239,183 @@ def _first_and_last_keys(channels, flat: Optional[np.ndarray] = None) -> np.ndar
     rows[:, 1] = np.cumsum(counts) - 1
     rows[:, 0] = rows[:, 1] - counts + 1
     return flat[rows].astype(np.float64)  # one gather: (G, 2, C)
+
+
+class StackedKeys:
+    """The key values of ``channels`` stacked once per path, so the endpoint rule judges
+    every channel of a path in one step instead of one small comparison per channel.
+
+    Per path the channels' value arrays are stacked into one array, so every channel's
+    first, last and middle key are one gather and one comparison judges them all. The
+    answers are those of :func:`all_keys_finite`, :func:`last_key_mismatch` and
+    :func:`channel_moves` taken channel by channel: the first/last comparison is the same
+    :func:`keys_differ` on the same values, and a channel is taken to move on its middle
+    key only when that key is more than twice the tolerance away (beyond any rounding of
+    the sums); otherwise the channels are asked one by one. Channels whose values do not
+    stack (widths that differ within a path, or not one row of values per key) go channel
+    by channel through those functions.
+    """
+
+    def __init__(self, channels: Sequence):
+        self.channels = channels
+        times = list(map(_TIMES, channels))
+        #: the key-time arrays, each object once, in channel order (``Clip.distinct_times``)
+        if all(map(is_, times, repeat(times[0] if times else None))):  # one array for all
+            self.distinct_times = times[:1]
+        else:
+            self.distinct_times = list(dict(zip(map(id, times), times)).values())
+        # one key-time array for all: every channel's key count is its length
+        shared = len(times[0]) if len(self.distinct_times) == 1 else None
+        by_path: Dict[str, list] = defaultdict(list)  # channels of each path, in clip order
+        for ch in channels:
+            by_path[ch.path].append(ch)
+        #: path -> _Group; empty when some path's values do not stack (then every test
+        #: goes channel by channel)
+        self.groups: Dict[str, _Group] = {}
+        self._finite: Optional[bool] = None
+        for path, group in by_path.items():
+            stacked = _Group.stack(group, shared)
+            if stacked is None:
+                self.groups = {}
+                break
+            self.groups[path] = stacked
+
+    def only_one_key_channels(self) -> bool:
+        """Every channel has exactly one key time."""
+        return all(len(t) == 1 for t in self.distinct_times)
+
+    def all_finite(self) -> bool:
+        """Every key value is finite (:func:`all_keys_finite`)."""
+        if self._finite is None:
+            if not self.groups:
+                self._finite = all_keys_finite(self.channels, keys_by_path(self.channels))
+            else:
+                self._finite = all([bool(np.isfinite(g.flat).all()) for g in self.groups.values()])
+        return self._finite
+
+    def loop_mismatch(self, skeleton=None, min_keys: int = 3) -> Optional[str]:
+        """Why the channels' last keys do not close a loop, or None when they do: a channel
+        with other than one key time whose last key is not its first key's pose
+        (:func:`last_key_mismatch`; a one-key channel holds one pose for all time and
+        neither ends nor repeats), else no channel with ``min_keys`` or more key times
+        moves (:func:`channel_moves`).
+
+        Each path's first and last keys are judged in one comparison, together with every
+        channel's middle key against its first: a moving channel nearly always differs
+        there, and the channels are asked one by one only when none clearly does.
+        """
+        chans = None
+        if self.groups:
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                why, moved = self._ends(skeleton, min_keys)
+            if why is not None or moved:
+                return why
+        else:
+            chans = [ch for ch in self.channels if len(ch.times) != 1]
+            why = last_key_mismatch(chans, skeleton)
+            if why is not None:
+                return why
+        chans = [ch for ch in self.channels if len(ch.times) != 1] if chans is None else chans
+        if any(ch.key_count >= min_keys and channel_moves(skeleton, ch) for ch in chans):
+            return None
+        return f"no channel with {min_keys} or more keys moves"
+
+    def _ends(self, skeleton, min_keys: int) -> Tuple[Optional[str], bool]:
+        """(:func:`last_key_mismatch` of the stacked channels, whether some channel with
+        ``min_keys`` or more key times has a middle key more than twice the tolerance
+        away from its first: it moves whatever the rounding)."""
+        moved = False
+        for path in ("rotation", "translation", "scale"):
+            g = self.groups.get(path)
+            ends = None if g is None else _which((g.rows > 0) & (g.keys != 1))
+            if ends is None:
+                continue
+            pairs = g.pairs()  # (G, 2, 2, C): (first, last) and (first, middle) of every channel
+            if not self._finite and not np.all(np.isfinite(pairs[ends, 0])):
+                return "non-finite key values", False
+            unit = translation_unit_m(skeleton, g.bones())[:, None] if path == "translation" else None
+            # float32 keys: every sum is far from float64's overflow and underflow, so two
+            # orders of summing differ by a few ulps, far below the tolerance
+            clear = g.flat.dtype == np.float32
+            # the squared lengths of all four rows of every channel in one product
+            norms = np.einsum("...j,...j->...", pairs, pairs) if path == "rotation" else None
+            same = _keys_same(path, pairs[:, :, 0], pairs[:, :, 1], unit, _END_AND_MIDDLE if clear else 1.0,
+                              bool(self._finite), None if norms is None else (norms[..., 0], norms[..., 1]))
+            moves = _which((g.rows >= 2) & (g.keys >= min_keys)) if clear and not moved else None  # within ``ends``
+            if type(ends) is slice and (moves is None or type(moves) is slice):
+                ends_same, middles_same = same.all(axis=0).tolist()
+            else:
+                ends_same, middles_same = bool(same[ends, 0].all()), moves is None or bool(same[moves, 1].all())
+            if not ends_same:
+                return f"a {path} channel's last key differs from its first", False
+            moved = moved or (moves is not None and not middles_same)
+        return None, moved
+
+
+#: tolerance multipliers of the (first, last) and (first, middle) comparisons
+_END_AND_MIDDLE = np.array([1.0, 2.0])
+
+
+def _which(mask):
+    """``mask`` (a bool or (G,) bools) as an index: ``slice(None)`` when every entry is
+    true, None when none is, else the mask itself."""
+    if mask is True or mask is False or mask.ndim == 0:
+        return slice(None) if mask else None
+    if mask.all():
+        return slice(None)
+    return mask if mask.any() else None
+
+
+class _Group:
+    """The channels of one path in :class:`StackedKeys`: ``flat`` (rows, C) their values
+    one channel after another; ``rows`` and ``keys`` each channel's value rows and key
+    times, as (G,) arrays or one int when every channel has that many (``rows`` is an
+    int exactly when ``flat`` is a (G, rows, C) block seen as rows)."""
+
+    __slots__ = ("channels", "flat", "rows", "keys")
+
+    def __init__(self, channels, flat, rows, keys):
+        self.channels, self.flat, self.rows, self.keys = channels, flat, rows, keys
+
+    @classmethod
+    def stack(cls, channels: list, shared: Optional[int]) -> Optional["_Group"]:
+        """The group of ``channels`` (``shared``: the key count of every channel when they
+        all have one key-time array); None when their values do not stack into (rows, C)."""
+        keys = shared
+        if keys is None:
+            keys = np.fromiter(map(len, map(_TIMES, channels)), dtype=np.intp, count=len(channels))
+        values = list(map(_VALUES, channels))
+        try:
+            block = np.array(values)  # (G, K, C) when every channel has K rows of C values
+        except ValueError:  # shapes differ
+            block = None
+        if block is not None and block.ndim == 3 and block.shape[1] > 0:
+            return cls(channels, block.reshape(-1, block.shape[2]), block.shape[1], keys)
+        try:
+            flat = np.concatenate(values)
+        except ValueError:  # widths differ, or a value array without rows
+            return None
+        if flat.ndim != 2:
+            return None
+        return cls(channels, flat, np.fromiter(map(len, values), dtype=np.intp, count=len(values)), keys)
+
+    def pairs(self) -> np.ndarray:
+        """(G, 2, 2, C) float64: each channel's (first, last) and (first, middle) key values
+        (for a channel without rows, rows of another channel: never read)."""
+        c = self.flat.shape[1]
+        if type(self.rows) is int:
+            k = self.rows
+            block = self.flat.reshape(-1, k, c)
+            return block.take([0, k - 1, 0, k // 2], axis=1).reshape(-1, 2, 2, c).astype(np.float64)
+        rows = self.rows
+        first = np.cumsum(rows) - rows
+        idx = np.empty((first.shape[0], 4), dtype=np.intp)
+        idx[:, 0] = idx[:, 2] = first
+        idx[:, 1] = first + rows - 1
+        idx[:, 3] = first + rows // 2
+        idx %= max(self.flat.shape[0], 1)  # a channel without rows points anywhere
+        return self.flat.take(idx.reshape(-1), axis=0).reshape(-1, 2, 2, c).astype(np.float64)
+
+    def bones(self) -> np.ndarray:
+        """(G,) the bone of each channel."""
+        return np.asarray(list(map(_BONE, self.channels)), dtype=np.intp)
