@@ -72,9 +72,26 @@ def _lint_chunk(paths: Sequence[str], bounds: Tuple[int, int], plan: Plan) -> Tu
     """(outcomes of ``paths[lo:hi]``, None), or (None, the exception) when linting one of them raised."""
     lo, hi = bounds
     try:
-        return [lint_file(p, plan) for p in paths[lo:hi]], None
+        outcomes = [lint_file(p, plan) for p in paths[lo:hi]]
     except Exception as exc:  # noqa: BLE001 - the caller raises it in file order
         return None, exc
+    if plan.with_measurements:
+        _write_measurements(outcomes)
+    return outcomes, None
+
+
+def _write_measurements(outcomes: List[FileOutcome]) -> None:
+    """Each clip's measurement dict as ``render.json.WrittenJSON``: its JSON text is written
+    with the chunk, by whichever process linted it, while the others lint theirs, and the
+    process that renders the whole document copies it (``lint --format json``'s largest
+    part) instead of writing every clip's measurements alone at the end."""
+    from animsmith.render.json import written_json
+
+    for outcome in outcomes:
+        clips = outcome.result.measurements.get("clips")
+        if clips:
+            for name, measured in clips.items():
+                clips[name] = written_json(measured)
 
 
 def _chunk_folder() -> Optional[str]:
@@ -232,6 +249,7 @@ def _import_lint_modules() -> None:
     from animsmith.core.units import units_report  # noqa: F401 - the rig-units check's
     from animsmith.core.legs import resolve_contract_rig  # noqa: F401
     from animsmith.io.gltf import load_asset  # noqa: F401
+    from animsmith.render.json import written_json  # noqa: F401 - measurements written ahead
 
 
 def iter_outcomes(paths: Sequence[str], plan: Plan, jobs: int):

@@ -74,6 +74,73 @@ def _lint_doc(result) -> Dict[str, Any]:
     return doc
 
 
+#: where the lint document puts one clip's measurement dict (``files[i].measurements.clips[name]``):
+#: the newline and indent its text is written at
+CLIP_MEASUREMENTS_NL = "\n" + " " * 10
+
+
+class WrittenJSON(dict):
+    """A dict that carries its own JSON text, written once by the process that made it (a
+    lint worker, in parallel) at the indentation ``json_nl``; :func:`dumps_plain_indent2`
+    copies that text where the document puts the dict at that indentation, instead of
+    writing it again in the one process that renders the whole document. Everything else
+    reads it as the dict it is; changing it drops the text (it would be stale)."""
+
+    __slots__ = ("json_text", "json_nl")
+
+    def _stale(self) -> None:
+        self.json_text = None
+
+    def __setitem__(self, key, value):
+        self._stale()
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key):
+        self._stale()
+        dict.__delitem__(self, key)
+
+    def __ior__(self, other):
+        self._stale()
+        return dict.__ior__(self, other)
+
+    def update(self, *args, **kwargs):
+        self._stale()
+        dict.update(self, *args, **kwargs)
+
+    def setdefault(self, key, default=None):
+        self._stale()
+        return dict.setdefault(self, key, default)
+
+    def pop(self, *args):
+        self._stale()
+        return dict.pop(self, *args)
+
+    def popitem(self):
+        self._stale()
+        return dict.popitem(self)
+
+    def clear(self):
+        self._stale()
+        dict.clear(self)
+
+
+def written_json(value: Dict[str, Any], nl: str = CLIP_MEASUREMENTS_NL) -> Dict[str, Any]:
+    """``value`` as a :class:`WrittenJSON` holding its text at ``nl`` (the text of
+    ``plain(value)``, as :func:`dumps_plain_indent2` writes it there); ``value`` itself when
+    it holds something that only the two-step path writes. The text is written now, so
+    whoever calls this pays for it (a lint worker, so the parent renders less alone);
+    nested dicts are not changed afterwards by the caller."""
+    out: list = []
+    try:
+        _write(value, out, nl, True)
+    except _NotPlain:
+        return value
+    written = WrittenJSON(value)
+    written.json_text = "".join(out)
+    written.json_nl = nl
+    return written
+
+
 class _NotPlain(Exception):
     """A value :func:`dumps_indent2` does not write (the caller falls back to ``json.dumps``)."""
 
@@ -153,6 +220,11 @@ def _write(o: Any, out: list, nl: str, as_plain: bool) -> None:
             _write(v, out, inner, as_plain)
             sep = "," + inner
         out.append(nl + "}")
+    elif t is WrittenJSON:
+        if o.json_text is not None and o.json_nl == nl and as_plain:
+            out.append(o.json_text)
+        else:
+            _write(dict(o), out, nl, as_plain)
     elif t is list or (t is tuple and as_plain):
         if not o:
             out.append("[]")

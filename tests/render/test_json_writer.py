@@ -92,3 +92,47 @@ def test_plain_documents_match_plain_then_the_standard_library():
     for _ in range(600):
         doc = {"files": [_random_raw(rng, 1) for _ in range(3)]}
         assert dumps_plain_indent2(doc) == _std(plain(doc))
+
+
+def _lint_shaped(clip):
+    """A document with ``clip`` where the lint document puts a clip's measurements."""
+    return {"schema_version": 1, "files": [{"path": "a.glb", "measurements": {"clips": {"walk": clip}, "groups": {}}}]}
+
+
+def test_measurements_written_ahead_are_the_text_the_standard_library_writes_there():
+    import pickle
+
+    from animsmith.render.json import WrittenJSON, dumps_plain_indent2, plain, written_json
+
+    rng = random.Random(99)
+    for _ in range(200):
+        clip = {"name": "walk", "gait_phase": rng.random(), "nested": _random_value(rng, 2), "nan": float("nan")}
+        expected = _std(plain(_lint_shaped(clip)))  # NaN as null, -0.0 as 0.0
+        written = written_json(clip)
+        assert type(written) is WrittenJSON and written == {k: v for k, v in clip.items() if k != "nan"} | {"nan": written["nan"]}
+        assert dumps_plain_indent2(_lint_shaped(written)) == expected
+        # a worker's result crosses to the parent by pickle: the text goes with it
+        back = pickle.loads(pickle.dumps(written, protocol=pickle.HIGHEST_PROTOCOL))
+        assert back.json_text == written.json_text and dumps_plain_indent2(_lint_shaped(back)) == expected
+
+
+def test_measurements_written_ahead_are_written_again_when_changed_or_placed_elsewhere():
+    import copy
+
+    from animsmith.render.json import dumps_plain_indent2, written_json
+
+    written = written_json({"name": "walk", "speed_mps": 1.25})
+    written["speed_mps"] = 2.5  # the text no longer says what the dict holds: it is dropped
+    assert written.json_text is None
+    assert dumps_plain_indent2(_lint_shaped(written)) == _std(_lint_shaped({"name": "walk", "speed_mps": 2.5}))
+    for change in (lambda d: d.update(x=1), lambda d: d.pop("name"), lambda d: d.setdefault("y", 2), lambda d: d.clear()):
+        again = written_json({"name": "walk", "speed_mps": 1.25})
+        change(again)
+        assert again.json_text is None and dumps_plain_indent2(_lint_shaped(again)) == _std(_lint_shaped(dict(again)))
+    # at another depth than the one it was written for, the dict is written where it is
+    moved = written_json({"name": "walk", "speed_mps": 1.25})
+    assert dumps_plain_indent2({"clip": moved}) == _std({"clip": {"name": "walk", "speed_mps": 1.25}})
+    assert dumps_plain_indent2({"clip": copy.deepcopy(moved)}) == _std({"clip": {"name": "walk", "speed_mps": 1.25}})
+    # something only the two-step path writes (a set) is left as it was
+    odd = {"name": "walk", "tags": {"a"}}
+    assert written_json(odd) is odd
