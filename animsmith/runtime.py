@@ -27,14 +27,14 @@ MMAP_THRESHOLD_BYTES = 8 << 20
 TRIM_THRESHOLD_BYTES = 32 << 20
 
 
-#: Young-generation threshold of Python's cyclic garbage collector during a command
-#: (CPython's default is 700): the collector runs after this many more container objects
-#: were created than freed. Loading one GLB parses its JSON into a few thousand dicts and
-#: lists, so the default ran ~900 young and ~8 full collections per 1,000-clip lint,
-#: 5-10 % of its time, every one finding nothing to free: the analysis of a clip makes no
-#: reference cycles (after 100 files a full collection finds 6 unreachable objects, none
-#: of ours), plain reference counting frees it all. The collector stays on, for cycles
-#: that code outside ours may make.
+#: Young-generation threshold of Python's cyclic garbage collector in a process that runs
+#: a command (CPython's default is 700; the setting stays for the rest of the process): the
+#: collector runs after this many more container objects were created than freed.
+#: Loading one GLB parses its JSON into a few thousand dicts and lists, so the default ran
+#: ~900 young and ~8 full collections per 1,000-clip lint, 5-10 % of its time, and found
+#: nothing of ours to free: the analysis of a clip makes no reference cycles (plain
+#: reference counting frees it all), only a few hundred objects of the standard library's
+#: own (closures, ctypes) were collected. The collector stays on, for them.
 COLLECTOR_THRESHOLD = 10_000
 
 

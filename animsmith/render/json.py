@@ -84,9 +84,18 @@ class WrittenJSON(dict):
     lint worker, in parallel) at the indentation ``json_nl``; :func:`dumps_plain_indent2`
     copies that text where the document puts the dict at that indentation, instead of
     writing it again in the one process that renders the whole document. Everything else
-    reads it as the dict it is; changing it drops the text (it would be stale)."""
+    reads it as the dict it is. Setting or removing one of its own keys drops the text (it
+    would be stale); the values inside it (nested dicts and lists) must not be changed
+    once it is written, which is why only finished results are written ahead (a clip's
+    measurements after its checks, summary and callbacks have read them)."""
 
     __slots__ = ("json_text", "json_nl")
+
+    def __getstate__(self):
+        return (self.json_text, self.json_nl)
+
+    def __setstate__(self, state):
+        self.json_text, self.json_nl = state
 
     def _stale(self) -> None:
         self.json_text = None
