@@ -108,8 +108,9 @@ _REST_UNIT: Dict[tuple, np.ndarray] = {}
 _REST_UNIT_MAX = 64
 
 
-def _unit_rest_rotations(skeleton: Skeleton) -> np.ndarray:
-    """``normalize_quat`` of the skeleton's rest rotations, memoised on their bytes."""
+def unit_rest_rotations(skeleton: Skeleton) -> np.ndarray:
+    """``normalize_quat`` of the skeleton's rest rotations (B, 4), memoised on their bytes
+    (read-only): once per rig, for every clip's local pose and the lazy grid's rest bones."""
     q = np.asarray(skeleton.rest_rotation, dtype=np.float64)
     return memo(_REST_UNIT, _REST_UNIT_MAX, (q.shape, q.tobytes()), lambda: _read_only_arrays((normalize_quat(q),))[0])
 
@@ -123,7 +124,7 @@ def local_pose_and_animated(skeleton: Skeleton, clip: Clip, times_s: np.ndarray,
     t = np.empty((n, b, 3))
     t[:] = skeleton.rest_translation
     r = np.empty((n, b, 4))
-    r[:] = _unit_rest_rotations(skeleton)
+    r[:] = unit_rest_rotations(skeleton)
     s = np.empty((n, b, 3))
     s[:] = skeleton.rest_scale
     animated = np.zeros(b, dtype=bool)

@@ -25,9 +25,9 @@ from animsmith.core.localpose import (
     key_time_bytes,
     local_pose_and_animated,
     sample_group,
+    unit_rest_rotations,
     winner_map,
 )
-from animsmith.core.sampling import normalize_quat
 from animsmith.core.timegrid import clip_duration_s, judged_times_s, max_finite_time_s, snapped_to_keys, uniform_times_s
 from animsmith.memo import memo
 from animsmith.model import Clip, PoseGrid, Skeleton, bone_depths
@@ -159,23 +159,6 @@ def _subset_plan(parents: np.ndarray, bones: List[int]) -> _SubsetPlan:
     return memo(_PLANS, _PLANS_MAX, (parents.tobytes(), tuple(bones)), lambda: _SubsetPlan(parents, bones))
 
 
-# (rest rotations (R, 4) bytes) -> their normalize_quat, component-major (4, R), read-only:
-# the bones a clip leaves at rest rotation, once per rig rather than once per clip
-_REST_UNIT: Dict[bytes, np.ndarray] = {}
-_REST_UNIT_MAX = 1024
-
-
-def _unit_rest(rest_q: np.ndarray) -> np.ndarray:
-    """``normalize_quat(rest_q).T`` of rest rotations (R, 4), memoised on their bytes."""
-
-    def build() -> np.ndarray:
-        unit = normalize_quat(rest_q).T
-        unit.setflags(write=False)
-        return unit
-
-    return memo(_REST_UNIT, _REST_UNIT_MAX, rest_q.tobytes(), build)
-
-
 class _Block:
     """One computed ancestor closure: positions (N, S, 3) and unit local rotations (4, S, N)."""
 
@@ -301,7 +284,7 @@ class LazyPoseGrid(PoseGrid):
                     s[:, i] = out[:, j]
         rest_rot = [i for i in range(b) if not rot_done[i]]
         if rest_rot:
-            rq[:, rest_rot] = _unit_rest(np.asarray(skel.rest_rotation, dtype=np.float64)[sub[rest_rot]])[:, :, None]
+            rq[:, rest_rot] = unit_rest_rotations(skel)[sub[rest_rot]].T[:, :, None]  # normalised element by element
         if s is None:
             rest_s = np.asarray(skel.rest_scale)[sub]
             if not (rest_s == 1.0).all():

@@ -303,13 +303,13 @@ def test_loop_seam_ratio_by_hand():
 def test_rest_rotations_are_normalised_once_per_rig_and_follow_their_bytes():
     """The seam samples' rest rotations come from one memo per rig; a skeleton whose rest
     rotations differ (even one edited in place) gets its own unit quaternions."""
-    from animsmith.core.localpose import _unit_rest_rotations, local_pose
+    from animsmith.core.localpose import local_pose, unit_rest_rotations
 
     sk = _skeleton()
     want = np.asarray(sk.rest_rotation, dtype=np.float64)
     want = want / np.linalg.norm(want, axis=1, keepdims=True)
-    assert np.allclose(_unit_rest_rotations(sk), want, rtol=0, atol=1e-15)
+    assert np.allclose(unit_rest_rotations(sk), want, rtol=0, atol=1e-15)
     sk.rest_rotation[2] = [0.0, 0.0, 2.0, 0.0]  # not unit: 180° about Z
-    assert _unit_rest_rotations(sk)[2].tolist() == [0.0, 0.0, 1.0, 0.0]
+    assert unit_rest_rotations(sk)[2].tolist() == [0.0, 0.0, 1.0, 0.0]
     _, r, _ = local_pose(sk, Clip("still", []), np.array([0.0, 0.5]))
     assert r[:, 2].tolist() == [[0.0, 0.0, 1.0, 0.0]] * 2
