@@ -65,20 +65,10 @@ def continuous(q: np.ndarray) -> np.ndarray:
 
 
 def multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product a·b (apply b first, then a)."""
+    """Hamilton product a·b (apply b first, then a): :func:`multiply_cm` on the last axis."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    ax, ay, az, aw = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
-    bx, by, bz, bw = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    return np.stack(
-        [
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz,
-        ],
-        axis=-1,
-    )
+    return np.ascontiguousarray(np.moveaxis(multiply_cm(np.moveaxis(a, -1, 0), np.moveaxis(b, -1, 0)), 0, -1))
 
 
 def conjugate(q: np.ndarray) -> np.ndarray:
@@ -145,28 +135,18 @@ def rotation_vector(q: np.ndarray) -> np.ndarray:
     The rotation is taken on the w ≥ 0 hemisphere (where w == 0, the one whose
     first non-zero of x, y, z is positive), so the angle is in [0, π]:
     ``angle = 2·atan2(|xyz|, w)``, vector = ``xyz · angle / |xyz|`` (``2·xyz`` as
-    |xyz| → 0, the small-angle limit).
+    |xyz| → 0, the small-angle limit). :func:`rotation_vector_cm` on the last axis.
     """
-    q = np.array(q, dtype=np.float64)
-    w = q[..., 3]
-    xyz = q[..., :3]
-    # hemisphere: w > 0; if w == 0, first non-zero of x, y, z positive
-    first_nz = np.where(xyz[..., 0] != 0, xyz[..., 0], np.where(xyz[..., 1] != 0, xyz[..., 1], xyz[..., 2]))
-    flip = (w < 0) | ((w == 0) & (first_nz < 0))
-    q = np.where(flip[..., None], -q, q)
-    w = q[..., 3]
-    xyz = q[..., :3]
-    s = np.linalg.norm(xyz, axis=-1)
-    angle = 2.0 * np.arctan2(s, w)
-    scale = np.where(s > 0, angle / np.where(s > 0, s, 1.0), 2.0)  # small-angle limit: 2·xyz
-    return xyz * scale[..., None]
+    q = np.moveaxis(np.asarray(q, dtype=np.float64), -1, 0)
+    return np.ascontiguousarray(np.moveaxis(rotation_vector_cm(q), 0, -1))
 
 
 # -- component-major forms ---------------------------------------------------
-# The same formulas on component-major arrays (4, ...) / (3, ...): every operation runs on
-# contiguous rows instead of strided last-axis slices, several times faster on the small
-# per-bone arrays of the hot paths (the loop seam). Each sum is written in the order the
-# last-axis form evaluates it, so the two give the same bits (tests/core/test_quat_references.py).
+# Formulas on component-major arrays (4, ...) / (3, ...): every operation runs on contiguous
+# rows instead of strided last-axis slices, several times faster on the small per-bone
+# arrays of the hot paths (the loop seam). ``multiply`` and ``rotation_vector`` are these
+# on the last axis; ``norm_cm``, ``unit_cm`` and ``angle_between_unit_rad_cm`` sum in the
+# order the last-axis forms do, so the two give the same bits (tests/core/test_quat_references.py).
 
 
 def norm_cm(v: np.ndarray) -> np.ndarray:
