@@ -178,7 +178,7 @@ def closed_loop_continuity_many(samples) -> List[Optional[LoopContinuity]]:
         p, q = p[usable], q[usable]
         if not keep:
             return out
-    pos_delta, rot_delta, v, w = _seam_steps(p, np.moveaxis(quat.unit_cm(np.moveaxis(q, -1, 0)), 0, -1), np.array(dts)[:, :, None, None])
+    pos_delta, rot_delta, v, w = _seam_steps(p, quat.unit(q), np.array(dts)[:, :, None, None])
     vel_delta, ang_delta = _closed_seam_changes(v, w)
     for i, k in enumerate(keep):
         out[k] = LoopContinuity(
