@@ -145,6 +145,7 @@ class ClipAnalysis:
         self._loop_cache: Dict[bool, LoopContinuity] = {}
         self._mode_cache: Dict[Tuple[float, float], Tuple[Optional[str], Optional[str]]] = {}
         self._legs_cache: Dict[float, Dict[str, Any]] = {}
+        self._stance_cache: Dict[tuple, list] = {}
         #: what the clip's checks share about its keys while it is judged (the lint engine
         #: empties it once they are done): state of this clip, held by this clip's analysis
         self.check_state: Dict[str, Any] = {}
@@ -222,7 +223,7 @@ class ClipAnalysis:
         inputs: the ``foot-slide`` check and the legs' duty factors share it (read-only)."""
         from animsmith.core.contacts import feet_stance_once
 
-        return feet_stance_once(self.__dict__.setdefault("_stance_cache", {}), self.clip, self.skeleton, feet, positions_m, times_s, contact_height_m)
+        return feet_stance_once(self._stance_cache, self.clip, self.skeleton, feet, positions_m, times_s, contact_height_m)
 
     def _leg_gait(self, contact_height_m: float) -> Dict[str, Any]:
         from animsmith.core.gait import duty_factors, gait_pattern, leg_offsets, leg_phases, pair_gait
