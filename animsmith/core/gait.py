@@ -429,9 +429,9 @@ def leg_phases(grid, legs, harmonic: int = 1, periodic: bool = False, positions_
         if not all_above:
             with np.errstate(over="ignore", invalid="ignore"):  # the smallest swing's test said any overflow
                 above = _above_noise(swings[f], pos)
-        if not (all_above or above):
-            out.append((None, "no foot-height swing: the foot keeps its height relative to the body"))
-            continue
+            if not above:
+                out.append((None, "no foot-height swing: the foot keeps its height relative to the body"))
+                continue
         if not periodic:
             total = totals[f]
             frac = float(power[f, harmonic - 1] / total) if 0 < harmonic <= power.shape[1] and total > 0.0 else 0.0
