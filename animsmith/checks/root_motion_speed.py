@@ -87,11 +87,12 @@ def check(ctx):
 def _late_start_note(ctx, pin: float, tol: float) -> str:
     """When the keys start after 0 s: the hold before the first key is part of the measured
     speed, so say so and give the speed over the keys alone (and whether it meets the pin)."""
+    from animsmith.core.trajectory import speed_over_keys_mps
+
     start = float(ctx.analysis.start_s)
-    sp = ctx.analysis.speed
-    if not start > 0.0 or sp.distance_m is None or not sp.duration_s or sp.duration_s <= start:
+    keyed = speed_over_keys_mps(ctx.analysis.speed, start)
+    if keyed is None:
         return ""
-    keyed = sp.distance_m / (sp.duration_s - start)
     within = not (f32_exceeds(keyed, pin + tol) or f32_exceeds(pin - tol, keyed))
     return (f"; its keys start at {start:.3f}s and the first pose is held until then, so over its keys alone it "
             f"travels at {keyed:.2f} m/s" + (", within the pin: start the keys at 0 s" if within else ""))
