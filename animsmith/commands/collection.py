@@ -275,6 +275,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         "schema_version": SCHEMA_VERSION, "command": "collection transform-foot-cycle", "group": group_name,
         "reference": ref[0][2].name, "outcome": None, "outputs": [], "members": [], "refusal": None,
     }
+
     def in_file(f, prove, *args):
         """``prove(*args)``; a refusal names member file ``f`` when the group spans several."""
         try:
