@@ -85,16 +85,16 @@ def loop_travels(ctx) -> bool:
     that is not in place (``core.travel.is_in_place``: it moves at least 0.05 m/s, the
     rule a gait group's travel policy uses). Never a ``"gameplay"`` clip: an in-place
     loop that drifts has a real seam."""
-    from animsmith.core.travel import is_in_place
+    from animsmith.core.travel import loop_travels as travels
 
     owner = expect_value(ctx, "movement_owner_xz")
     if owner is not None:
-        return owner == "animation"
+        return travels(None, owner)
     try:
         speed = ctx.analysis.speed.speed_mps
     except Exception:  # a clip the core cannot sample: judged in model space
         return False
-    return speed is not None and bool(np.isfinite(speed)) and not is_in_place(speed)
+    return travels(speed)
 
 
 def continuity_or_gap(ctx, scope: str):

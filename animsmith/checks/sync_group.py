@@ -10,10 +10,13 @@ grid and loop endpoint convention. Per present member:
   the authored rate (frame_count − 1) / duration_s (a declared 0 is no frame
   rate: the ``fps`` check reports it);
 * the loop endpoint convention — ``duplicated_endpoint`` (the last key
-  repeats the first pose: ``measure``'s ``loop_endpoint_mode``) or ``open``
-  (any other mode, ``unique_cycle`` or ``non_closing``: how far the last pose
-  is from the first is the loop's quality, judged by ``loop-closure`` and
-  ``loop-seam``, not its convention).
+  repeats the first pose: ``measure``'s ``loop_endpoint_mode``; on a loop that
+  travels, as ``loop-closure`` decides it, apart from the travel bone's own
+  keys, which end where the next cycle starts, so a root-motion run whose last
+  key closes its cycle shares the convention of an in-place one that does) or
+  ``open`` (any other clip, ``unique_cycle`` or ``non_closing``: how far the
+  last pose is from the first is the loop's quality, judged by ``loop-closure``
+  and ``loop-seam``, not its convention).
 
 Errors (spread = max − min over present members; a spread at the cap passes:
 within 1e-6, or for durations and fps within four float32 steps of the
@@ -69,11 +72,15 @@ def member_timing(summary):
     return duration, frames, fps
 
 
-def endpoint_convention(mode: str) -> str:
-    """``duplicated_endpoint`` (the last key repeats the first pose) or ``open`` (any other
-    mode: ``unique_cycle`` or ``non_closing``, which differ in how far the last pose
+def endpoint_convention(summary) -> str:
+    """``duplicated_endpoint`` (the last key repeats the first pose; on a travelling loop apart
+    from the travel bone's own keys, the member summary's ``loop_keys_close``) or ``open`` (any
+    other mode: ``unique_cycle`` or ``non_closing``, which differ in how far the last pose
     is from the first, a loop's quality, not its convention)."""
-    return "duplicated_endpoint" if mode == "duplicated_endpoint" else "open"
+    closes = summary.get("loop_keys_close")
+    if closes is None:
+        closes = summary.get("loop_endpoint_mode") == "duplicated_endpoint"
+    return "duplicated_endpoint" if closes else "open"
 
 
 def _listing(rows, digits):
@@ -148,7 +155,7 @@ def check(ctx):
             scope="sync_member_measurement",
             subjects=[label],
         )
-    known = [(label, endpoint_convention(mode)) for label, mode in modes if mode]
+    known = [(m.label, endpoint_convention(m.summary)) for m in present if m.summary.get("loop_endpoint_mode")]
     if len({conv for _, conv in known}) > 1:
         yield ctx.finding(
             f"sync group '{name}' mixes loop endpoint conventions {_listing(known, 0)} — "

@@ -275,15 +275,25 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         "schema_version": SCHEMA_VERSION, "command": "collection transform-foot-cycle", "group": group_name,
         "reference": ref[0][2].name, "outcome": None, "outputs": [], "members": [], "refusal": None,
     }
+
+    def in_file(f, prove, *args):
+        """``prove(*args)``; a refusal names member file ``f`` when the group spans several."""
+        try:
+            return prove(*args)
+        except Refusal as exc:
+            raise fc.name_file(exc, f) if len(sources) > 1 else exc
+
     try:
         ref_label, ref_file, ref_clip = ref[0]
-        ref_plan = fc.plan_member(assets[ref_file], ref_clip, roles(ref_file), clip_fps(contract, ref_clip.name, fps), ref_file, contact_height_m, None)
+        ref_plan = in_file(ref_file, fc.plan_member, assets[ref_file], ref_clip, roles(ref_file),
+                           clip_fps(contract, ref_clip.name, fps), ref_file, contact_height_m, None)
         plans = []
         for label, f, clip in members:
             if (f, clip.name) == (ref_file, ref_clip.name):
                 plans.append(ref_plan)
                 continue
-            plans.append(fc.plan_member(assets[f], clip, roles(f), clip_fps(contract, clip.name, fps), f, contact_height_m, ref_plan.events_before))
+            plans.append(in_file(f, fc.plan_member, assets[f], clip, roles(f), clip_fps(contract, clip.name, fps), f,
+                                 contact_height_m, ref_plan.events_before))
         # build every output in memory
         built: Dict[str, bytes] = {}
         for f in sources:
@@ -311,10 +321,11 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         }
         retimed = {(p.source, p.clip_index): p for p in plans if not p.reference}
         for f in sources:
-            fc.verify_untouched(assets[f], reloaded[f], retimed, f)
+            in_file(f, fc.verify_untouched, assets[f], reloaded[f], retimed, f)
         for p in plans:
             after = reloaded[p.source]
-            fc.verify_retimed(after, after.clips[p.clip_index], roles(p.source), p, ref_plan, contact_height_m)
+            in_file(p.source, fc.verify_retimed, after, after.clips[p.clip_index], roles(p.source), p, ref_plan,
+                    contact_height_m)
     except Refusal as exc:
         from animsmith.runtime import decide_exit_status
 

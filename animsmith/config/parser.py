@@ -20,6 +20,7 @@ from animsmith.config.values import (
     bone_list,
     join_key,
     key_part,
+    names_a_file,
     parse_member,
     type_name,
     unknown,
@@ -215,6 +216,11 @@ class ContractParser:
         if pattern in CLIP_KEYS and not isinstance(entry, dict):  # `[clips]` then `loop = true`
             raise Problem(prefix, f"must be a table, got {type_name(entry)}: clip keys go in a "
                            f"[clips.\"<name or glob>\"] table, not [clips] itself")
+        if names_a_file(pattern):
+            raise Problem(prefix, "names a file (as a group member may), but [clips.*] keys match clip names, in "
+                                  "every linted file, so this entry would match no clip; clips sharing one name across "
+                                  "files (Mixamo's 'mixamo.com') share one entry: lint files that need other "
+                                  "expectations with a contract of their own")
         table = self.known(as_table(entry, prefix), CLIP_KEYS, prefix)
         expect = ClipExpect()
         self.fill(expect, table, CLIP_KEYS, prefix)

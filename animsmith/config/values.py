@@ -134,15 +134,22 @@ def validate_value(value: Any, kind: str, key: str, *, minimum=None, maximum=Non
     return value
 
 
+def names_a_file(label: str) -> bool:
+    """Whether a label names a .glb/.gltf file (``file.glb``, ``packs/file.gltf#clip``): the part
+    before the first ``#`` ends with one of :data:`MEMBER_FILE_SUFFIXES`, any letter case."""
+    return label.partition("#")[0].lower().endswith(MEMBER_FILE_SUFFIXES)
+
+
 def parse_member(label: str, base_dir: str, key: str) -> MemberRef:
     """``clip`` | ``file.glb`` | ``file.glb#clip`` -> MemberRef (file made absolute)."""
     if not label:
         raise Problem(key, "member names must not be empty")
     file_part, sep, clip = label.partition("#")
-    if sep and not file_part.lower().endswith(MEMBER_FILE_SUFFIXES) and not any(c in file_part for c in "./\\"):
+    is_file = names_a_file(label)
+    if sep and not is_file and not any(c in file_part for c in "./\\"):
         return MemberRef(label=label, clip=label)  # a bare clip name with '#' (the loader's "walk#1" for a duplicate)
-    if sep or file_part.lower().endswith(MEMBER_FILE_SUFFIXES):
-        if not file_part.lower().endswith(MEMBER_FILE_SUFFIXES):
+    if sep or is_file:
+        if not is_file:
             raise Problem(key, f"member '{label}': the part before '#' must be a .glb or .gltf file")
         if sep and not clip:
             raise Problem(key, f"member '{label}': empty clip name after '#'")

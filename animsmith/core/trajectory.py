@@ -250,6 +250,16 @@ def root_speed(grid, travel: TravelBone, yaw: Optional[Tuple[Optional[float], Op
     return out
 
 
+def speed_over_keys_mps(speed: RootSpeed, start_s: float) -> Optional[float]:
+    """The travel bone's speed over the keys' own span, first key to duration: a clip keyed
+    from after 0 s (an export range from frame 1) holds its first pose until its first key,
+    and ``speed.speed_mps`` counts that hold. None when the keys start at 0 s or the
+    distance is unmeasured."""
+    if not start_s > 0.0 or speed.distance_m is None or not speed.duration_s or not speed.duration_s > start_s:
+        return None
+    return speed.distance_m / (speed.duration_s - start_s)
+
+
 # --------------------------------------------------------------------------
 # Yaw
 # --------------------------------------------------------------------------

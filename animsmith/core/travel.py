@@ -74,6 +74,16 @@ def is_in_place(speed_mps: Optional[float], movement_owner_xz: Optional[str] = N
     return s is not None and s < IN_PLACE_MAX_MPS
 
 
+def loop_travels(speed_mps: Optional[float], movement_owner_xz: Optional[str] = None) -> bool:
+    """Whether a loop is judged in its travelling frame (the loop checks, and a sync group's
+    endpoint convention): declared root motion (``"animation"``), or no owner declared and a
+    measured root that is not in place (:func:`is_in_place`). Never a ``"gameplay"`` clip
+    (an in-place loop that drifts has a real seam), nor one whose speed is unmeasured."""
+    if movement_owner_xz is not None:
+        return movement_owner_xz == "animation"
+    return finite(speed_mps) is not None and not is_in_place(speed_mps)
+
+
 def stride_length_m(speed_mps, duration_s, cycles) -> Optional[float]:
     """speed × duration ÷ strides in the clip; None when any part is missing or cycles < 1."""
     s, d = finite(speed_mps), finite(duration_s)

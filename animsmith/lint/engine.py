@@ -105,7 +105,25 @@ def member_summary(analysis, measurements: Optional[Dict[str, Any]], expect, end
     summary["declared_loop"] = None if expect is None else expect.loop
     summary["declared_fps"] = None if expect is None else expect.fps
     summary.update(_travel_fields(analysis, summary, expect))
+    if summary.get("loop_endpoint_mode") is not None:
+        summary["loop_keys_close"] = _loop_keys_close(analysis, summary, expect)
     return summary
+
+
+def _loop_keys_close(analysis, summary: Dict[str, Any], expect) -> Optional[bool]:
+    """Whether the clip's last keys repeat its first pose as its loop checks judge it: on a
+    travelling loop (``core.travel.loop_travels``) the travel bone's own keys left out, as
+    they end where the next cycle starts (``ClipAnalysis.closes_by_keys``); None when the
+    clip cannot be read."""
+    from animsmith.core.travel import loop_travels
+
+    owner = None if expect is None else expect.movement_owner_xz
+    try:
+        return analysis.closes_by_keys(loop_travels(summary.get("speed_mps"), owner))
+    except Exception:  # noqa: BLE001 - an unreadable clip keeps its endpoint mode alone
+        if os.environ.get("ANIMSMITH_DEBUG"):
+            raise
+        return None
 
 
 def _travel_fields(analysis, summary: Dict[str, Any], expect) -> Dict[str, Any]:

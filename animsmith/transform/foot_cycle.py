@@ -71,6 +71,17 @@ def _refuse(code: str, clip: str, bone: Optional[str], measured, limit, what: st
     return Refusal(code=code, message=f"cannot retime {where}: {what}; {advice}", clip=clip, bone=bone, measured=measured, limit=limit)
 
 
+def name_file(exc: Refusal, path: str) -> Refusal:
+    """``exc`` naming the member's file after its clip (``cannot retime clip 'mixamo.com' in
+    run_left.glb, ...``): a group across files may hold one clip name in each (Mixamo
+    downloads are all ``mixamo.com``), and the clip name alone does not say which."""
+    if exc.clip is not None:
+        head = f"cannot retime clip {exc.clip!r}"
+        exc.message = exc.message.replace(head, f"{head} in {path}", 1)
+        exc.args = (exc.message,)
+    return exc
+
+
 TOPOLOGY_ADVICE = (
     "align contacts in the DCC, add explicit contact/phase markers, or use a phase-remap strategy in the runtime instead"
 )

@@ -73,3 +73,26 @@ def test_a_speed_authored_exactly_at_the_bound_passes():
     assert float(np.float32(1.1)) - 1.1 > 0  # the stored 1.1 m is a little more than 1.1 m
     assert run_check("root-motion-speed", asset, expect={"speed_mps": 1.0, "speed_tolerance_mps": 0.1}) == ([], [])
     assert len(run_check("root-motion-speed", treadmill(travel_m=1.11), expect={"speed_mps": 1.0, "speed_tolerance_mps": 0.1})[0]) == 1
+
+
+def test_a_late_start_names_the_hold_and_the_speed_over_the_keys():
+    """An FBX2glTF walk exported from frame 1 (keys at 1/30 .. 31/30 s) travels 1.2 m over its keys'
+    1.0 s, but a runtime holds its first pose from 0: 1.2 m in 31/30 s = 1.1613 m/s is what the
+    check measures. The finding now says so, with the 1.20 m/s the keys travel at."""
+    from builders import fbx2gltf_asset, fbx2gltf_walk
+
+    from animsmith.model import Channel
+
+    walk = fbx2gltf_walk("walk", frames=31, travel_mps=1.2)
+    assert run_check("root-motion-speed", fbx2gltf_asset(walk), expect={"speed_mps": 1.2, "speed_tolerance_mps": 0.02}) == ([], [])
+    late = Clip(name="walk", channels=[Channel.make(c.bone, c.path, c.times.astype(np.float64) + 1 / 30, c.values)
+                                       for c in walk.channels])
+    findings, _ = run_check("root-motion-speed", fbx2gltf_asset(late), expect={"speed_mps": 1.2, "speed_tolerance_mps": 0.02})
+    assert len(findings) == 1 and findings[0].measured == pytest.approx(1.2 * 30 / 31, abs=1e-5)
+    assert findings[0].message.endswith("disagrees with the declared 1.20 ± 0.02 m/s — playback scaled by this pin will "
+                                        "slide or moonwalk; its keys start at 0.033s and the first pose is held until "
+                                        "then, so over its keys alone it travels at 1.20 m/s, within the pin: start the "
+                                        "keys at 0 s")
+    # a pin the keys miss too: the speed over the keys, without the advice
+    findings, _ = run_check("root-motion-speed", fbx2gltf_asset(late), expect={"speed_mps": 1.5, "speed_tolerance_mps": 0.02})
+    assert findings[0].message.endswith("over its keys alone it travels at 1.20 m/s")

@@ -62,13 +62,56 @@ def test_sync_group_equal_declared_fps_hides_different_authored_rates(tmp_path, 
 
 
 def test_sync_group_endpoint_modes_must_agree(tmp_path, capsys):
-    # a closes its cycle (last key = first pose); b travels, so it does not close
-    clips = [gait_clip("a"), gait_clip("b", velocity_mps=(0, 0, 2.0))]
+    # a closes its cycle (last key = first pose); b is an open cycle (30 unique keys)
+    clips = [gait_clip("a", frames=30, duration_s=29 / 30), _open_cycle("b", 0.05)]
     code, doc = lint_json(tmp_path, capsys, clips, sync_config(["a", "b"]))
     findings, _ = by_check(doc, "sync-group")
     assert [f["measured"] for f in findings] == ["mixed"] and code == 1
+    assert "[a=duplicated_endpoint, b=open]" in findings[0]["message"]
     modes = doc["files"][0]["measurements"]["clips"]
-    assert modes["a"]["loop_endpoint_mode"] != modes["b"]["loop_endpoint_mode"]
+    assert (modes["a"]["loop_endpoint_mode"], modes["b"]["loop_endpoint_mode"]) == ("duplicated_endpoint", "non_closing")
+
+
+def _fbx_lint(tmp_path, capsys, clips, config, name):
+    """lint --format json of ``clips`` on the FBX2glTF-shaped rig (static RootNode, hips root motion)."""
+    from builders import fbx2gltf_asset
+    from lint_support import run_cli, validate_json, write_config
+
+    from animsmith.io.write import write_glb
+
+    glb = str(tmp_path / name)
+    write_glb(fbx2gltf_asset(*clips), glb)
+    cfg = write_config(tmp_path / "animsmith.toml", config)
+    code, out, err = run_cli(["--config", cfg, "lint", "--format", "json", "--select", "sync-group", glb], capsys)
+    assert err == ""
+    return code, validate_json(out)
+
+
+@pytest.mark.parametrize("owner", [None, "animation"])
+def test_a_root_motion_loop_whose_last_key_closes_its_cycle_shares_the_in_place_convention(tmp_path, capsys, owner):
+    """A Mixamo ring with "in place" on for one direction and off for another: both exported
+    with the closing key. The travelling run's last key is its first pose carried one cycle
+    along (its root ends where the next cycle starts), so it closes its cycle exactly as the
+    in-place one does (loop-closure judges it closed); it was called "open" and the group
+    failed for "mixing" conventions it does not mix. measure's endpoint mode still says where
+    the root ends (non_closing)."""
+    from builders import fbx2gltf_walk
+
+    extra = "" if owner is None else f'[clips."run_*"]\nmovement_owner_xz = "{owner}"\n'
+    config = extra + sync_config(["run_fwd", "run_left"])
+    clips = [fbx2gltf_walk("run_fwd", travel_mps=3.0), fbx2gltf_walk("run_left", travel_mps=0.0)]
+    code, doc = _fbx_lint(tmp_path, capsys, clips, config, "ring.glb")
+    modes = doc["files"][0]["measurements"]["clips"]
+    assert (modes["run_fwd"]["loop_endpoint_mode"], modes["run_left"]["loop_endpoint_mode"]) == (
+        "non_closing", "duplicated_endpoint")  # the premise: measure's numbers are unchanged
+    assert by_check(doc, "sync-group") == ([], []) and code == 0
+    # an open root-motion cycle (the last key one frame before the first pose) next to a closed one does mix
+    clips = [fbx2gltf_walk("run_fwd", frames=30, travel_mps=3.0, open_cycle=True),
+             fbx2gltf_walk("run_left", frames=30, travel_mps=0.0)]
+    code, doc = _fbx_lint(tmp_path, capsys, clips, config, "mixed.glb")
+    findings, _ = by_check(doc, "sync-group")
+    assert [f["measured"] for f in findings] == ["mixed"] and code == 1
+    assert "[run_fwd=open, run_left=duplicated_endpoint]" in findings[0]["message"]
 
 
 def test_sync_group_missing_member(tmp_path, capsys):

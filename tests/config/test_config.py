@@ -362,3 +362,25 @@ def test_integers_past_python_s_conversion_limit_are_named_by_line():
     message = str(exc.value.message)
     if "more than" in message:
         assert message.endswith("digits at line 5"), message
+
+
+@pytest.mark.parametrize("key", ["walk.glb#mixamo.com", "packs/Run Forward.GLB", "*.gltf#mixamo.com"])
+def test_a_clips_key_that_names_a_file_is_a_config_error(key):
+    """Mixamo downloads are one file per clip, every clip named 'mixamo.com'. `[clips."walk.glb#mixamo.com"]`
+    (the group-member form) matched no clip name, so its fps and speed pin were silently never applied
+    and the walk was judged against the run's `[clips."mixamo.com"]` entry instead."""
+    raw = f'[clips."mixamo.com"]\nfps = 30\n[clips."{key}"]\nfps = 60\n'.encode()
+    with pytest.raises(ConfigError) as info:
+        parse_contract(raw, "c.toml")
+    assert info.value.lines == [f'bad config c.toml: clips."{key}": names a file (as a group member may), but '
+                                "[clips.*] keys match clip names, in every linted file, so this entry would match no "
+                                "clip; clips sharing one name across files (Mixamo's 'mixamo.com') share one entry: "
+                                "lint files that need other expectations with a contract of their own"]
+
+
+def test_clip_names_with_dots_and_hashes_stay_clip_keys():
+    """Only a .glb/.gltf file part makes a key a file: Mixamo's 'mixamo.com', Blender's
+    'Armature|mixamo.com|Layer0' and the loader's 'walk#1' are clip names."""
+    c = parse_contract(b'[clips."mixamo.com"]\nfps = 30\n[clips."Armature|mixamo.com|Layer0"]\nfps = 24\n'
+                       b'[clips."walk#1"]\nfps = 60\n[clips."a.b#c"]\nfps = 25\n', "c.toml")
+    assert [c.expect_for(n).fps for n in ("mixamo.com", "Armature|mixamo.com|Layer0", "walk#1", "a.b#c")] == [30, 24, 60, 25]

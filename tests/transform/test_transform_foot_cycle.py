@@ -736,3 +736,26 @@ def test_bare_members_are_found_in_paths_only_whatever_the_order(capsys, tmp_pat
     assert rc == 2 and "group member 'run_left' not found in" in err, err
     rc, out, err = run_cli(capsys, *args, path)
     assert rc == 0, err
+
+
+def test_a_refusal_in_a_ring_across_files_names_the_member_file(capsys, tmp_path):
+    """Mixamo downloads: one file per direction, every clip named 'mixamo.com'. A refusal that
+    named only the clip did not say which of the four files to fix."""
+    from animsmith.io.write import write_glb
+
+    paths = []
+    for name, o in OFFSETS.items():
+        clip = stepping_clip("mixamo.com", o)
+        if name == "run_left":  # 2 cm of drift over the cycle: horizontal_drift (cap 1 cm)
+            clip.channels.append(Channel.make(0, "translation", clip.channels[0].times,
+                                              np.outer(np.linspace(0, 1, FRAMES), [0.02, 0, 0])))
+        paths.append(str(tmp_path / f"{name}.glb"))
+        write_glb(asset_of(clip), paths[-1])
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text('[gait_groups.run-ring]\nclips = ["run_forward.glb", "run_backward.glb", "run_left.glb", "run_right.glb"]\n')
+    rc, stdout, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                              "--reference", "run_forward.glb", "--out-dir", str(tmp_path / "out"), *paths)
+    assert rc == 1 and stdout == "" and not (tmp_path / "out").exists()
+    assert err.startswith(f"animsmith: refused [horizontal_drift]: cannot retime clip 'mixamo.com' in {paths[2]}, "
+                          "bone 'root': the Root bone accumulates horizontal translation 0.0200 m"), err
+    # (a ring in one file keeps the clip name alone: test_a_member_whose_hips_walk_below_a_static_root_refuses)
