@@ -391,16 +391,19 @@ _LEG_ROLES = {("left", "foot"): "left_foot", ("right", "foot"): "right_foot", ("
 def roles_with_legs(roles, legs: LegMap, skeleton, fill: bool = True):
     """The roles with hips and pair 0's feet/toes filled from the legs where the names did
     not resolve them (convention ``legs:<found_by>``); the role map keeps the legs.
-    ``fill=False`` (a named rig profile) fills only from legs ``[rig.legs]`` declares."""
+    ``fill=False`` (a named rig profile) fills only from legs ``[rig.legs]`` declares.
+    Legs read from the foot roles fill only the hips: their body, the feet's nearest common
+    ancestor, is the hips of a rig whose hips name no convention knows (Rigify's deform
+    hips is ``DEF-spine``)."""
     roles.legs = legs
-    if not legs.legs or legs.from_roles or not (fill or legs.legs[0].found_by == "config"):
+    if not legs.legs or not (fill or legs.legs[0].found_by == "config"):
         return roles
     names = skeleton.names
     fills: Dict[str, Tuple[int, str]] = {}
     if legs.body is not None:
         fills["hips"] = (legs.body, legs.legs[0].found_by)
     left, right = legs.pair_feet(0)
-    if len(left) == 1 and len(right) == 1:
+    if len(left) == 1 and len(right) == 1 and not legs.from_roles:
         for leg in (left[0], right[0]):
             fills[_LEG_ROLES[(leg.side, "foot")]] = (leg.foot, leg.found_by)
             if leg.toe is not None:

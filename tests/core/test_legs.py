@@ -768,3 +768,47 @@ def test_arms_reaching_the_ground_in_the_rest_pose_are_no_legs():
     ]
     m = ClipAnalysis(asset, clip, roles).measurements()
     assert m["gait_phase"] == pytest.approx(0.75, abs=1e-6) and m["gait_pattern"] == "biped"
+
+
+def _rigify_deform_biped():
+    """A Rigify rig exported with deform bones only: the hips bone is ``DEF-spine`` (the
+    base of Rigify's spine chain), the thighs hang from it, and no name says hips."""
+    names = ["Armature", "DEF-spine", "DEF-spine.001", "DEF-thigh.L", "DEF-shin.L", "DEF-foot.L",
+             "DEF-thigh.R", "DEF-shin.R", "DEF-foot.R"]
+    parents = [-1, 0, 1, 1, 3, 4, 1, 6, 7]
+    rest = [[0, 0, 0], [0, 1.0, 0], [0, 0.1, 0], [0.1, 0, 0], [0, -0.45, 0], [0, -0.45, 0],
+            [-0.1, 0, 0], [0, -0.45, 0], [0, -0.45, 0]]
+    return Skeleton.build(names, parents, rest)
+
+
+def test_a_rigify_deform_rig_takes_its_hips_from_the_legs_common_ancestor():
+    """No convention names Rigify's ``DEF-spine`` the hips; the feet resolve by name, and
+    their nearest common ancestor is the hips. The feet bob ±5 cm in antiphase, the left
+    as 0.05·sin(2πt) under the hips: the stride anchor (the L−R trough) is at 0.75."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.legs import resolve_rig
+
+    t = np.linspace(0.0, 1.0, 31)
+    h = 0.05 * np.sin(2 * np.pi * t)
+    chans = [
+        Channel.make(5, "translation", t, np.stack([0 * t, -0.45 + h, 0 * t], axis=1)),
+        Channel.make(8, "translation", t, np.stack([0 * t, -0.45 - h, 0 * t], axis=1)),
+    ]
+    asset = Asset(skeleton=_rigify_deform_biped(), clips=[Clip(name="run", channels=chans, index=0)])
+    roles = resolve_rig(asset)
+    assert roles.names["hips"] == "DEF-spine"
+    assert roles.conventions["hips"] == "legs:name"
+    assert (roles.names["left_foot"], roles.names["right_foot"]) == ("DEF-foot.L", "DEF-foot.R")
+    m = ClipAnalysis(asset, asset.clips[0], roles).measurements()
+    assert m["gait_phase"] == pytest.approx(0.75, abs=0.01)
+    assert m["lr_amplitude_m"] == pytest.approx(0.2, abs=0.005)
+
+
+def test_a_named_hips_is_kept_when_the_feet_name_the_legs():
+    """Names that resolve the hips win over the legs' common ancestor (a ``root`` bone between
+    the hips and the thighs' parent changes nothing)."""
+    from animsmith.core.legs import resolve_rig
+
+    sk = Skeleton.build(["Hips", "LeftFoot", "RightFoot"], [-1, 0, 0], [[0, 1, 0], [0.1, -0.9, 0], [-0.1, -0.9, 0]])
+    roles = resolve_rig(Asset(skeleton=sk, clips=[]))
+    assert roles.names["hips"] == "Hips" and roles.conventions["hips"] != "legs:name"
