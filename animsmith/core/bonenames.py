@@ -4,6 +4,10 @@ How a bone name is read
 -----------------------
 1. Namespaces are stripped: the part after the last ``:`` (``Char1:Hips`` ->
    ``Hips``, ``mixamorig7:LeftFoot`` -> ``LeftFoot``) and after the last ``|``.
+   three.js drops the ``:`` from node names (``PropertyBinding.sanitizeNodeName``),
+   so a Mixamo rig re-exported by its ``GLTFExporter`` names its hips
+   ``mixamorigHips``: a ``mixamorig``/``mixamorigN`` prefix fused to a capitalised
+   name is read as that namespace (``mixamorigLeftFoot`` -> ``LeftFoot``).
 2. A Blender/Rigify layer prefix ``DEF-`` / ``ORG-`` / ``MCH-`` is set aside
    and ranks the match (DEF- deform bones are preferred, then no prefix, then
    ORG-, then MCH-).
@@ -42,6 +46,10 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 # --------------------------------------------------------------------------
 
 
+#: a Mixamo namespace whose ``:`` three.js removed: ``mixamorigHips``, ``mixamorig2LeftFoot``
+_FUSED_MIXAMO_RE = re.compile(r"^(mixamorig\d*)([A-Z].*)$")
+
+
 def split_name(name: str) -> Tuple[str, str, str]:
     """``name`` -> (namespace, layer prefix, stem): ``"c:DEF-foot.L"`` -> ("c", "DEF", "foot.L")."""
     ns = ""
@@ -50,6 +58,10 @@ def split_name(name: str) -> Tuple[str, str, str]:
         if sep in stem:
             head, stem = stem.rsplit(sep, 1)
             ns = (ns + sep + head) if ns else head
+    if not ns:
+        fused = _FUSED_MIXAMO_RE.match(stem)
+        if fused:
+            ns, stem = fused.group(1), fused.group(2)
     m = re.match(r"^(DEF|ORG|MCH)[-_.](.+)$", stem)
     if m:
         return ns, m.group(1), m.group(2)

@@ -49,10 +49,17 @@ def test_split_name_and_words():
     assert split_name("Char1:DEF-foot.L") == ("Char1", "DEF", "foot.L")
     assert split_name("mixamorig7:LeftToeBase") == ("mixamorig7", "", "LeftToeBase")
     assert name_words("b_LeftFoot01_017") == ["b", "left", "foot"]
+    assert split_name("mixamorigLeftToeBase") == ("mixamorig", "", "LeftToeBase")
+    assert split_name("mixamorig3Hips") == ("mixamorig3", "", "Hips")
+    # a fused prefix needs a capitalised name after it, and a colon namespace keeps its reading
+    assert split_name("mixamorigs") == ("", "", "mixamorigs")
+    assert split_name("Char:mixamorigHips") == ("Char", "", "mixamorigHips")
 
 
-@pytest.mark.parametrize("ns", ["mixamorig:", "mixamorig1:", "mixamorig12:", ""])
+@pytest.mark.parametrize("ns", ["mixamorig:", "mixamorig1:", "mixamorig12:", "", "mixamorig", "mixamorig2"])
 def test_mixamo_any_namespace(ns):
+    """``mixamorig``/``mixamorig2`` without the colon: three.js's GLTFExporter writes the names
+    its loader sanitised (``PropertyBinding.sanitizeNodeName`` drops ``:``)."""
     sk = legs(
         f"{ns}Hips", f"{ns}LeftFoot", f"{ns}LeftToeBase", f"{ns}RightFoot", f"{ns}RightToeBase",
         extra=[f"{ns}LeftUpLeg", f"{ns}Spine", f"{ns}Head", f"{ns}LeftHand", f"{ns}RightHand"],
