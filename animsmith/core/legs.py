@@ -22,7 +22,8 @@ Where legs come from (the first source that gives legs wins)
    each with both sides. A name that also names an arm, a hand, clothing, hair,
    a tail or the head (``LeftForeArm``, ``Skirt_Back_L``) is no leg. Then the biped roles: feet and hands both resolved, with
    the hands hanging within a quarter of the hips' height of the feet in the rest
-   pose (``b_LeftFoot01`` / ``b_LeftHand`` of the Khronos Fox): feet = pair 0,
+   pose (the hips by name, else the feet's nearest common ancestor; ``b_LeftFoot01`` /
+   ``b_LeftHand`` of the Khronos Fox, ``foot.L`` / ``hand.L`` of a Rigify dog): feet = pair 0,
    hands = pair 1. Else the left and right foot roles: one pair.
 4. ``shape`` (names say nothing): :func:`core.legshape.legs_by_shape`.
 
@@ -203,10 +204,12 @@ def _legs_by_roles(skeleton, roles, rest_pos: np.ndarray) -> Tuple[Optional[List
         Leg("left", "left", 0, int(feet[0]), roles.get("left_toe"), "name", f"{conv.get('left_foot')} name {names[feet[0]]!r}"),
         Leg("right", "right", 0, int(feet[1]), roles.get("right_toe"), "name", f"{conv.get('right_foot')} name {names[feet[1]]!r}"),
     ]
-    if roles.has("left_hand") and roles.has("right_hand") and roles.has("hips"):
+    # the hips by name, else the feet's nearest common ancestor (the body the legs hang from)
+    hips = roles.get("hips") if roles.has("hips") else common_ancestor(np.asarray(skeleton.parents), list(feet))
+    if roles.has("left_hand") and roles.has("right_hand") and hips is not None:
         hands = (roles.get("left_hand"), roles.get("right_hand"))
         foot_y = max(float(y[f]) for f in feet)
-        hips_h = float(y[roles.get("hips")]) - foot_y
+        hips_h = float(y[hips]) - foot_y
         hand_h = max(float(y[h]) for h in hands) - foot_y
         if hips_h > 0 and np.isfinite(hand_h) and hand_h <= HANDS_AS_FEET_FRACTION * hips_h:
             for leg in legs:

@@ -812,3 +812,37 @@ def test_a_named_hips_is_kept_when_the_feet_name_the_legs():
     sk = Skeleton.build(["Hips", "LeftFoot", "RightFoot"], [-1, 0, 0], [[0, 1, 0], [0.1, -0.9, 0], [-0.1, -0.9, 0]])
     roles = resolve_rig(Asset(skeleton=sk, clips=[]))
     assert roles.names["hips"] == "Hips" and roles.conventions["hips"] != "legs:name"
+
+
+def test_a_rigify_quadruped_without_a_hips_name_keeps_its_fore_legs():
+    """A Blender dog named as Rigify's quadruped metarig: hind legs ``thigh/shin/foot.L``, fore
+    legs ``upper_arm/forearm/hand.L``, the pelvis called ``spine``. The hands stand on the
+    ground, so they are the fore pair, measured against the feet's common ancestor when no
+    name gives the hips. A trot by construction: each paw lifts as 0.04·max(0, sin 2π(t + φ))
+    with φ = 0 (hind left, fore right) and ½ (hind right, fore left), so the leg offsets from
+    the hind left are 0, ½, ½, 0 and the pattern is a trot."""
+    from animsmith.core.analysis import ClipAnalysis
+    from animsmith.core.legs import resolve_rig
+
+    names = ["spine", "spine.001", "thigh.L", "shin.L", "foot.L", "thigh.R", "shin.R", "foot.R",
+             "upper_arm.L", "forearm.L", "hand.L", "upper_arm.R", "forearm.R", "hand.R"]
+    parents = [-1, 0, 0, 2, 3, 0, 5, 6, 1, 8, 9, 1, 11, 12]
+    rest = [[0, 0.6, -0.25], [0, 0.02, 0.5], [0.1, -0.05, 0], [0, -0.25, 0], [0, -0.3, 0],
+            [-0.1, -0.05, 0], [0, -0.25, 0], [0, -0.3, 0], [0.1, -0.05, 0], [0, -0.27, 0],
+            [0, -0.3, 0], [-0.1, -0.05, 0], [0, -0.27, 0], [0, -0.3, 0]]
+    sk = Skeleton.build(names, parents, rest)
+    t = np.linspace(0.0, 1.0, 41)
+    chans = []
+    for bone, phi in ((4, 0.0), (7, 0.5), (10, 0.5), (13, 0.0)):
+        h = 0.04 * np.maximum(0.0, np.sin(2 * np.pi * (t + phi)))
+        chans.append(Channel.make(bone, "translation", t, np.stack([0 * t, -0.3 + h, 0 * t], axis=1)))
+    asset = Asset(skeleton=sk, clips=[Clip(name="trot", channels=chans, index=0)])
+    roles = resolve_rig(asset)
+    legs = roles.legs
+    assert [(l.name, sk.names[l.foot], l.pair) for l in legs.legs] == [
+        ("hind_left", "foot.L", 0), ("hind_right", "foot.R", 0), ("fore_left", "hand.L", 1), ("fore_right", "hand.R", 1)]
+    assert sk.names[legs.body] == "spine" and roles.names["hips"] == "spine"
+    m = ClipAnalysis(asset, asset.clips[0], roles).measurements()
+    offsets = [leg["offset"] for leg in m["legs"]]
+    assert offsets == pytest.approx([0.0, 0.5, 0.5, 0.0], abs=0.02)
+    assert m["gait_pattern"] == "trot"
