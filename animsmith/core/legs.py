@@ -394,12 +394,12 @@ _LEG_ROLES = {("left", "foot"): "left_foot", ("right", "foot"): "right_foot", ("
 def roles_with_legs(roles, legs: LegMap, skeleton, fill: bool = True):
     """The roles with hips and pair 0's feet/toes filled from the legs where the names did
     not resolve them (convention ``legs:<found_by>``); the role map keeps the legs.
-    ``fill=False`` (a named rig profile) fills only from legs ``[rig.legs]`` declares.
-    Legs read from the foot roles fill only the hips: their body, the feet's nearest common
-    ancestor, is the hips of a rig whose hips name no convention knows (Rigify's deform
-    hips is ``DEF-spine``)."""
+    ``fill=False`` (a named rig profile) fills only from legs ``[rig.legs]`` declares, and
+    from legs read from the profile's own foot names. Legs read from the foot roles fill only
+    the hips: their body, the feet's nearest common ancestor, is the hips of a rig whose hips
+    name no convention knows (Rigify's deform hips is ``DEF-spine``)."""
     roles.legs = legs
-    if not legs.legs or not (fill or legs.legs[0].found_by == "config"):
+    if not legs.legs or not (fill or legs.from_roles or legs.legs[0].found_by == "config"):
         return roles
     names = skeleton.names
     fills: Dict[str, Tuple[int, str]] = {}
@@ -460,7 +460,8 @@ def _rig_key(asset, profile, overrides, declared_legs) -> Optional[tuple]:
 def resolve_rig(asset, profile: Optional[str] = "auto", overrides: Optional[Mapping[str, str]] = None, declared_legs=None):
     """Roles (``core.roles.resolve_roles``), then the legs, then the roles the legs supply
     (:func:`roles_with_legs`). The profile ``auto`` looks for legs everywhere; a named
-    profile by config, leg map and names only (and takes roles from ``[rig.legs]`` only);
+    profile by config, leg map and names only (and takes roles from ``[rig.legs]`` only, and
+    the hips from the legs its own foot names give);
     ``none`` from ``[rig.legs]`` only. ValueError for a bad profile or override.
 
     A rig resolved without reading the clips (every source but the shape rule) is kept

@@ -795,13 +795,17 @@ def test_a_rigify_deform_rig_takes_its_hips_from_the_legs_common_ancestor():
         Channel.make(8, "translation", t, np.stack([0 * t, -0.45 - h, 0 * t], axis=1)),
     ]
     asset = Asset(skeleton=_rigify_deform_biped(), clips=[Clip(name="run", channels=chans, index=0)])
-    roles = resolve_rig(asset)
-    assert roles.names["hips"] == "DEF-spine"
-    assert roles.conventions["hips"] == "legs:name"
-    assert (roles.names["left_foot"], roles.names["right_foot"]) == ("DEF-foot.L", "DEF-foot.R")
-    m = ClipAnalysis(asset, asset.clips[0], roles).measurements()
-    assert m["gait_phase"] == pytest.approx(0.75, abs=0.01)
-    assert m["lr_amplitude_m"] == pytest.approx(0.2, abs=0.005)
+    # the auto profile, and the rigify profile named outright (its own foot names give the legs)
+    for profile in ("auto", "rigify", "blender"):
+        roles = resolve_rig(asset, profile)
+        assert roles.names["hips"] == "DEF-spine", profile
+        assert roles.conventions["hips"] == "legs:name"
+        assert (roles.names["left_foot"], roles.names["right_foot"]) == ("DEF-foot.L", "DEF-foot.R")
+        m = ClipAnalysis(asset, asset.clips[0], roles).measurements()
+        assert m["gait_phase"] == pytest.approx(0.75, abs=0.01)
+        assert m["lr_amplitude_m"] == pytest.approx(0.2, abs=0.005)
+    # the profile none reads only [rig.roles] and [rig.legs]: nothing to fill from
+    assert "hips" not in resolve_rig(asset, "none").names
 
 
 def test_a_named_hips_is_kept_when_the_feet_name_the_legs():
