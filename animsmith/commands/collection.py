@@ -362,10 +362,12 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     else:
         from animsmith.render.text import phase_text
 
-        for p in plans:
+        # each line names the member as the group declares it ('run_left', 'pack/run_left.glb'):
+        # single-clip files often share one clip name (every Mixamo download's is 'mixamo.com')
+        for (label, _, _), p in zip(members, plans):
             b, a = p.events_before.phases, (p.events_after or p.events_before).phases
             ev = ", ".join(f"{n.replace('_', ' ')} {phase_text(b[n])}->{phase_text(a[n])}" for n in fc.EVENT_NAMES)
             what = member_label(p)
-            click.echo(runner_safe_line(f"{what} {p.clip!r}: {ev}; anchor {_phase(p.anchor_before)}->{_phase(p.anchor_after)}"))
+            click.echo(runner_safe_line(f"{what} {label!r}: {ev}; anchor {_phase(p.anchor_before)}->{_phase(p.anchor_after)}"))
         click.echo("dry run: nothing written" if dry_run else runner_safe_line("wrote " + ", ".join(targets[f] for f in sources)))
     return 0

@@ -759,3 +759,23 @@ def test_a_refusal_in_a_ring_across_files_names_the_member_file(capsys, tmp_path
     assert err.startswith(f"animsmith: refused [horizontal_drift]: cannot retime clip 'mixamo.com' in {paths[2]}, "
                           "bone 'root': the Root bone accumulates horizontal translation 0.0200 m"), err
     # (a ring in one file keeps the clip name alone: test_a_member_whose_hips_walk_below_a_static_root_refuses)
+
+
+def test_single_clip_files_sharing_one_clip_name_are_named_by_their_member_label(capsys, tmp_path):
+    """Four Mixamo downloads re-exported by three.js: one file per direction, every clip named
+    'mixamo.com'. Each text line names the member as the group declares it (its file), and the
+    member entered a quarter cycle late (OFFSETS) is the one retimed."""
+    from animsmith.io.write import write_glb
+
+    paths = []
+    for name, o in OFFSETS.items():
+        p = tmp_path / f"{name}.glb"
+        write_glb(asset_of(stepping_clip("mixamo.com", o)), str(p))
+        paths.append(str(p))
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text('[gait_groups.run-ring]\nclips = ["run_forward.glb", "run_backward.glb", "run_left.glb", "run_right.glb"]\n')
+    rc, stdout, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                              "--reference", "run_forward.glb", "--dry-run", *paths)
+    assert rc == 0, err
+    heads = [line.split(":")[0] for line in stdout.splitlines()[:4]]
+    assert heads == ["reference 'run_forward.glb'", "retimed 'run_backward.glb'", "retimed 'run_left.glb'", "retimed 'run_right.glb'"]
