@@ -1,4 +1,4 @@
-"""A declared loop whose last key repeats its first pose on every channel (a root-motion loop: every channel but the travel bone's), or whose keys start after 0 s.
+"""A declared loop whose last key repeats its first pose on every channel, or whose keys start after 0 s.
 
 Armed by ``[clips.*] loop = true`` (otherwise not judged). Judged on the
 authored keys, not on sampled poses: every channel with 2 or more keys ends
@@ -28,15 +28,12 @@ key, measured = that hold in seconds, expected 0. The loop checks
 (``loop-closure``, ``loop-seam-*``) judge the cycle on the keys' own span, so
 the hold is reported here once, not as a seam.
 
-On a loop that does not travel this is the same predicate as ``measure``'s
-``loop_endpoint_mode = "duplicated_endpoint"`` (one definition in
-``animsmith.core.analysis``). A travelling loop (root motion: declared
-``movement_owner_xz = "animation"``, or no owner and a travel bone moving at
-least 0.05 m/s, the rule of ``loop-closure``) is judged as the loop checks judge
-it: every channel but the travel bone's, whose last key is one stride on from
-its first (``measure`` reads such a clip ``non_closing`` in model space), so a
-root-motion walk exported with its closing frame is reported like an in-place
-one.
+This is the same predicate as ``measure``'s ``loop_endpoint_mode =
+"duplicated_endpoint"`` (one definition in ``animsmith.core.analysis``). A
+root-motion loop's travel bone ends one stride on from where it began, so its
+keys never repeat on every channel and it is not reported: the runtimes that
+play root motion (engines extracting it, glTF players) wrap time, and the
+closing key is what tells them how far one cycle travels.
 
 Coverage gap (scope ``duplicate_loop_endpoint``): ``measurement_unavailable``
 when the clip has no channels, a channel's key times are non-finite or not
@@ -101,25 +98,14 @@ def check(ctx):
             measured=start,
             expected=0.0,
         )
-    from animsmith.checks.loop_closure import loop_travels
-
-    travelling = loop_travels(ctx)
-    if not ctx.analysis.closes_by_keys(travelling):
+    duplicated, _ = ctx.analysis.duplicated_endpoint
+    if not duplicated:
         return
-    travel_bone = ctx.analysis.travel.bone if travelling else None
-    if travel_bone is None:
-        which = f"all {len(clip.channels)} channel(s)"
-    else:
-        others = sum(1 for ch in clip.channels if ch.bone != travel_bone)
-        which = (
-            f"{others} channel(s) besides the travel bone '{ctx.asset.skeleton.names[travel_bone]}' "
-            f"(whose keys end one stride on)"
-        )
     before = float(clip.duration_s)
     after = open_cycle_duration_s(clip)
     yield ctx.finding(
-        f"declared loop repeats its first pose at the authored endpoint: the last key of "
-        f"{which} duplicates key 0, so a runtime that steps frames and wraps to the "
+        f"declared loop repeats its first pose at the authored endpoint: the last key of all "
+        f"{len(clip.channels)} channel(s) duplicates key 0, so a runtime that steps frames and wraps to the "
         f"first shows that pose twice (one that wraps time modulo the duration does not); for a frame-stepping "
         f"runtime drop the closing key for an open cycle ({before:.6f}s -> {after:.6f}s) and let loop-closure "
         f"allow one frame step",
