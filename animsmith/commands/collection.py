@@ -286,13 +286,13 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     try:
         ref_label, ref_file, ref_clip = ref[0]
         ref_plan = in_file(ref_file, fc.plan_member, assets[ref_file], ref_clip, roles(ref_file),
-                           clip_fps(contract, ref_clip.name, fps), ref_file, contact_height_m, None)
+                           clip_fps(contract, ref_clip.name, ref_file, fps), ref_file, contact_height_m, None)
         plans = []
         for label, f, clip in members:
             if (f, clip.name) == (ref_file, ref_clip.name):
                 plans.append(ref_plan)
                 continue
-            plans.append(in_file(f, fc.plan_member, assets[f], clip, roles(f), clip_fps(contract, clip.name, fps), f,
+            plans.append(in_file(f, fc.plan_member, assets[f], clip, roles(f), clip_fps(contract, clip.name, f, fps), f,
                                  contact_height_m, ref_plan.events_before))
         # build every output in memory
         built: Dict[str, bytes] = {}
