@@ -759,3 +759,28 @@ def test_a_refusal_in_a_ring_across_files_names_the_member_file(capsys, tmp_path
     assert err.startswith(f"animsmith: refused [horizontal_drift]: cannot retime clip 'mixamo.com' in {paths[2]}, "
                           "bone 'root': the Root bone accumulates horizontal translation 0.0200 m"), err
     # (a ring in one file keeps the clip name alone: test_a_member_whose_hips_walk_below_a_static_root_refuses)
+
+
+def test_a_file_key_gives_one_mixamo_member_its_own_key_grid(capsys, tmp_path):
+    """Two Mixamo downloads, both clips 'mixamo.com': the left walk was exported at 48 fps (49
+    keys), the forward one at 30. Only `[clips."left.glb"] fps = 48` puts the left walk on its own
+    grid: on the shared 30 fps its 49 keys over 1 s are off the grid and it is refused."""
+    from animsmith.io.write import write_glb
+
+    write_glb(asset_of(swing_clip("mixamo.com", 0.0)), str(tmp_path / "fwd.glb"))
+    write_glb(asset_of(swing_clip("mixamo.com", 0.2, 48, 48.0)), str(tmp_path / "left.glb"))
+    ring = '[gait_groups.run-ring]\nclips = ["fwd.glb", "left.glb"]\n[clips."mixamo.com"]\nfps = 30\n'
+    args = ["collection", "transform-foot-cycle", "--group", "run-ring", "--reference", "fwd.glb", "--dry-run",
+            "--format", "json", str(tmp_path / "fwd.glb"), str(tmp_path / "left.glb")]
+    shared = tmp_path / "shared.toml"
+    shared.write_text(ring)
+    rc, _, err = run_cli(capsys, "--config", str(shared), *args)
+    assert rc == 1 and err.startswith(f"animsmith: refused [key_count]: cannot retime clip 'mixamo.com' in "
+                                      f"{tmp_path / 'left.glb'}, ") and "has 49 keys instead of exactly 31" in err, err
+    own = tmp_path / "own.toml"
+    own.write_text(ring + '[clips."left.glb"]\nfps = 48\n')
+    rc, stdout, err = run_cli(capsys, "--config", str(own), *args)
+    assert rc == 0, err
+    (m,) = [m for m in json.loads(stdout)["members"] if not m.get("reference")]
+    ref = [m for m in json.loads(stdout)["members"] if m.get("reference")][0]
+    assert circular_distance_cycles(m["anchor_after"], ref["anchor_before"]) * 48 <= 0.5
