@@ -177,9 +177,15 @@ class Contract:
 
         cached = self.__dict__.get("_file_entries")
         if cached is None or cached[0] is not self.file_clips:
-            by_file: Dict[str, list] = {}
+            by_file: Dict[str, tuple] = {}
             for order, (ref, expect) in enumerate(self.file_clips.values()):
-                by_file.setdefault(file_identity(ref.file), []).append((order, ref.clip, expect))
+                whole, globs, exact = by_file.setdefault(file_identity(ref.file), ([], [], []))
+                if ref.clip is None:
+                    whole.append(expect)
+                    continue
+                if is_glob(ref.clip):
+                    globs.append(glob_entry(order, ref.clip, expect))
+                exact.append((ref.clip, expect))  # a glob is also the exact entry of the name it spells
             cached = (self.file_clips, by_file, {})
             self.__dict__["_file_entries"] = cached
         _, by_file, seen = cached
@@ -187,11 +193,8 @@ class Contract:
         key = seen.get(where)
         if key is None:
             key = seen[where] = file_identity(where)
-        entries = by_file.get(key, ())
-        whole = [expect for _, clip, expect in entries if clip is None]
-        globs = [glob_entry(order, clip, expect) for order, clip, expect in entries if clip is not None and is_glob(clip)]
-        exact = [expect for _, clip, expect in entries if clip == clip_name]
-        return whole + glob_layers(globs, clip_name) + exact
+        whole, globs, exact = by_file.get(key, ((), (), ()))
+        return list(whole) + glob_layers(globs, clip_name) + [expect for clip, expect in exact if clip == clip_name]
 
     def __getstate__(self):  # compiled patterns and file identities stay in this process (a worker finds its own)
         state = dict(self.__dict__)

@@ -417,6 +417,15 @@ def test_a_file_key_without_name_keys_is_the_whole_entry(tmp_path):
     assert c.clips == {}
 
 
+def test_a_file_key_s_clip_part_that_spells_a_glob_is_also_that_exact_name(tmp_path):
+    """As for name keys (`[clips."run_]x"]`): a clip named 'Run [1]' is matched by the key that
+    spells its name, and the glob 'Run [1]' matches 'Run 1'."""
+    c = parse_contract(b'[clips."walk.glb#Run [1]"]\nfps = 24\n', str(tmp_path / "c.toml"))
+    walk = str(tmp_path / "walk.glb")
+    assert [c.expect_for(n, walk).fps for n in ("Run [1]", "Run 1")] == [24.0, 24.0]
+    assert c.expect_for("Run 2", walk) is None
+
+
 def test_a_file_key_names_the_file_relative_to_the_contract_whatever_path_the_run_gives(tmp_path, monkeypatch):
     """As a group member's file: relative to the contract's folder, one file by its identity
     (another spelling, a symlink); a file of the same name elsewhere is another file."""
