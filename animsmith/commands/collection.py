@@ -365,7 +365,7 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
         for p in plans:
             b, a = p.events_before.phases, (p.events_after or p.events_before).phases
             ev = ", ".join(f"{n.replace('_', ' ')} {phase_text(b[n])}->{phase_text(a[n])}" for n in fc.EVENT_NAMES)
-            what = member_label(p)
-            click.echo(runner_safe_line(f"{what} {p.clip!r}: {ev}; anchor {_phase(p.anchor_before)}->{_phase(p.anchor_after)}"))
+            what = member_label(p) + f" {p.clip!r}" + (f" in {p.source}" if len(sources) > 1 else "")  # as a refusal names it
+            click.echo(runner_safe_line(f"{what}: {ev}; anchor {_phase(p.anchor_before)}->{_phase(p.anchor_after)}"))
         click.echo("dry run: nothing written" if dry_run else runner_safe_line("wrote " + ", ".join(targets[f] for f in sources)))
     return 0

@@ -784,3 +784,22 @@ def test_a_file_key_gives_one_mixamo_member_its_own_key_grid(capsys, tmp_path):
     (m,) = [m for m in json.loads(stdout)["members"] if not m.get("reference")]
     ref = [m for m in json.loads(stdout)["members"] if m.get("reference")][0]
     assert circular_distance_cycles(m["anchor_after"], ref["anchor_before"]) * 48 <= 0.5
+
+
+def test_text_lines_name_each_member_s_file_when_the_ring_spans_files(capsys, tmp_path):
+    """Every line read `retimed 'mixamo.com'` for a Mixamo ring: which file was retimed?"""
+    from animsmith.io.write import write_glb
+
+    fwd, left = str(tmp_path / "fwd.glb"), str(tmp_path / "left.glb")
+    write_glb(asset_of(swing_clip("mixamo.com", 0.0)), fwd)
+    write_glb(asset_of(swing_clip("mixamo.com", 0.2)), left)
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text('[gait_groups.run-ring]\nclips = ["fwd.glb", "left.glb"]\n')
+    rc, stdout, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                              "--reference", "fwd.glb", "--dry-run", fwd, left)
+    assert rc == 0, err
+    lines = stdout.splitlines()
+    assert lines[0].startswith(f"reference 'mixamo.com' in {fwd}: ") and lines[0].endswith("; anchor 0.700->0.700")
+    # entered 0.2 cycle later: its anchor reads 0.2 later before (0.900), the reference's after
+    assert lines[1].startswith(f"retimed 'mixamo.com' in {left}: ") and lines[1].endswith("; anchor 0.900->0.700")
+    assert lines[2] == "dry run: nothing written"
