@@ -73,9 +73,11 @@ largest − smallest over the members that have a speed.
   speed_mps to compare"); fewer than two members with a speed is a gap
   ``insufficient_measurable_members``.
 * ``"pinned"``: every member declares ``speed_mps`` in ``[clips.*]``; a member
-  without one is an **error** naming it and the table to add. Pins match the
-  clip's name, like every ``[clips.*]`` entry: a member given as
-  ``packs/left.glb#run_left`` is pinned under ``[clips."run_left"]``. A root-motion member whose measured
+  without one is an **error** naming it and the table to add: ``[clips."run_left"]``
+  (the clip's name) for a member given as ``packs/left.glb#run_left``, or the member
+  as given (``[clips."left.glb"]``) when another member's clip has the same name (Mixamo
+  downloads, every clip ``mixamo.com``), as a key naming a file pins that file's clips
+  only (docs/config.md). A root-motion member whose measured
   speed is farther from its pin than its ``speed_tolerance_mps`` (else
   ``max_speed_delta_mps``) is an **error** (measured = speed, expected = pin);
   an in-place member's speed is its pin.
@@ -332,12 +334,18 @@ def member_travels(ctx):
 
 
 def pin_key(ctx, label: str) -> str:
-    """``[clips."run_left"]``: the table a member's pin goes in. Pins match the clip's name, so
-    a member given as ``packs/left.glb#run_left`` is pinned under ``[clips."run_left"]``."""
+    """``[clips."run_left"]``: the table a member's pin goes in, its clip's name (a member given as
+    ``packs/left.glb#run_left`` is pinned under ``[clips."run_left"]``); when another member's clip
+    has that name too (Mixamo's ``mixamo.com`` in every file), the member as given, when it names
+    its file (``[clips."left.glb"]``): that key pins this file's clips only."""
     import json
 
+    from animsmith.config.values import names_a_file
+
     clip = next((m.clip_name for m in ctx.members if m.label == label and m.clip_name), label)
-    return f"[clips.{json.dumps(clip, ensure_ascii=False)}]"
+    shared = any(m.clip_name == clip and m.label != label for m in ctx.members)
+    key = label if shared and names_a_file(label) else clip
+    return f"[clips.{json.dumps(key, ensure_ascii=False)}]"
 
 
 def travel_text(t) -> str:

@@ -98,10 +98,10 @@ def load_rig_contract(ctx: click.Context, config_path: Optional[str], profile_fl
     return profile, dict(contract.rig.roles), path, contract
 
 
-def clip_fps(contract, clip_name: str, fps_flag: Optional[float]) -> float:
-    """--fps, else the clip's effective ``[clips.*] fps``, else 30."""
+def clip_fps(contract, clip_name: str, file: Optional[str], fps_flag: Optional[float]) -> float:
+    """--fps, else the effective ``[clips.*] fps`` of clip ``clip_name`` of ``file``, else 30."""
     if fps_flag is not None:
         return float(fps_flag)
-    expect = contract.expect_for(clip_name) if contract is not None else None
+    expect = contract.expect_for(clip_name, file) if contract is not None else None
     fps = None if expect is None else expect.fps
     return float(fps) if fps else DEFAULT_FPS

@@ -165,7 +165,7 @@ def _resolve_members(
               help="Write each member file to DIR/<file name> (this or -o is required unless --dry-run).")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None, metavar="OUT",
               help="GLB file to write when every member is in one input file.")
-@click.option("--fps", "fps", type=FiniteFloat(0.0), default=None, help="Frame rate of the key grid, > 0 (default: [clips.<name>] fps, else 30).")
+@click.option("--fps", "fps", type=FiniteFloat(0.0), default=None, help="Frame rate of the key grid, > 0 (default: each member's [clips.*] fps in its file, else 30).")
 @click.option("--contact-height-m", "contact_height_m", type=FiniteFloat(0.0, inclusive=True), default=None,
               help="Stance threshold above each foot's lowest point (default: [checks.foot-slide] contact_height_m, else 0.03).")
 @click.option("--dry-run", "dry_run", is_flag=True, help="Run every proof, print the plan, write nothing.")
@@ -286,13 +286,13 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     try:
         ref_label, ref_file, ref_clip = ref[0]
         ref_plan = in_file(ref_file, fc.plan_member, assets[ref_file], ref_clip, roles(ref_file),
-                           clip_fps(contract, ref_clip.name, fps), ref_file, contact_height_m, None)
+                           clip_fps(contract, ref_clip.name, ref_file, fps), ref_file, contact_height_m, None)
         plans = []
         for label, f, clip in members:
             if (f, clip.name) == (ref_file, ref_clip.name):
                 plans.append(ref_plan)
                 continue
-            plans.append(in_file(f, fc.plan_member, assets[f], clip, roles(f), clip_fps(contract, clip.name, fps), f,
+            plans.append(in_file(f, fc.plan_member, assets[f], clip, roles(f), clip_fps(contract, clip.name, f, fps), f,
                                  contact_height_m, ref_plan.events_before))
         # build every output in memory
         built: Dict[str, bytes] = {}
@@ -362,12 +362,10 @@ def transform_foot_cycle_cmd(ctx, paths, group_name, reference, out_dir, output,
     else:
         from animsmith.render.text import phase_text
 
-        # each line names the member as the group declares it ('run_left', 'pack/run_left.glb'):
-        # single-clip files often share one clip name (every Mixamo download's is 'mixamo.com')
-        for (label, _, _), p in zip(members, plans):
+        for p in plans:
             b, a = p.events_before.phases, (p.events_after or p.events_before).phases
             ev = ", ".join(f"{n.replace('_', ' ')} {phase_text(b[n])}->{phase_text(a[n])}" for n in fc.EVENT_NAMES)
-            what = member_label(p)
-            click.echo(runner_safe_line(f"{what} {label!r}: {ev}; anchor {_phase(p.anchor_before)}->{_phase(p.anchor_after)}"))
+            what = member_label(p) + f" {p.clip!r}" + (f" in {p.source}" if len(sources) > 1 else "")  # as a refusal names it
+            click.echo(runner_safe_line(f"{what}: {ev}; anchor {_phase(p.anchor_before)}->{_phase(p.anchor_after)}"))
         click.echo("dry run: nothing written" if dry_run else runner_safe_line("wrote " + ", ".join(targets[f] for f in sources)))
     return 0

@@ -211,18 +211,18 @@ def legs_line(m: Dict[str, Any]) -> str:
     return f"gait {escape(pattern)}; pair anchors {pairs}; leg offset/duty {legs}"
 
 
-def _measure_one(ca, speed: bool, floor_m: float, contact_m: float = 0.03, contract=None) -> Dict[str, Any]:
+def _measure_one(ca, path: str, speed: bool, floor_m: float, contact_m: float = 0.03, contract=None) -> Dict[str, Any]:
     if speed:
         return speed_measurements(ca)
     m = ca.measurements(min_stride_step_m=floor_m, contact_height_m=contact_m)
-    m.update(foot_measurements(ca, contract))
+    m.update(foot_measurements(ca, path, contract))
     return m
 
 
-def foot_measurements(ca, contract) -> Dict[str, Any]:
-    """foot_skate_ratio and foot_contacts; the clip's [clips.*] speed_mps and movement_owner_xz
-    decide the treadmill frame of an in-place clip."""
-    exp = contract.expect_for(ca.clip.name) if contract is not None else None
+def foot_measurements(ca, path: str, contract) -> Dict[str, Any]:
+    """foot_skate_ratio and foot_contacts; the [clips.*] speed_mps and movement_owner_xz of the
+    clip in file ``path`` (as ``lint`` reads them) decide the treadmill frame of an in-place clip."""
+    exp = contract.expect_for(ca.clip.name, path) if contract is not None else None
     return ca.foot_measurements(
         None if exp is None else exp.speed_mps, None if exp is None else exp.movement_owner_xz
     )
@@ -303,7 +303,7 @@ def measure_cmd(ctx, args, clip_names, fmt_name, profile, config_path, wide):
         clips = []
         chosen.reverse()
         while chosen:  # one clip at a time, letting each pose grid go (memory: one clip, not all)
-            clips.append(_measure_one(chosen.pop(), speed, floor_m, contact_m, contract))
+            clips.append(_measure_one(chosen.pop(), path, speed, floor_m, contact_m, contract))
         rj = roles.to_json()
         files.append({"path": path, "rig": rj, "units": units, "clips": clips})
     if fmt_name == "json":

@@ -109,7 +109,7 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
         raise ConfigError(str(exc), contract.path or file) from None
 
     clips = select_clips(asset, clip_names)
-    fps_by_clip = {c.name: clip_fps(contract, c.name, fps) for c in clips}
+    fps_by_clip = {c.name: clip_fps(contract, c.name, file, fps) for c in clips}
 
     doc: Dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,

@@ -30,8 +30,10 @@ Tables
 * ``[clips."<name or glob>"]``: :class:`ClipExpect` fields. Effective
   expectation of a clip = every matching glob entry overlaid in order of
   specificity (fewer literal characters first; equal specificity in file
-  order), then the exact-name entry last. A field left unset does not
-  override.
+  order), then the exact-name entry, then (for a clip of a file) the keys naming
+  that file: ``"file.glb"``, ``"file.glb#<glob>"`` (by specificity), ``"file.glb#clip"``
+  last (:attr:`Contract.file_clips`; the file read as a group member's). A field left
+  unset does not override.
 * ``[gait_groups.<name>]``, ``[sync_groups.<name>]`` (with an optional
   ``[sync_groups.<name>.time_complement]``): ``clips`` (the members) and the keys the
   group checks declare (``gait-group``, ``sync-group``, ``time-complement``: their

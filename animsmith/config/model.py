@@ -8,9 +8,10 @@ of a project without a file.
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from dataclasses import dataclass, field, fields
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 @dataclass
 class RigConfig:
@@ -122,6 +123,9 @@ class Contract:
     base_dir: str = "."
     rig: RigConfig = field(default_factory=RigConfig)
     clips: Dict[str, ClipExpect] = field(default_factory=dict)
+    #: ``[clips."file.glb"]`` / ``[clips."file.glb#clip"]`` entries, by key as written: the file
+    #: (made absolute as a group member's is), the clip name or glob (None: every clip) and the entry
+    file_clips: Dict[str, Tuple[MemberRef, ClipExpect]] = field(default_factory=dict)
     gait_groups: Dict[str, GroupEntry] = field(default_factory=dict)
     sync_groups: Dict[str, GroupEntry] = field(default_factory=dict)
     checks: Dict[str, CheckSettings] = field(default_factory=dict)
@@ -132,23 +136,27 @@ class Contract:
     digest: str = ""
 
     # -- clips -------------------------------------------------------------
-    def expect_for(self, clip_name: str) -> Optional[ClipExpect]:
-        """Effective ``[clips.*]`` entry for ``clip_name`` (None when nothing matches).
+    def expect_for(self, clip_name: str, file: Optional[str] = None) -> Optional[ClipExpect]:
+        """Effective ``[clips.*]`` entry for clip ``clip_name`` of ``file`` (None when nothing matches).
 
-        Matching globs are overlaid from least to most specific (specificity =
-        number of literal, non-wildcard characters; ties in file order), then
-        the exact-name entry.
+        Overlaid from least to most specific, later wins per field: the name globs that match
+        (specificity = number of literal, non-wildcard characters; ties in file order), the
+        exact-name entry, then, when ``file`` is given, the entries naming that file (the same
+        file whatever path spells it, :func:`animsmith.io.paths.file_identity`): the whole-file
+        ones (``file.glb``, in file order), the ``file.glb#glob`` ones as the name globs, and
+        the ``file.glb#clip`` ones naming the clip exactly.
         """
-        globs = [(spec, order, expect) for spec, order, pattern, match, expect in self._globs()
-                 if pattern != clip_name and match(clip_name)]
+        layers = glob_layers(self._globs(), clip_name)
         exact = self.clips.get(clip_name)
-        if not globs and exact is None:
+        if exact is not None:
+            layers.append(exact)
+        if file is not None and self.file_clips:
+            layers += self._file_layers(clip_name, file)
+        if not layers:
             return None
         out = ClipExpect()
-        for _, _, expect in sorted(globs, key=lambda g: (g[0], g[1])):
+        for expect in layers:
             out = out.overlay(expect)
-        if exact is not None:
-            out = out.overlay(exact)
         return out
 
     def _globs(self) -> list:
@@ -157,17 +165,41 @@ class Contract:
         every clip, minutes for a contract of 100,000 globs)."""
         cached = self.__dict__.get("_compiled_globs")
         if cached is None or cached[0] is not self.clips:
-            out = []
-            for order, (pattern, expect) in enumerate(self.clips.items()):
-                if is_glob(pattern):
-                    out.append((glob_specificity(pattern), order, pattern, re.compile(fnmatch.translate(pattern)).match, expect))
+            out = [glob_entry(order, pattern, expect) for order, (pattern, expect) in enumerate(self.clips.items())
+                   if is_glob(pattern)]
             cached = (self.clips, out)
             self.__dict__["_compiled_globs"] = cached
         return cached[1]
 
-    def __getstate__(self):  # compiled patterns stay in this process (a worker compiles its own)
+    def _file_layers(self, clip_name: str, file: str) -> List[ClipExpect]:
+        """The entries naming ``file`` that apply to ``clip_name``, least specific first."""
+        from animsmith.io.paths import file_identity
+
+        cached = self.__dict__.get("_file_entries")
+        if cached is None or cached[0] is not self.file_clips:
+            by_file: Dict[str, tuple] = {}
+            for order, (ref, expect) in enumerate(self.file_clips.values()):
+                whole, globs, exact = by_file.setdefault(file_identity(ref.file), ([], [], []))
+                if ref.clip is None:
+                    whole.append(expect)
+                    continue
+                if is_glob(ref.clip):
+                    globs.append(glob_entry(order, ref.clip, expect))
+                exact.append((ref.clip, expect))  # a glob is also the exact entry of the name it spells
+            cached = (self.file_clips, by_file, {})
+            self.__dict__["_file_entries"] = cached
+        _, by_file, seen = cached
+        where = file if os.path.isabs(file) else os.path.join(os.getcwd(), file)  # the folder it was named from
+        key = seen.get(where)
+        if key is None:
+            key = seen[where] = file_identity(where)
+        whole, globs, exact = by_file.get(key, ((), (), ()))
+        return list(whole) + glob_layers(globs, clip_name) + [expect for clip, expect in exact if clip == clip_name]
+
+    def __getstate__(self):  # compiled patterns and file identities stay in this process (a worker finds its own)
         state = dict(self.__dict__)
         state.pop("_compiled_globs", None)
+        state.pop("_file_entries", None)
         return state
 
     # -- checks ------------------------------------------------------------
@@ -191,6 +223,19 @@ class Contract:
 
 def is_glob(pattern: str) -> bool:
     return any(c in pattern for c in "*?[")
+
+
+def glob_entry(order: int, pattern: str, expect: ClipExpect) -> tuple:
+    """(specificity, file order, pattern, match, expect) of one glob entry, its pattern compiled."""
+    return glob_specificity(pattern), order, pattern, re.compile(fnmatch.translate(pattern)).match, expect
+
+
+def glob_layers(globs: list, clip_name: str) -> List[ClipExpect]:
+    """The entries of ``globs`` (:func:`glob_entry`) matching ``clip_name``, least specific first
+    (ties in file order); a glob that is the name itself is the exact entry, not one of these."""
+    hits = [(spec, order, expect) for spec, order, pattern, match, expect in globs
+            if pattern != clip_name and match(clip_name)]
+    return [expect for _, _, expect in sorted(hits, key=lambda g: (g[0], g[1]))]
 
 
 def glob_specificity(pattern: str) -> int:

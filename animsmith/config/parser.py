@@ -109,8 +109,15 @@ class ContractParser:
         if "rig" in doc:
             with self.each():
                 c.rig = self.rig(as_table(doc["rig"], "rig"))
+        for name, entry in self.entries(doc, "clips").items():
+            with self.each():
+                ref = self.clip_file(name)  # a key naming a file is that file's entry
+                expect = self.clip(name, entry)
+                if ref is None:
+                    c.clips[name] = expect
+                else:
+                    c.file_clips[name] = (ref, expect)
         for table, build, into in (
-            ("clips", self.clip, c.clips),
             ("gait_groups", functools.partial(self.group, "gait_groups"), c.gait_groups),
             ("sync_groups", functools.partial(self.group, "sync_groups"), c.sync_groups),
         ):
@@ -216,11 +223,6 @@ class ContractParser:
         if pattern in CLIP_KEYS and not isinstance(entry, dict):  # `[clips]` then `loop = true`
             raise Problem(prefix, f"must be a table, got {type_name(entry)}: clip keys go in a "
                            f"[clips.\"<name or glob>\"] table, not [clips] itself")
-        if names_a_file(pattern):
-            raise Problem(prefix, "names a file (as a group member may), but [clips.*] keys match clip names, in "
-                                  "every linted file, so this entry would match no clip; clips sharing one name across "
-                                  "files (Mixamo's 'mixamo.com') share one entry: lint files that need other "
-                                  "expectations with a contract of their own")
         table = self.known(as_table(entry, prefix), CLIP_KEYS, prefix)
         expect = ClipExpect()
         self.fill(expect, table, CLIP_KEYS, prefix)
@@ -228,6 +230,19 @@ class ContractParser:
             with self.each():
                 expect.animates_bones = bone_list(expect.animates_bones, join_key(prefix, "animates_bones"))
         return expect
+
+    def clip_file(self, pattern: str) -> Optional[MemberRef]:
+        """The file a ``[clips.*]`` key names, read as a group member's (``file.glb`` every clip of
+        the file, ``file.glb#clip`` that clip, the clip part a name or glob; the file relative to
+        the contract's folder), or None for a key that matches clip names in every file."""
+        if not names_a_file(pattern):
+            return None
+        key = join_key("clips", pattern)
+        ref = parse_member(pattern, self.base_dir, key)
+        if any(c in pattern.partition("#")[0] for c in "*?"):
+            raise Problem(key, "a glob in the file part: a key names one file (relative to the contract's folder); "
+                               "'*' and '?' match clip names, after '#' (\"walk.glb#*\")")
+        return ref
 
     def members(self, clips: List[str], prefix: str) -> List[MemberRef]:
         key = join_key(prefix, MEMBERS_KEY)

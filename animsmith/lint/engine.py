@@ -25,7 +25,7 @@ def run_clip_checks(path: str, asset, analysis, roles, plan: Plan) -> Tuple[List
 
     contract = plan.contract
     clip = analysis.clip if analysis is not None else None
-    expect = contract.expect_for(clip.name) if clip is not None else None
+    expect = contract.expect_for(clip.name, path) if clip is not None else None
     findings: List[Finding] = []
     gaps: List[CoverageGap] = []
     for cid, spec, override, severity, options in clip_check_table(plan):
@@ -255,7 +255,7 @@ def lint_file(path: str, plan: Plan, on_asset=None, on_clip=None) -> FileOutcome
             result.measurements["clips"][clip.name] = measured
         if _wanted(plan, real, clip.name, count):
             summaries[clip.name] = member_summary(
-                analysis, measured, contract.expect_for(clip.name), plan.need_endpoint_mode
+                analysis, measured, contract.expect_for(clip.name, path), plan.need_endpoint_mode
             )
         if on_clip is not None:
             on_clip(clip, analysis, measured)

@@ -31,7 +31,7 @@ def load_member_file(path: str, wanted: Set[str], plan: Plan) -> Tuple[Optional[
         if clip.name in wanted or ("" in wanted and len(names) == 1):
             analysis = ClipAnalysis(asset, clip, roles)
             out[clip.name] = member_summary(
-                analysis, None, contract.expect_for(clip.name), plan.need_endpoint_mode
+                analysis, None, contract.expect_for(clip.name, path), plan.need_endpoint_mode
             )
     return None, names, out
 

@@ -493,3 +493,27 @@ def test_gait_group_message_shows_digits_that_tell_spread_and_cap_apart():
     assert _digits_apart(0.1500011, 0.15) == 6
     assert _digits_apart(0.1512, 0.15) == 3
     assert _digits_apart(1.504, 1.5) == 3  # loop-seam's ratio: "1.504× (cap 1.500)", not "1.50× (cap 1.50)"
+
+
+def test_pinned_mixamo_ring_names_the_member_file_key_to_add(tmp_path, capsys):
+    """Mixamo downloads, every clip 'mixamo.com': `[clips."mixamo.com"]` would pin all four files,
+    so the table to add for the unpinned one is its own file key; the pins the others declare by
+    file key are each judged against their own file (1.0 m/s walks, in place by the game)."""
+    for stem in ("fwd", "back", "left", "right"):
+        write_clips(tmp_path / f"{stem}.glb", [gait_clip("mixamo.com")])
+    cfg = (
+        '[gait_groups.ring]\nclips = ["fwd.glb", "back.glb", "left.glb", "right.glb#mixamo.com"]\n'
+        'travel_policy = "pinned"\n[clips."mixamo.com"]\nmovement_owner_xz = "gameplay"\n'
+        '[clips."fwd.glb"]\nspeed_mps = 1.0\n[clips."back.glb#mixamo.com"]\nspeed_mps = 0.8\n'
+        '[clips."left.glb#*"]\nspeed_mps = 0.9\n'
+    )
+    path = write_config(tmp_path / "animsmith.toml", cfg)
+    code, out, err = run_cli(["--config", path, "lint", "--format", "json", "--select", "gait-group",
+                              *(str(tmp_path / f"{s}.glb") for s in ("fwd", "back", "left", "right"))], capsys)
+    assert code == 1 and err == ""
+    doc = validate_json(out)
+    [f] = [f for file in doc["files"] for f in file["findings"]]
+    assert f["clip"] == "right.glb#mixamo.com"
+    assert "add [clips.\"right.glb#mixamo.com\"] speed_mps" in f["message"]
+    travel = doc["files"][0]["measurements"]["groups"]["ring"]["travel"]["members"]
+    assert [m["speed_pin_mps"] for m in travel] == [1.0, 0.8, 0.9, None]

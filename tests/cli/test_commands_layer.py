@@ -157,10 +157,10 @@ def test_clip_fps_takes_the_flag_then_the_contract_then_thirty(tmp_path):
     cfg = tmp_path / "c.toml"
     cfg.write_text('[clips."walk*"]\nfps = 24\n', encoding="utf-8")
     contract = load_contract(str(cfg))
-    assert clip_fps(contract, "walk_fwd", None) == 24.0
-    assert clip_fps(contract, "run", None) == 30.0
-    assert clip_fps(contract, "walk_fwd", 60) == 60.0
-    assert clip_fps(None, "walk", None) == 30.0
+    assert clip_fps(contract, "walk_fwd", None, None) == 24.0
+    assert clip_fps(contract, "run", None, None) == 30.0
+    assert clip_fps(contract, "walk_fwd", None, 60) == 60.0
+    assert clip_fps(None, "walk", None, None) == 30.0
 
 
 # --------------------------------------------------------------------------

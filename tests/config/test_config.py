@@ -364,18 +364,95 @@ def test_integers_past_python_s_conversion_limit_are_named_by_line():
         assert message.endswith("digits at line 5"), message
 
 
-@pytest.mark.parametrize("key", ["walk.glb#mixamo.com", "packs/Run Forward.GLB", "*.gltf#mixamo.com"])
-def test_a_clips_key_that_names_a_file_is_a_config_error(key):
-    """Mixamo downloads are one file per clip, every clip named 'mixamo.com'. `[clips."walk.glb#mixamo.com"]`
-    (the group-member form) matched no clip name, so its fps and speed pin were silently never applied
-    and the walk was judged against the run's `[clips."mixamo.com"]` entry instead."""
+# Mixamo downloads are one file per clip, every clip named 'mixamo.com': a key naming the file
+# is the only way to give one direction of a ring its own speed, fps or loop.
+FILE_KEYS = b"""
+[clips."walk.glb#mixamo.com"]
+speed_mps = 5.0
+[clips."walk.glb#mixamo.*"]
+duration_s = 7.0
+[clips."walk.glb#*"]
+speed_mps = 4.0
+duration_s = 6.0
+[clips."walk.glb"]
+speed_mps = 3.0
+loop = true
+[clips."mixamo.com"]
+fps = 30
+speed_mps = 2.0
+[clips."mixamo.*"]
+fps = 20
+[clips."*"]
+fps = 10
+speed_mps = 1.0
+loop = false
+duration_s = 5.0
+speed_tolerance_mps = 0.5
+"""
+
+
+def test_file_keys_overlay_after_the_clip_name_keys_most_specific_last(tmp_path):
+    """Written most specific first, applied by rule: name globs (by specificity), the exact name,
+    the whole file, the file's clip globs (by specificity), the file's exact clip."""
+    for name in ("walk.glb", "run.glb"):
+        (tmp_path / name).write_bytes(b"")
+    c = parse_contract(FILE_KEYS, str(tmp_path / "c.toml"))
+    walk, run = str(tmp_path / "walk.glb"), str(tmp_path / "run.glb")
+
+    def fields(e):
+        return e.fps, e.speed_mps, e.loop, e.duration_s, e.speed_tolerance_mps
+
+    assert fields(c.expect_for("mixamo.com", walk)) == (30.0, 5.0, True, 7.0, 0.5)
+    assert fields(c.expect_for("mixamo.com", run)) == (30.0, 2.0, False, 5.0, 0.5)
+    assert fields(c.expect_for("mixamo.com")) == (30.0, 2.0, False, 5.0, 0.5)  # no file: the name keys only
+    assert fields(c.expect_for("Take 001", walk)) == (10.0, 4.0, True, 6.0, 0.5)
+    assert fields(c.expect_for("mixamo.org", walk)) == (20.0, 4.0, True, 7.0, 0.5)
+
+
+def test_a_file_key_without_name_keys_is_the_whole_entry(tmp_path):
+    c = parse_contract(b'[clips."walk.glb"]\nspeed_mps = 1.4\n', str(tmp_path / "c.toml"))
+    assert c.expect_for("mixamo.com", str(tmp_path / "walk.glb")) == ClipExpect(speed_mps=1.4)
+    assert c.expect_for("mixamo.com", str(tmp_path / "run.glb")) is None
+    assert c.expect_for("mixamo.com") is None
+    assert c.clips == {}
+
+
+def test_a_file_key_s_clip_part_that_spells_a_glob_is_also_that_exact_name(tmp_path):
+    """As for name keys (`[clips."run_]x"]`): a clip named 'Run [1]' is matched by the key that
+    spells its name, and the glob 'Run [1]' matches 'Run 1'."""
+    c = parse_contract(b'[clips."walk.glb#Run [1]"]\nfps = 24\n', str(tmp_path / "c.toml"))
+    walk = str(tmp_path / "walk.glb")
+    assert [c.expect_for(n, walk).fps for n in ("Run [1]", "Run 1")] == [24.0, 24.0]
+    assert c.expect_for("Run 2", walk) is None
+
+
+def test_a_file_key_names_the_file_relative_to_the_contract_whatever_path_the_run_gives(tmp_path, monkeypatch):
+    """As a group member's file: relative to the contract's folder, one file by its identity
+    (another spelling, a symlink); a file of the same name elsewhere is another file."""
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "anims").mkdir()
+    for p in (tmp_path / "anims" / "walk.glb", tmp_path / "cfg" / "walk.glb"):
+        p.write_bytes(b"")
+    c = load_contract(write_config(tmp_path / "cfg" / "c.toml", '[clips."../anims/walk.glb"]\nspeed_mps = 1.4\n'))
+    monkeypatch.chdir(tmp_path / "anims")
+    assert c.expect_for("mixamo.com", "walk.glb").speed_mps == 1.4
+    assert c.expect_for("mixamo.com", "../cfg/../anims/walk.glb").speed_mps == 1.4
+    assert c.expect_for("mixamo.com", str(tmp_path / "cfg" / "walk.glb")) is None
+    if hasattr(os, "symlink"):
+        os.symlink(tmp_path / "anims" / "walk.glb", tmp_path / "link.glb")
+        assert c.expect_for("mixamo.com", str(tmp_path / "link.glb")).speed_mps == 1.4
+
+
+@pytest.mark.parametrize("key, problem", [
+    ("walk.glb#", "member 'walk.glb#': empty clip name after '#'"),
+    ("*.gltf#mixamo.com", "a glob in the file part: a key names one file (relative to the contract's folder); "
+                          "'*' and '?' match clip names, after '#' (\"walk.glb#*\")"),
+])
+def test_a_file_key_that_cannot_name_a_clip_is_a_config_error(key, problem):
     raw = f'[clips."mixamo.com"]\nfps = 30\n[clips."{key}"]\nfps = 60\n'.encode()
     with pytest.raises(ConfigError) as info:
         parse_contract(raw, "c.toml")
-    assert info.value.lines == [f'bad config c.toml: clips."{key}": names a file (as a group member may), but '
-                                "[clips.*] keys match clip names, in every linted file, so this entry would match no "
-                                "clip; clips sharing one name across files (Mixamo's 'mixamo.com') share one entry: "
-                                "lint files that need other expectations with a contract of their own"]
+    assert info.value.lines == [f'bad config c.toml: clips."{key}": {problem}']
 
 
 def test_clip_names_with_dots_and_hashes_stay_clip_keys():

@@ -761,21 +761,45 @@ def test_a_refusal_in_a_ring_across_files_names_the_member_file(capsys, tmp_path
     # (a ring in one file keeps the clip name alone: test_a_member_whose_hips_walk_below_a_static_root_refuses)
 
 
-def test_single_clip_files_sharing_one_clip_name_are_named_by_their_member_label(capsys, tmp_path):
-    """Four Mixamo downloads re-exported by three.js: one file per direction, every clip named
-    'mixamo.com'. Each text line names the member as the group declares it (its file), and the
-    member entered a quarter cycle late (OFFSETS) is the one retimed."""
+def test_a_file_key_gives_one_mixamo_member_its_own_key_grid(capsys, tmp_path):
+    """Two Mixamo downloads, both clips 'mixamo.com': the left walk was exported at 48 fps (49
+    keys), the forward one at 30. Only `[clips."left.glb"] fps = 48` puts the left walk on its own
+    grid: on the shared 30 fps its 49 keys over 1 s are off the grid and it is refused."""
     from animsmith.io.write import write_glb
 
-    paths = []
-    for name, o in OFFSETS.items():
-        p = tmp_path / f"{name}.glb"
-        write_glb(asset_of(stepping_clip("mixamo.com", o)), str(p))
-        paths.append(str(p))
-    cfg = tmp_path / "ring.toml"
-    cfg.write_text('[gait_groups.run-ring]\nclips = ["run_forward.glb", "run_backward.glb", "run_left.glb", "run_right.glb"]\n')
-    rc, stdout, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
-                              "--reference", "run_forward.glb", "--dry-run", *paths)
+    write_glb(asset_of(swing_clip("mixamo.com", 0.0)), str(tmp_path / "fwd.glb"))
+    write_glb(asset_of(swing_clip("mixamo.com", 0.2, 48, 48.0)), str(tmp_path / "left.glb"))
+    ring = '[gait_groups.run-ring]\nclips = ["fwd.glb", "left.glb"]\n[clips."mixamo.com"]\nfps = 30\n'
+    args = ["collection", "transform-foot-cycle", "--group", "run-ring", "--reference", "fwd.glb", "--dry-run",
+            "--format", "json", str(tmp_path / "fwd.glb"), str(tmp_path / "left.glb")]
+    shared = tmp_path / "shared.toml"
+    shared.write_text(ring)
+    rc, _, err = run_cli(capsys, "--config", str(shared), *args)
+    assert rc == 1 and err.startswith(f"animsmith: refused [key_count]: cannot retime clip 'mixamo.com' in "
+                                      f"{tmp_path / 'left.glb'}, ") and "has 49 keys instead of exactly 31" in err, err
+    own = tmp_path / "own.toml"
+    own.write_text(ring + '[clips."left.glb"]\nfps = 48\n')
+    rc, stdout, err = run_cli(capsys, "--config", str(own), *args)
     assert rc == 0, err
-    heads = [line.split(":")[0] for line in stdout.splitlines()[:4]]
-    assert heads == ["reference 'run_forward.glb'", "retimed 'run_backward.glb'", "retimed 'run_left.glb'", "retimed 'run_right.glb'"]
+    (m,) = [m for m in json.loads(stdout)["members"] if not m.get("reference")]
+    ref = [m for m in json.loads(stdout)["members"] if m.get("reference")][0]
+    assert circular_distance_cycles(m["anchor_after"], ref["anchor_before"]) * 48 <= 0.5
+
+
+def test_text_lines_name_each_member_s_file_when_the_ring_spans_files(capsys, tmp_path):
+    """Every line read `retimed 'mixamo.com'` for a Mixamo ring: which file was retimed?"""
+    from animsmith.io.write import write_glb
+
+    fwd, left = str(tmp_path / "fwd.glb"), str(tmp_path / "left.glb")
+    write_glb(asset_of(swing_clip("mixamo.com", 0.0)), fwd)
+    write_glb(asset_of(swing_clip("mixamo.com", 0.2)), left)
+    cfg = tmp_path / "ring.toml"
+    cfg.write_text('[gait_groups.run-ring]\nclips = ["fwd.glb", "left.glb"]\n')
+    rc, stdout, err = run_cli(capsys, "--config", str(cfg), "collection", "transform-foot-cycle", "--group", "run-ring",
+                              "--reference", "fwd.glb", "--dry-run", fwd, left)
+    assert rc == 0, err
+    lines = stdout.splitlines()
+    assert lines[0].startswith(f"reference 'mixamo.com' in {fwd}: ") and lines[0].endswith("; anchor 0.700->0.700")
+    # entered 0.2 cycle later: its anchor reads 0.2 later before (0.900), the reference's after
+    assert lines[1].startswith(f"retimed 'mixamo.com' in {left}: ") and lines[1].endswith("; anchor 0.900->0.700")
+    assert lines[2] == "dry run: nothing written"

@@ -633,6 +633,18 @@ def test_fps_defaults_from_config_clip_table(capsys, tmp_path):
     assert rc == 0, err
 
 
+def test_fps_from_a_key_naming_the_file(capsys, tmp_path):
+    """Mixamo downloads name every clip 'mixamo.com': `[clips."in.glb"]` gives this file its
+    24 fps over the shared 30; a key naming another file leaves it on 30 (refused, off the grid)."""
+    path = write(tmp_path, biped_clip(frames=25, fps=24.0, offset=0.2, name="mixamo.com"))
+    out = str(tmp_path / "o.glb")
+    for other, want in (("other.glb", 1), ("in.glb", 0)):
+        cfg = tmp_path / "animsmith.toml"
+        cfg.write_text(f'[clips."mixamo.com"]\nfps = 30\n[clips."{other}"]\nfps = 24\n')
+        rc, _, err = run_cli(capsys, "--config", str(cfg), "transform", path, "-o", out, "--gait-anchor")
+        assert rc == want, err
+
+
 # --------------------------------------------------------------------------
 
 
