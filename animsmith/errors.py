@@ -17,7 +17,11 @@ from typing import Any, List, Optional, Sequence
 
 
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    """``text`` as one line: a text with line breaks, tabs or other control characters
+    gets each whitespace run as one space; a printable one is kept exactly, so a file
+    name with two spaces in a row (``walk  v2.glb``) is shown as the name it is."""
+    text = str(text)
+    return text if text.isprintable() else " ".join(text.split())
 
 
 class AnimsmithError(Exception):

@@ -150,6 +150,19 @@ def test_missing_file(tmp_path, capsys, cmd):
     one_line_exit_2(cmd + [p], capsys, names=p)
 
 
+@pytest.mark.parametrize("cmd", COMMANDS + [["report", "-o", "r.html"]], ids=[c[0] for c in COMMANDS] + ["report"])
+def test_a_name_with_two_spaces_in_a_row_is_shown_as_it_is(tmp_path, capsys, cmd):
+    """The error names the file the user has: `walk  v2.glb`, not `walk v2.glb` (lint and
+    report joined their files' errors and squeezed every run of spaces to one)."""
+    p = tmp_path / "walk  v2.glb"
+    p.write_bytes(b"")
+    one_line_exit_2(cmd + [p], capsys, names=str(p), needle="truncated GLB")
+    config = tmp_path / "my  contract.toml"
+    config.write_text("[rig]\nprofile = 3\n")
+    line = one_line_exit_2(["--config", config] + cmd + [FOX], capsys)
+    assert line == f"animsmith: bad config {config}: rig.profile: must be a string, got integer"
+
+
 @pytest.mark.parametrize("cmd", COMMANDS, ids=[c[0] for c in COMMANDS])
 def test_dangling_symlink(tmp_path, capsys, cmd):
     p = tmp_path / "link.glb"
