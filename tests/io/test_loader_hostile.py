@@ -414,6 +414,30 @@ def test_channels_sharing_one_accessor_count_once_each():
     assert sum(ch.values.size for ch in asset.clips[0].channels) == 26 * 10_000 * 4
 
 
+LFS_POINTER = (
+    b"version https://git-lfs.github.com/spec/v1\n"
+    b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+    b"size 12345\n"
+)
+
+
+@pytest.mark.parametrize("name", ["walk.glb", "walk.gltf"])
+def test_a_git_lfs_pointer_is_named_as_one(name):
+    # a CI checkout without LFS leaves this text (the spec's example pointer) in place
+    # of the file: the reason says so instead of "bad magic b'vers'"
+    err = expect_error(LFS_POINTER, "a Git LFS pointer of a 12345-byte file, not the file itself", name=name)
+    assert "git lfs pull" in str(err)
+
+
+def test_an_external_buffer_that_is_a_git_lfs_pointer_is_named_as_one(tmp_path):
+    raw, _ = minimal()
+    text, _ = raw.gltf(uri="file", bin_name="walk.bin")
+    (tmp_path / "walk.gltf").write_bytes(text)
+    (tmp_path / "walk.bin").write_bytes(LFS_POINTER)
+    with pytest.raises(LoadError, match=r"buffer 0: external resource 'walk.bin' is a Git LFS pointer of a 12345-byte file"):
+        load_asset(str(tmp_path / "walk.gltf"))
+
+
 def test_external_size_cap(tmp_path, monkeypatch):
     monkeypatch.setattr(read_resources, "EXTERNAL_MAX_BYTES", 64)
     raw, _ = minimal()
