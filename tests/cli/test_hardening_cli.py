@@ -139,6 +139,21 @@ def test_bad_flags_are_one_line(capsys, argv, needle):
     assert "Usage:" not in line
 
 
+@pytest.mark.parametrize("argv,where", [
+    (["lint", "--format"], "animsmith lint"),
+    (["--config", "c.toml", "lint", FOX, "--jobs"], "animsmith lint"),
+    (["collection", "transform-foot-cycle", FOX, "--group"], "animsmith collection transform-foot-cycle"),
+    (["sim", "bake", "biped", "--fps"], "animsmith sim bake"),
+    (["measure", "speed", FOX, "--clip"], "animsmith measure"),
+    (["--config"], "animsmith"),
+])
+def test_an_option_missing_its_value_points_at_its_command_help(capsys, argv, where):
+    """click reports an option missing its value without naming the command: the hint
+    named the top-level help, which does not list the option."""
+    line = one_line_exit_2(argv, capsys, needle="requires an argument")
+    assert line.endswith(f"(see '{where} --help')"), line
+
+
 # --------------------------------------------------------------------------
 # Unreadable paths
 # --------------------------------------------------------------------------
