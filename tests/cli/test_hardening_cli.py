@@ -178,6 +178,20 @@ def test_a_name_with_two_spaces_in_a_row_is_shown_as_it_is(tmp_path, capsys, cmd
     assert line == f"animsmith: bad config {config}: rig.profile: must be a string, got integer"
 
 
+@pytest.mark.parametrize("cmd", COMMANDS + [["report", "-o", "r.html"]], ids=[c[0] for c in COMMANDS] + ["report"])
+def test_a_name_with_a_line_break_is_shown_with_it_escaped(tmp_path, capsys, cmd):
+    """`walk<LF>2.glb` is shown as `walk\\u000a2.glb` by every command (lint, report and
+    a bad --config showed `walk 2.glb`, a name that does not exist)."""
+    p = tmp_path / "walk\n2.glb"
+    p.write_bytes(b"")
+    shown = str(tmp_path / "walk\\u000a2.glb")
+    one_line_exit_2(cmd + [p], capsys, names=shown, needle="truncated GLB")
+    config = tmp_path / "my\ncontract.toml"
+    config.write_text("[rig]\nprofile = 3\n")
+    line = one_line_exit_2(["--config", config] + cmd + [FOX], capsys)
+    assert line == f"animsmith: bad config {tmp_path / 'my'}\\u000acontract.toml: rig.profile: must be a string, got integer"
+
+
 @pytest.mark.parametrize("cmd", COMMANDS, ids=[c[0] for c in COMMANDS])
 def test_dangling_symlink(tmp_path, capsys, cmd):
     p = tmp_path / "link.glb"
