@@ -12,7 +12,7 @@ import importlib
 import io
 import os
 import sys
-from typing import Any
+from typing import Any, List
 
 import click
 
@@ -309,6 +309,29 @@ def _restore_sigterm(previous) -> None:
             pass
 
 
+def _command_path(argv) -> str:
+    """``animsmith [group] command`` named by ``argv``, for a usage error that names no
+    command: click's parser reports an option missing its value (``lint --format``) without
+    one, and the hint must point at that command's help, not the top-level one."""
+    tokens = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
+    words: List[str] = ["animsmith"]
+    group: click.Command = cli
+    ctx = click.Context(cli)
+    i = 0
+    while i < len(tokens) and isinstance(group, click.Group):
+        token = tokens[i]
+        if token.startswith("-"):
+            i += 2 if token == "--config" and group is cli else 1  # the one group option taking a value
+            continue
+        command = group.get_command(ctx, token)
+        if command is None:
+            break
+        words.append(token)
+        group = command
+        i += 1
+    return " ".join(words)
+
+
 def _main(argv) -> None:
     """:func:`main`'s body: run the command, map every failure to its exit code."""
     from animsmith.errors import AnimsmithError
@@ -333,7 +356,7 @@ def _main(argv) -> None:
             sys.exit(2)
         from animsmith.text import error_line
 
-        where = exc.ctx.command_path if exc.ctx is not None else "animsmith"
+        where = exc.ctx.command_path if exc.ctx is not None else _command_path(argv)
         _say(f"animsmith: {error_line(' '.join(exc.format_message().split()))} (see '{where} --help')")
         sys.exit(2)
     except click.ClickException as exc:

@@ -15,9 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Sequence
 
+from animsmith.text import escape
+
 
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    """``text`` as one line that still names what it names: line breaks, tabs and other
+    control characters shown as ``\\uXXXX`` (:func:`animsmith.text.escape`), every other
+    character kept, so a file name with two spaces in a row (``walk  v2.glb``) or a line
+    break (``walk\\u000a2.glb``) is shown as the name it is."""
+    return escape(text)
 
 
 class AnimsmithError(Exception):

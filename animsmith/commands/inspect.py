@@ -72,7 +72,15 @@ def clip_json(clip, travel=None) -> Dict[str, Any]:
     }
 
 
+#: deepest level the bone tree indents: deeper bones stay at this indentation and say
+#: their depth, so a long chain (a tail, a rope, a hostile file) prints lines of bounded
+#: width instead of text growing with the square of the chain's length
+TREE_INDENT_LEVELS = 32
+
+
 def _tree_lines(skeleton, roles) -> List[str]:
+    """One line per bone, indented two spaces per level of depth (at most
+    :data:`TREE_INDENT_LEVELS` levels; a deeper bone ends with ``(depth N)``)."""
     from animsmith.text import escape
 
     role_of: Dict[int, List[str]] = {}
@@ -82,7 +90,9 @@ def _tree_lines(skeleton, roles) -> List[str]:
     for b in range(skeleton.bone_count):
         tag = ("" if bool(skeleton.is_joint[b]) else " (node)") + ("" if bool(skeleton.in_scene[b]) else " (not in scene)")
         r = f"  [{', '.join(role_of[b])}]" if b in role_of else ""
-        lines.append("  " * int(skeleton.depth[b]) + f"{escape(skeleton.names[b])}{tag}{r}")
+        depth = int(skeleton.depth[b])
+        deep = f" (depth {depth})" if depth > TREE_INDENT_LEVELS else ""
+        lines.append("  " * min(depth, TREE_INDENT_LEVELS) + f"{escape(skeleton.names[b])}{tag}{deep}{r}")
     return lines
 
 

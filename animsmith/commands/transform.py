@@ -84,6 +84,8 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
             raise click.UsageError("-o/--output OUT is required (or --in-place, or --dry-run)")
     if output is not None and same_file(output, file) and not in_place:
         raise AnimsmithError(f"output {output!r} is the input file; pass --in-place to overwrite it")
+    if in_place and not same_file(output, file):  # both flags name where to write: they must agree
+        raise click.UsageError(f"--in-place overwrites FILE.glb but -o names another file ({output}); give one of them")
 
     from animsmith.core.legs import resolve_contract_rig
     from animsmith.io.gltf import load_asset_bytes, read_file_bytes

@@ -139,6 +139,21 @@ def test_bad_flags_are_one_line(capsys, argv, needle):
     assert "Usage:" not in line
 
 
+@pytest.mark.parametrize("argv,where", [
+    (["lint", "--format"], "animsmith lint"),
+    (["--config", "c.toml", "lint", FOX, "--jobs"], "animsmith lint"),
+    (["collection", "transform-foot-cycle", FOX, "--group"], "animsmith collection transform-foot-cycle"),
+    (["sim", "bake", "biped", "--fps"], "animsmith sim bake"),
+    (["measure", "speed", FOX, "--clip"], "animsmith measure"),
+    (["--config"], "animsmith"),
+])
+def test_an_option_missing_its_value_points_at_its_command_help(capsys, argv, where):
+    """click reports an option missing its value without naming the command: the hint
+    named the top-level help, which does not list the option."""
+    line = one_line_exit_2(argv, capsys, needle="requires an argument")
+    assert line.endswith(f"(see '{where} --help')"), line
+
+
 # --------------------------------------------------------------------------
 # Unreadable paths
 # --------------------------------------------------------------------------
@@ -148,6 +163,33 @@ def test_bad_flags_are_one_line(capsys, argv, needle):
 def test_missing_file(tmp_path, capsys, cmd):
     p = str(tmp_path / "gone.glb")
     one_line_exit_2(cmd + [p], capsys, names=p)
+
+
+@pytest.mark.parametrize("cmd", COMMANDS + [["report", "-o", "r.html"]], ids=[c[0] for c in COMMANDS] + ["report"])
+def test_a_name_with_two_spaces_in_a_row_is_shown_as_it_is(tmp_path, capsys, cmd):
+    """The error names the file the user has: `walk  v2.glb`, not `walk v2.glb` (lint and
+    report joined their files' errors and squeezed every run of spaces to one)."""
+    p = tmp_path / "walk  v2.glb"
+    p.write_bytes(b"")
+    one_line_exit_2(cmd + [p], capsys, names=str(p), needle="truncated GLB")
+    config = tmp_path / "my  contract.toml"
+    config.write_text("[rig]\nprofile = 3\n")
+    line = one_line_exit_2(["--config", config] + cmd + [FOX], capsys)
+    assert line == f"animsmith: bad config {config}: rig.profile: must be a string, got integer"
+
+
+@pytest.mark.parametrize("cmd", COMMANDS + [["report", "-o", "r.html"]], ids=[c[0] for c in COMMANDS] + ["report"])
+def test_a_name_with_a_line_break_is_shown_with_it_escaped(tmp_path, capsys, cmd):
+    """`walk<LF>2.glb` is shown as `walk\\u000a2.glb` by every command (lint, report and
+    a bad --config showed `walk 2.glb`, a name that does not exist)."""
+    p = tmp_path / "walk\n2.glb"
+    p.write_bytes(b"")
+    shown = str(tmp_path / "walk\\u000a2.glb")
+    one_line_exit_2(cmd + [p], capsys, names=shown, needle="truncated GLB")
+    config = tmp_path / "my\ncontract.toml"
+    config.write_text("[rig]\nprofile = 3\n")
+    line = one_line_exit_2(["--config", config] + cmd + [FOX], capsys)
+    assert line == f"animsmith: bad config {tmp_path / 'my'}\\u000acontract.toml: rig.profile: must be a string, got integer"
 
 
 @pytest.mark.parametrize("cmd", COMMANDS, ids=[c[0] for c in COMMANDS])

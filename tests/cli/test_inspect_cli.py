@@ -139,3 +139,32 @@ def test_long_names_never_cut_the_numbers(tmp_path):
     write_glb(biped_asset([gait_clip("walk", frames=31)], convention="ue"), short)
     out = CliRunner().invoke(cli, ["inspect", short]).output
     assert "dur s" in out and "    dur s:" not in out
+
+
+def test_a_long_chain_prints_lines_of_bounded_width(tmp_path):
+    """A chain of 3,000 nodes (a rope, a tail, or a hostile 140 KB file) indented two
+    spaces per level would print ~9 MB of spaces (the text grows with the square of the
+    chain's length); past 32 levels the tree keeps the indentation and names the depth."""
+    from gltf_raw import RawGltf
+
+    n = 3000
+    raw = RawGltf()
+    for i in range(n):
+        raw.node(f"seg{i}", children=[i + 1] if i + 1 < n else None)
+    raw.scene([0])
+    t = raw.floats([0.0, 1.0], "SCALAR")
+    v = raw.floats([[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 1.0]], "VEC4")
+    raw.animation("sway", [(n - 1, "rotation", t, v)])
+    path = tmp_path / "chain.glb"
+    path.write_bytes(raw.glb())
+    res = CliRunner().invoke(cli, ["inspect", str(path)])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    # seg<i> sits at depth i: two spaces of the section, then two per level up to 32
+    assert "  " + "  " * 31 + "seg31 (node)" in lines
+    assert "  " + "  " * 32 + "seg32 (node)" in lines
+    assert "  " + "  " * 32 + "seg33 (node) (depth 33)" in lines
+    assert "  " + "  " * 32 + "seg2999 (node) (depth 2999)" in lines
+    assert max(len(line) for line in lines) < 200
+    doc = json.loads(CliRunner().invoke(cli, ["inspect", "--format", "json", str(path)]).output)
+    assert [b["depth"] for b in doc["bones"]] == list(range(n))

@@ -386,6 +386,58 @@ def test_many_accessors_over_one_view_stay_within_budget():
     expect_error(data, "decoding would exceed")
 
 
+def _channels_over_one_accessor(copies: int, keys: int) -> bytes:
+    """One node and one clip of ``copies`` rotation channels that all read the same
+    ``keys``-key time and value accessors (stored once)."""
+    raw = RawGltf()
+    n = raw.node("b")
+    raw.scene([n])
+    t = raw.floats(np.arange(keys) / 30.0, "SCALAR")
+    v = raw.floats(np.tile([0.0, 0.0, 0.0, 1.0], (keys, 1)), "VEC4")
+    raw.animation("A", [(n, "rotation", t, v)] * copies)
+    return raw.glb()
+
+
+def test_channels_sharing_one_accessor_count_once_each():
+    # 2,000 channels naming one 10,000-key rotation accessor: 80,000,000 key components
+    # (2000 x 10000 x 4) from a ~350 KB file. Each channel's keys are read by the checks
+    # (lint used 2.5 GB here; 20,000 such channels in 1.7 MB were killed for lack of
+    # memory), so the file is refused against max(1 Mi, 2 x file size) components.
+    data = _channels_over_one_accessor(2000, 10_000)
+    assert len(data) < 400_000
+    err = expect_error(data, "channels would hold 80000000 key components")
+    assert f"the cap for this file is {max(1 << 20, 2 * len(data))} " in str(err)
+    # within the cap (26 channels: 1,040,000 components of 1 Mi) the file loads, every
+    # channel reading the one stored accessor
+    asset = load_asset_bytes(_channels_over_one_accessor(26, 10_000), "ok.glb")
+    assert len(asset.clips[0].channels) == 26
+    assert sum(ch.values.size for ch in asset.clips[0].channels) == 26 * 10_000 * 4
+
+
+LFS_POINTER = (
+    b"version https://git-lfs.github.com/spec/v1\n"
+    b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+    b"size 12345\n"
+)
+
+
+@pytest.mark.parametrize("name", ["walk.glb", "walk.gltf"])
+def test_a_git_lfs_pointer_is_named_as_one(name):
+    # a CI checkout without LFS leaves this text (the spec's example pointer) in place
+    # of the file: the reason says so instead of "bad magic b'vers'"
+    err = expect_error(LFS_POINTER, "a Git LFS pointer of a 12345-byte file, not the file itself", name=name)
+    assert "git lfs pull" in str(err)
+
+
+def test_an_external_buffer_that_is_a_git_lfs_pointer_is_named_as_one(tmp_path):
+    raw, _ = minimal()
+    text, _ = raw.gltf(uri="file", bin_name="walk.bin")
+    (tmp_path / "walk.gltf").write_bytes(text)
+    (tmp_path / "walk.bin").write_bytes(LFS_POINTER)
+    with pytest.raises(LoadError, match=r"buffer 0: external resource 'walk.bin' is a Git LFS pointer of a 12345-byte file"):
+        load_asset(str(tmp_path / "walk.gltf"))
+
+
 def test_external_size_cap(tmp_path, monkeypatch):
     monkeypatch.setattr(read_resources, "EXTERNAL_MAX_BYTES", 64)
     raw, _ = minimal()
@@ -517,9 +569,11 @@ def test_measure_bad_file_exits_2_with_one_line(tmp_path):
 
 
 def test_many_cubic_channels_sharing_one_output_split_once():
+    # 3000 x 30 keys x 9 components = 810,000 key components: within the channel-key
+    # budget (1 Mi), which a longer shared track would exceed
     raw = RawGltf()
     n = raw.node("b")
-    keys = 2000
+    keys = 30
     t = raw.floats(np.arange(keys, dtype=np.float32), "SCALAR")
     out = raw.floats(np.zeros((3 * keys, 3), np.float32), "VEC3")
     raw.animation("A", [(n, "translation", t, out, "CUBICSPLINE")] * 3000)

@@ -607,6 +607,20 @@ def test_output_equal_to_input_needs_in_place(capsys, tmp_path):
     assert min(after.gait_phase, 1 - after.gait_phase) * (frames - 1) <= 0.5 + 1e-9
 
 
+def test_in_place_with_an_output_naming_another_file_is_an_operator_error(capsys, tmp_path):
+    """--in-place says "overwrite FILE", -o another file says "leave FILE alone": the
+    command cannot do both, so it does neither (it used to write only the -o file)."""
+    path = write(tmp_path, biped_clip(offset=0.2))
+    before = open(path, "rb").read()
+    other = tmp_path / "other.glb"
+    rc, stdout, stderr = run_cli(capsys, "transform", path, "--in-place", "-o", str(other), "--gait-anchor")
+    assert rc == 2 and stdout == "" and "--in-place" in stderr and "other.glb" in stderr
+    assert open(path, "rb").read() == before and not other.exists()
+    # -o naming FILE itself agrees with --in-place
+    rc, _, _ = run_cli(capsys, "transform", path, "--in-place", "-o", path, "--gait-anchor")
+    assert rc == 0 and open(path, "rb").read() != before
+
+
 def test_operator_errors_exit_2(capsys, tmp_path):
     path = write(tmp_path, biped_clip())
     rc, _, err = run_cli(capsys, "transform", path, "-o", str(tmp_path / "o.glb"), "--gait-anchor", "--clip", "nope")

@@ -52,9 +52,9 @@ import numpy as np
 from animsmith.errors import LoadError, unreadable_reason
 from animsmith.io.glb import is_glb, split_glb
 from animsmith.io.gltf.accessors import Accessors
-from animsmith.io.gltf.clips import build_clips, check_grid_budget
+from animsmith.io.gltf.clips import build_clips, check_grid_budget, check_key_budget
 from animsmith.io.gltf.document import check_header, parse_json
-from animsmith.io.gltf.resources import Budget, external_resource_files, load_buffers
+from animsmith.io.gltf.resources import Budget, external_resource_files, lfs_pointer_reason, load_buffers
 from animsmith.io.gltf.skeleton import shared_skeleton
 from animsmith.model import Asset
 
@@ -133,6 +133,9 @@ def load_asset_bytes(
 
 
 def _load(data: bytes, path: str, base_dir: Optional[str], strict: bool) -> Asset:
+    lfs = lfs_pointer_reason(data)
+    if lfs is not None:
+        raise LoadError(lfs)
     ext = os.path.splitext(path)[1].lower()
     bin_chunk: Optional[bytes] = None
     if is_glb(data) or ext == ".glb":
@@ -153,6 +156,7 @@ def _load(data: bytes, path: str, base_dir: Optional[str], strict: bool) -> Asse
     accessors = Accessors(doc, buffers, lengths, budget)
     clips = build_clips(doc, skeleton, accessors, strict)
     check_grid_budget(clips, skeleton.bone_count, len(data) + budget.external_bytes)
+    check_key_budget(clips, len(data) + budget.external_bytes)
     asset_info = doc.get("asset")
     return Asset(
         skeleton=skeleton,

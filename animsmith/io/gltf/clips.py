@@ -2,7 +2,8 @@
 common layout (float accessors, LINEAR/STEP, node channels only) with checks over whole
 lists; anything else, and every problem, goes through the channel-by-channel path,
 which reports the first problem in file order. Key-time accessors holding equal bytes
-share one array; the pose-grid budget refuses files whose grids would dwarf them."""
+share one array; the pose-grid and channel-key budgets refuse files whose grids or
+channels would dwarf them."""
 
 from __future__ import annotations
 
@@ -16,12 +17,16 @@ from animsmith.errors import LoadError
 from animsmith.io.gltf.accessors import COMPONENT_NAME, FLOAT, NORMALIZE_DIVISOR, Accessors, decode_float_accessors
 from animsmith.io.gltf.document import json_key
 from animsmith.io.gltf.fields import as_array, as_name, as_object, bad_index, int_list_in_range, show_value
+from animsmith.io.gltf.resources import DECODE_FLOOR_COMPONENTS
 from animsmith.memo import memo
 from animsmith.model import INTERPOLATIONS, PATH_WIDTH, Channel, Clip, Skeleton
 
 #: pose-grid budget (bone-frames summed over clips), see check_grid_budget
 GRID_FLOOR_CELLS = 16 * 1024
 GRID_CELLS_PER_INPUT_BYTE = 2
+#: channel-key budget (output components summed over every clip's channels), see
+#: check_key_budget; the floor is the decode budget's
+KEY_COMPONENTS_PER_INPUT_BYTE = 2
 _PATH_SET = frozenset(("translation", "rotation", "scale"))
 _LINEAR_OR_STEP = frozenset(("LINEAR", "STEP"))
 _OUTPUT_TYPE = {"translation": "VEC3", "rotation": "VEC4", "scale": "VEC3"}
@@ -374,4 +379,29 @@ def check_grid_budget(clips: List[Clip], bone_count: int, input_bytes: int) -> N
                 f"animation {clip.index} {show_value(clip.name)}: pose grids would hold {cells} bone-frames "
                 f"(key count x {bone_count} nodes, summed over clips); the cap for this file is {cap} "
                 f"(max(16Ki, 2 x file size))"
+            )
+
+
+def check_key_budget(clips: List[Clip], input_bytes: int) -> None:
+    """Refuse files whose channels would hold far more key components than the file
+    stores: the sum over every clip's channels of their output components (values and
+    CUBICSPLINE tangents) may be at most ``max(1 Mi, 2 x input bytes)``. An accessor
+    that many channels read counts once per channel, because the checks read every
+    channel's keys (up to ~32 bytes of memory per component): 20,000 channels naming one
+    10,000-key accessor (a 1.7 MB file) would otherwise make them hold 800 million
+    components (over 16 GB). Real files hold at most one component per byte (0.25 for
+    float keys), also when an optimiser shares the accessors of identical constant
+    channels."""
+    cap = max(DECODE_FLOOR_COMPONENTS, KEY_COMPONENTS_PER_INPUT_BYTE * input_bytes)
+    components = 0
+    for clip in clips:
+        for ch in clip.channels:
+            components += ch.values.size
+            if ch.in_tangents is not None:
+                components += ch.in_tangents.size + ch.out_tangents.size
+        if components > cap:
+            raise LoadError(
+                f"animation {clip.index} {show_value(clip.name)}: channels would hold {components} key components "
+                f"(an accessor counts once per channel that reads it; summed over clips); the cap for this file "
+                f"is {cap} (max(1Mi, 2 x file size))"
             )

@@ -21,6 +21,26 @@ _ESCAPE = re.compile(r"%(..)?", re.S)
 _BAD_ESCAPES = {"2f", "5c", "2e", "00"}
 
 
+#: how a Git LFS pointer file starts (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md)
+LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/"
+_LFS_POINTER_MAX_BYTES = 1024
+_LFS_SIZE = re.compile(rb"^size (\d+)$", re.M)
+
+
+def lfs_pointer_reason(data: bytes) -> Optional[str]:
+    """Why ``data`` is not a file's content when it is a Git LFS pointer (a checkout that
+    did not fetch LFS objects leaves these ~130-byte text files in place of every
+    tracked .glb and .bin), else None."""
+    if len(data) > _LFS_POINTER_MAX_BYTES or not data.startswith(LFS_POINTER_PREFIX):
+        return None
+    size = _LFS_SIZE.search(data)
+    real = f" of a {int(size.group(1))}-byte file" if size else ""
+    return (
+        f"a Git LFS pointer{real}, not the file itself: fetch the LFS content "
+        "(`git lfs pull`, or check out with LFS enabled)"
+    )
+
+
 def _safe_relative_path(uri: str, what: str) -> str:
     """A relative child path from a URI reference, or LoadError.
 
@@ -124,6 +144,9 @@ def _read_external(uri: str, base_dir: str, what: str, budget: Budget) -> bytes:
         raise LoadError(f"{what}: external resource {show_value(uri)} changed while being read")
     if len(data) > EXTERNAL_MAX_BYTES:
         raise LoadError(f"{what}: external resource {show_value(uri)} exceeds {EXTERNAL_MAX_BYTES} bytes")
+    lfs = lfs_pointer_reason(data)
+    if lfs is not None:
+        raise LoadError(f"{what}: external resource {show_value(uri)} is {lfs}")
     budget.external_bytes += len(data)
     if budget.external_bytes > EXTERNAL_TOTAL_MAX_BYTES:
         raise LoadError(f"external resources exceed {EXTERNAL_TOTAL_MAX_BYTES} bytes in total")
