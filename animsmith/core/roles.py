@@ -346,12 +346,21 @@ def resolve_roles(skeleton, profile: Optional[str] = "auto", overrides: Optional
     return _copy(hit)
 
 
+#: what an unresolved root role costs: the root is read only when there is no hips role
+#: (core.trajectory.travel_bone_of_clip), so a static container above the skeleton needs no mapping
+ROOT_ROLE_HINT = (
+    "needed only without a hips role (the travel bone is otherwise the highest node above "
+    "the hips a clip animates; a static container needs no mapping), then map it in [rig.roles]"
+)
+
+
 def _why_unmatched(role: str, prof: str, label: str, outcomes: Dict[str, "_Outcome"], names) -> str:
     """The reason ``role`` has no bone, from what the conventions saw (first that applies):
     equal candidates in a convention (e.g. two characters in one file), a match in a
     convention that was set aside for resolving fewer than 2 roles, a matching node
-    that is not a skin joint; else no name matched."""
-    fix = "map it in [rig.roles]"
+    that is not a skin joint; else no name matched. The hint that follows says what
+    to do: map the role in ``[rig.roles]``; for the root role, :data:`ROOT_ROLE_HINT`."""
+    fix = ROOT_ROLE_HINT if role == "root" else "map it in [rig.roles]"
     if prof == "none":
         return f"the rig profile is none: only [rig.roles] maps roles; {fix}"
     for c in CONVENTIONS:
