@@ -65,6 +65,7 @@ from animsmith.core.bonenames import (
     match_mixamo,
     match_rigify,
     match_ue_mannequin,
+    rigify_spine_chain,
     split_name,
 )
 
@@ -190,6 +191,7 @@ def _candidates(
     in_scene = getattr(skeleton, "in_scene", None)
     out: Dict[str, List[Tuple[tuple, int]]] = {}
     biped_roots: Dict[str, List[int]] = {}
+    chain = rigify_spine_chain(parsed, skeleton.parents) if convention == "rigify" else {}
     for b, (ns, layer, stem) in enumerate(parsed):
         if scene_only and not in_scene[b]:
             continue
@@ -200,7 +202,7 @@ def _candidates(
         elif convention == "humanoid":
             matches = match_humanoid(ns, stem)
         elif convention == "rigify":
-            matches = match_rigify(ns, stem)
+            matches = chain[b] if b in chain else match_rigify(ns, stem)
         elif convention == "biped":
             bp = biped_parts(stem)
             matches = [] if bp is None else [(bp[1], True)]
