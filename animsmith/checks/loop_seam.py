@@ -21,8 +21,10 @@ foot/toe role; ``measurement_unavailable`` when the clip is too short to sample
 (fewer than 3 grid samples or zero duration), when its key times are malformed
 (non-finite or not increasing: ``nan`` / ``time-monotonic`` report those), or
 when the larger neighbouring
-step is below ``min_stride_step_m`` (no usable stride step to normalise by —
-e.g. an idle).
+step is below the stride floor (no usable stride step to normalise by — e.g. an
+idle). The floor is ``min_stride_step_m`` per 1/30 s, scaled by the grid's step
+(0.01 m per step at 60 fps, 0.025 m at 24 fps): a foot speed relative to the hips
+(0.6 m/s by default), so the same walk is judged at every frame rate.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ CONFIG = {
     "min_stride_step_m": Option(
         0.02,
         "number",
-        "Smallest neighbouring foot step (metres, relative to the hips) that can normalise the seam; below it the seam is a coverage gap.",
+        "Smallest neighbouring foot step (metres relative to the hips, per 1/30 s: scaled by the grid's step at other frame rates) that can normalise the seam; below it the seam is a coverage gap.",
         minimum=0.0,
     ),
 }

@@ -15,7 +15,8 @@ from typing import List, Optional
 
 import click
 
-#: the key rate of a rewritten clip when neither ``--fps`` nor ``[clips.<name>] fps`` gives one
+#: the key rate of a rewritten clip when neither ``--fps`` nor the contract's effective ``[clips.*]
+#: fps`` for that clip of its file (a name key or a key naming the file) gives one
 DEFAULT_FPS = 30.0
 
 

@@ -165,7 +165,7 @@ def _resolve_members(
               help="Write each member file to DIR/<file name> (this or -o is required unless --dry-run).")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None, metavar="OUT",
               help="GLB file to write when every member is in one input file.")
-@click.option("--fps", "fps", type=FiniteFloat(0.0), default=None, help="Frame rate of the key grid, > 0 (default: each member's [clips.*] fps in its file, else 30).")
+@click.option("--fps", "fps", type=FiniteFloat(0.0), default=None, help='Frame rate of the key grid, > 0 (default: each member\'s fps in the contract, from [clips."<clip>"] or a key naming its file, [clips."walk.glb"] / [clips."walk.glb#<clip>"]; else 30).')
 @click.option("--contact-height-m", "contact_height_m", type=FiniteFloat(0.0, inclusive=True), default=None,
               help="Stance threshold above each foot's lowest point (default: [checks.foot-slide] contact_height_m, else 0.03).")
 @click.option("--dry-run", "dry_run", is_flag=True, help="Run every proof, print the plan, write nothing.")

@@ -49,7 +49,7 @@ def _emit_json(doc: Dict[str, Any]) -> None:
               help="The operation (required): rotate each selected cyclic clip without root travel so its stride "
               "anchor lands at t = 0 (within half a frame; phases are circular, so 0.98 is -0.02).")
 @click.option("--clip", "clip_names", multiple=True, metavar="NAME", help="Only this clip (repeatable; default: every clip).")
-@click.option("--fps", "fps", type=FiniteFloat(0.0), default=None, help="Frame rate of the key grid, > 0 (default: [clips.<name>] fps, else 30).")
+@click.option("--fps", "fps", type=FiniteFloat(0.0), default=None, help='Frame rate of the key grid, > 0 (default: the clip\'s fps in the contract, from [clips."<clip>"] or a key naming FILE, [clips."walk.glb"] / [clips."walk.glb#<clip>"]; else 30).')
 @click.option("--dry-run", "dry_run", is_flag=True, help="Run every proof and print the plan; write nothing.")
 @click.option("--in-place", "in_place", is_flag=True, help="Overwrite FILE with the result (-o may then be omitted or name FILE).")
 @format_option("fmt_name")

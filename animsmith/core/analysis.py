@@ -451,8 +451,8 @@ class ClipAnalysis:
         """The per-clip measurement dict of ``measure`` (docs/measure.md).
 
         ``min_stride_step_m`` is the loop-seam stride floor (``[checks.loop-seam]
-        min_stride_step_m`` in the contract; default 0.02 m); ``contact_height_m`` the
-        duty factor's (``[checks.foot-slide] contact_height_m``; default 0.03).
+        min_stride_step_m`` in the contract; default 0.02 m per 1/30 s, scaled by the
+        grid's step); ``contact_height_m`` the duty factor's (``[checks.foot-slide] contact_height_m``; default 0.03).
         """
         clip = self.clip
         m: Dict[str, Any] = {

@@ -24,7 +24,11 @@ Conventions (``RoleMap.conventions`` names the one that matched each role)
 * ``rigify`` (Blender): ``root``, ``hips``/``pelvis``, ``spine``, ``head``,
   ``foot``/``toe``/``hand`` with a side suffix ``.L``/``.R``, ``_L``, ``.l``,
   ``-L``, ``.Left``...; base words compare case-insensitively (a case-exact
-  match ranks higher).
+  match ranks higher). Rigify's spine chain (:func:`rigify_spine_chain`):
+  ``spine`` with a ``spine.001`` child is the hips (``DEF-spine`` in a
+  deform-only export), ``spine.001`` the spine, the top of a chain reaching
+  ``spine.006`` the head, unless the rig also names a ``hips``/``pelvis`` (or
+  ``head``) bone.
 * ``biped`` (3ds Max): ``<base> Pelvis``, ``<base> Spine``, ``<base> Head``,
   ``<base> L Foot``, ``<base> L Toe0``, ``<base> L Hand``; root = the bone
   named ``<base>`` itself (``Bip01``).
@@ -160,6 +164,58 @@ def match_rigify(ns: str, stem: str) -> List[Tuple[str, bool]]:
     role = f"{side_word}_{base.lower()}"
     exact = base == base.lower() and side in ("L", "R") and stem[len(base)] == "."
     return [(role, exact)]
+
+
+#: Rigify's spine chain: ``spine`` (the hips: the metarig's pelvis bone), ``spine.001`` up the
+#: back, the human metarig's head at ``spine.006`` (``DEF-`` / ``ORG-`` / plain alike)
+_RIGIFY_CHAIN_RE = re.compile(r"^spine\.(\d{3})$", re.IGNORECASE)
+RIGIFY_HEAD_LINK = 6
+
+
+def rigify_spine_chain(parsed: Sequence[Tuple[str, str, str]], parents: Sequence[int]) -> Dict[int, List[Tuple[str, bool]]]:
+    """{bone: [(role, case_exact)]} of the Rigify spine chains of a skeleton, replacing what
+    :func:`match_rigify` reads from those bones' names alone.
+
+    A chain is a bone ``spine`` followed child by child by ``spine.001``, ``spine.002``...
+    (same namespace and layer prefix). Rigify names its hips ``spine`` (the metarig's
+    pelvis bone, ``DEF-spine`` in a deform-only export), so with a ``spine.001`` child:
+    ``spine`` is the hips, ``spine.001`` the spine, and the top of a chain that reaches
+    ``spine.006`` (the human metarig's head) the head. A rig that also names a bone
+    ``hips``/``pelvis`` (or ``head``) in the same namespace and layer keeps that name's
+    reading: its ``spine`` stays the spine (and no chain bone is the head).
+    """
+    children: Dict[int, List[int]] = {}
+    for b, p in enumerate(parents):
+        if int(p) >= 0:
+            children.setdefault(int(p), []).append(b)
+    named = {(ns, layer, stem.lower()) for ns, layer, stem in parsed}
+    out: Dict[int, List[Tuple[str, bool]]] = {}
+    for b, (ns, layer, stem) in enumerate(parsed):
+        if stem.lower() != "spine" or (ns, layer, "hips") in named or (ns, layer, "pelvis") in named:
+            continue
+        chain = [b]
+        while True:
+            nxt = [
+                c for c in children.get(chain[-1], ())
+                if parsed[c][:2] == (ns, layer) and _link(parsed[c][2]) == len(chain)
+            ]
+            if len(nxt) != 1:
+                break
+            chain.append(nxt[0])
+        if len(chain) < 2:
+            continue
+        out[b] = [("hips", stem == "spine")]
+        out[chain[1]] = [("spine", parsed[chain[1]][2] == parsed[chain[1]][2].lower())]
+        if len(chain) > RIGIFY_HEAD_LINK and (ns, layer, "head") not in named:
+            top = parsed[chain[-1]][2]
+            out[chain[-1]] = [("head", top == top.lower())]
+    return out
+
+
+def _link(stem: str) -> int:
+    """The number of a Rigify chain link ``spine.NNN`` (``spine.003`` -> 3), else −1."""
+    m = _RIGIFY_CHAIN_RE.match(stem)
+    return int(m.group(1)) if m else -1
 
 
 _BIPED_RE = re.compile(r"^(?P<base>\S+?) (?P<part>Pelvis|Spine|Head|L Foot|R Foot|L Toe0|R Toe0|L Hand|R Hand)$")

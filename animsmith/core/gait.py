@@ -42,6 +42,10 @@ NOISE_AMPLITUDE_FRACTION = 1e-6
 MIN_DOMINANT_POWER_FRACTION = 0.3
 
 MIN_STRIDE_STEP_M = 0.02
+#: the loop seam's stride floor is a distance per step of this duration (one frame at 30 fps);
+#: on a grid of another step it is scaled by the grid's step, so it stands for the same foot
+#: speed at every frame rate
+STRIDE_FLOOR_STEP_S = 1.0 / 30.0
 
 
 def wrapped_phase(phase_cycles: float, digits: int) -> float:
@@ -287,6 +291,29 @@ def _feet_rel_m(grid, roles) -> Tuple[Optional[np.ndarray], Optional[str]]:
     return rel, None
 
 
+def stride_floor_m(grid, min_stride_step_m: float = MIN_STRIDE_STEP_M) -> float:
+    """The loop seam's stride floor on ``grid``: ``min_stride_step_m`` per
+    :data:`STRIDE_FLOOR_STEP_S` (1/30 s) scaled by the grid's mean step,
+    ``min_stride_step_m · ((t[N−1] − t[0]) / (N − 1)) / (1/30 s)``.
+
+    The seam ratio does not depend on the frame rate but a neighbouring step's
+    length does: a walk's feet move half as far per step at 60 fps as at 30 fps.
+    A floor fixed per step would call a 60 fps walk an idle; per 1/30 s it stands
+    for the same foot speed (0.6 m/s relative to the hips by default) at every
+    rate. On a 30 fps grid (and a grid with no usable span) it is the configured value.
+    """
+    floor = float(min_stride_step_m)
+    t = np.asarray(grid.times_s, dtype=np.float64)
+    if t.shape[0] < 2:
+        return floor
+    step = (float(t[-1]) - float(t[0])) / (t.shape[0] - 1)
+    if not (math.isfinite(step) and step > 0.0):
+        return floor
+    scale = step / STRIDE_FLOOR_STEP_S
+    # a 30 fps grid's step is 1/30 s up to float rounding: keep its floor exactly as configured
+    return floor if abs(scale - 1.0) <= 1e-6 else floor * scale
+
+
 def loop_seam_ratio(
     grid, roles, min_stride_step_m: float = MIN_STRIDE_STEP_M, yaw_deg: float = 0.0
 ) -> Tuple[Optional[float], Optional[str]]:
@@ -295,7 +322,8 @@ def loop_seam_ratio(
     D(i, j) = max over resolved feet/toes of |rel_i − rel_j| (rel = bone −
     hips, model space); ratio = D(N−1, 0) / max(D(1, 0), D(N−1, N−2)).
     ≈ 0 for an inclusive cycle (last = first), ≈ 1 for an open cycle, ≫ 1 for
-    a popped seam. None with a reason when the neighbour step < the floor.
+    a popped seam. None with a reason when the neighbour step < the floor
+    (:func:`stride_floor_m`: ``min_stride_step_m`` per 1/30 s, scaled by the grid's step).
     Relative to the hips, a clip's travel drops out; ``yaw_deg`` (a turning
     clip's yaw from one cycle to the next, core.trajectory.cycle_transform)
     turns the first sample's offsets about the vertical before the wrap step
@@ -317,10 +345,12 @@ def loop_seam_ratio(
         ends[0] = rel[n - 1] - first
     seam, first_step, last_step = np.max(np.linalg.norm(ends, axis=-1), axis=-1).tolist()
     neighbour = max(first_step, last_step)
-    if not (neighbour > 0.0) or neighbour < min_stride_step_m:
+    floor = stride_floor_m(grid, min_stride_step_m)
+    if not (neighbour > 0.0) or neighbour < floor:
+        per = "" if f"{floor:g}" == f"{min_stride_step_m:g}" else f" of this grid's step ({min_stride_step_m:g} m per 1/30 s)"
         return None, (
             f"no usable stride step: largest neighbouring foot step {neighbour:.4g} m "
-            f"is below the {min_stride_step_m:g} m floor"
+            f"is below the {floor:g} m floor{per}"
         )
     ratio = seam / neighbour
     if not math.isfinite(ratio):

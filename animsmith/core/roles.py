@@ -65,6 +65,7 @@ from animsmith.core.bonenames import (
     match_mixamo,
     match_rigify,
     match_ue_mannequin,
+    rigify_spine_chain,
     split_name,
 )
 
@@ -190,6 +191,7 @@ def _candidates(
     in_scene = getattr(skeleton, "in_scene", None)
     out: Dict[str, List[Tuple[tuple, int]]] = {}
     biped_roots: Dict[str, List[int]] = {}
+    chain = rigify_spine_chain(parsed, skeleton.parents) if convention == "rigify" else {}
     for b, (ns, layer, stem) in enumerate(parsed):
         if scene_only and not in_scene[b]:
             continue
@@ -200,7 +202,7 @@ def _candidates(
         elif convention == "humanoid":
             matches = match_humanoid(ns, stem)
         elif convention == "rigify":
-            matches = match_rigify(ns, stem)
+            matches = chain[b] if b in chain else match_rigify(ns, stem)
         elif convention == "biped":
             bp = biped_parts(stem)
             matches = [] if bp is None else [(bp[1], True)]
@@ -346,12 +348,21 @@ def resolve_roles(skeleton, profile: Optional[str] = "auto", overrides: Optional
     return _copy(hit)
 
 
+#: what an unresolved root role costs: the root is read only when there is no hips role
+#: (core.trajectory.travel_bone_of_clip), so a static container above the skeleton needs no mapping
+ROOT_ROLE_HINT = (
+    "needed only without a hips role (the travel bone is otherwise the highest node above "
+    "the hips a clip animates; a static container needs no mapping), then map it in [rig.roles]"
+)
+
+
 def _why_unmatched(role: str, prof: str, label: str, outcomes: Dict[str, "_Outcome"], names) -> str:
     """The reason ``role`` has no bone, from what the conventions saw (first that applies):
     equal candidates in a convention (e.g. two characters in one file), a match in a
     convention that was set aside for resolving fewer than 2 roles, a matching node
-    that is not a skin joint; else no name matched."""
-    fix = "map it in [rig.roles]"
+    that is not a skin joint; else no name matched. The hint that follows says what
+    to do: map the role in ``[rig.roles]``; for the root role, :data:`ROOT_ROLE_HINT`."""
+    fix = ROOT_ROLE_HINT if role == "root" else "map it in [rig.roles]"
     if prof == "none":
         return f"the rig profile is none: only [rig.roles] maps roles; {fix}"
     for c in CONVENTIONS:

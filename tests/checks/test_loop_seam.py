@@ -36,7 +36,8 @@ def test_loop_seam_names_the_foot_with_the_larger_wrap_jump(stride_l, stride_r, 
 
 
 def seam_asset(z_keys):
-    """pelvis + foot_l keyed at T5 with dyadic Z offsets: ratio is exact."""
+    """pelvis + foot_l keyed at T5 with dyadic Z offsets: ratio is exact. The steps are 0.25 s,
+    so the stride floor is 0.02 m per 1/30 s × 7.5 = 0.15 m per step."""
     sk = Skeleton.build(["pelvis", "foot_l"], [-1, 0], [[0, 1, 0], [0.125, -1, 0]])
     z = np.asarray(z_keys, dtype=np.float64)
     vals = np.stack([np.full_like(z, 0.125), np.full_like(z, -1.0), z], axis=1)
@@ -44,7 +45,7 @@ def seam_asset(z_keys):
 
 
 def test_loop_seam_ratio_exact_threshold():
-    asset = seam_asset([0, 0.0625, 0.125, 0.1875, 0.25])  # seam 0.25 / step 0.0625 = 4 exactly
+    asset = seam_asset([0, 0.25, 0.5, 0.75, 1.0])  # seam 1 / step 0.25 = 4 exactly
     assert run_check("loop-seam", asset, expect=LOOP, options={"max_ratio": 4.0})[0] == []
     findings, _ = run_check("loop-seam", asset, expect=LOOP, options={"max_ratio": float(np.nextafter(4.0, 0))})
     assert len(findings) == 1 and findings[0].measured == 4.0 and findings[0].bone == "foot_l"
@@ -53,13 +54,13 @@ def test_loop_seam_ratio_exact_threshold():
 @pytest.mark.parametrize(
     "z_keys",
     [
-        [0, 0.03125, 0.125, 0.25, 0.375],  # first step 1/32, last step 1/8
-        [0, 0.125, 0.25, 0.34375, 0.375],  # first step 1/8, last step 1/32
+        [0, 0.125, 0.5, 1.0, 1.5],  # first step 1/8, last step 1/2
+        [0, 0.5, 1.0, 1.375, 1.5],  # first step 1/2, last step 1/8
     ],
 )
 def test_loop_seam_divides_by_the_larger_neighbouring_step(z_keys):
-    # seam |z4 − z0| = 0.375 over max(|z1 − z0|, |z4 − z3|) = 0.125: exactly 3 either way round
-    # (the smaller step alone would give 12)
+    # seam |z4 − z0| = 1.5 over max(|z1 − z0|, |z4 − z3|) = 0.5: exactly 3 either way round
+    # (the smaller step alone would give 12, and is below the 0.15 m floor of this grid)
     findings, gaps = run_check("loop-seam", seam_asset(z_keys), expect=LOOP)
     assert gaps == [] and len(findings) == 1 and findings[0].measured == 3.0
 
@@ -78,3 +79,31 @@ def test_loop_seam_gaps():
     # the floor is configurable
     findings, gaps = run_check("loop-seam", walk(0.75, stride=0.001), expect=LOOP, options={"min_stride_step_m": 0.0})
     assert gaps == [] and len(findings) == 1
+
+
+def paced_walk(fps, amp_m, periods=0.75):
+    """pelvis + foot_l keyed at ``fps`` over 1 s; the foot moves forward by amp·sin(periods·2πt)
+    relative to the hips, so the first step is amp·sin(periods·2π/fps) and the wrap jumps
+    |amp·sin(periods·2π)|."""
+    sk = Skeleton.build(["pelvis", "foot_l"], [-1, 0], [[0, 1, 0], [0.1, -1, 0]])
+    t = np.arange(fps + 1) / float(fps)
+    z = amp_m * np.sin(periods * 2 * np.pi * t)
+    vals = np.stack([np.full_like(z, 0.1), np.full_like(z, -1.0), z], axis=1)
+    return Asset(skeleton=sk, clips=[Clip(name="walk", channels=[Channel.make(1, "translation", t, vals)])])
+
+
+@pytest.mark.parametrize("fps", [30, 60, 120])
+def test_loop_seam_floor_is_the_same_foot_speed_at_every_frame_rate(fps):
+    # a walk's foot at 0.15 m amplitude moves ~0.7 m/s relative to the hips: its first step
+    # 0.15·sin(1.5π/fps) is 0.0235 m at 30 fps but 0.0118 m at 60 fps and 0.0059 m at
+    # 120 fps, against a floor of 0.02 m per 1/30 s = 0.02·30/fps m per step; the walk is
+    # judged at every rate, ratio 1/sin(1.5π/fps)
+    findings, gaps = run_check("loop-seam", paced_walk(fps, 0.15), expect=LOOP)
+    assert gaps == [] and len(findings) == 1
+    assert findings[0].measured == pytest.approx(1 / math.sin(1.5 * math.pi / fps), rel=1e-5)
+    # an idle's foot at 0.05 m amplitude (~0.24 m/s) is below the floor at every rate
+    findings, gaps = run_check("loop-seam", paced_walk(fps, 0.05), expect=LOOP)
+    assert findings == [] and [g.code for g in gaps] == ["measurement_unavailable"]
+    step, floor = 0.05 * math.sin(1.5 * math.pi / fps), 0.02 * 30 / fps
+    assert f"foot step {step:.4g} m is below the {floor:g} m floor" in gaps[0].message
+    assert ("per 1/30 s" in gaps[0].message) == (fps != 30)

@@ -12,16 +12,16 @@ from click.testing import CliRunner
 from animsmith.cli import cli
 
 EXPECTED = {
-    (): ["lint", "measure", "inspect", "checks", "--config"],
+    (): ["lint", "measure", "inspect", "checks", "--config", "[clips.\"walk.glb\"]"],
     ("measure",): ["--clip", "--format", "measure speed", "gait_phase", "_unavailable", "heading_deg"],
     ("measure", "speed"): ["speed_mps", "distance_m", "duration_s", "travel bone"],
     ("inspect",): ["roles", "bone tree", "start time", "interpolations"],
     ("checks",): ["[checks.<id>]", "--markdown"],
     # help audit: usage, requirements and exit codes of the commands that write files
     ("transform",): ["--gait-anchor FILE.glb -o OUT.glb", "--in-place", "--dry-run", ".glb files only", "Exit 0",
-                     "1 refused", "2 bad flag"],
+                     "1 refused", "2 bad flag", '[clips."<clip>"]', '[clips."walk.glb#<clip>"]'],
     ("collection", "transform-foot-cycle"): ["files only", "Every output is published, or none", "Exit 0",
-                                             "this or -o is required unless --dry-run"],
+                                             "this or -o is required unless --dry-run", '[clips."walk.glb#<clip>"]'],
     ("report",): ["1,000,000 bone-frames", "Exit 0 whenever the page is written", "lint` is the gate"],
     ("sim", "validate"): ["more than 1 mm", "off the ground", "Exit 1"],
     ("lint",): ["--select", "--allow", "--deny-warnings", "--jobs", "globs or folders", "Exit 0", "1:", "2:",

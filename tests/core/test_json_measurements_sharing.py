@@ -215,6 +215,7 @@ class _Grid:
     def __init__(self, pos):
         self.pos = pos
         self.frame_count = pos.shape[0]
+        self.times_s = np.arange(self.frame_count) / 30.0  # a 30 fps grid
 
     def model_positions_m(self, bones):
         return self.pos[:, bones]

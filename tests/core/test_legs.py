@@ -770,10 +770,11 @@ def test_arms_reaching_the_ground_in_the_rest_pose_are_no_legs():
     assert m["gait_phase"] == pytest.approx(0.75, abs=1e-6) and m["gait_pattern"] == "biped"
 
 
-def _rigify_deform_biped():
+def _rigify_deform_biped(above="DEF-spine.001"):
     """A Rigify rig exported with deform bones only: the hips bone is ``DEF-spine`` (the
-    base of Rigify's spine chain), the thighs hang from it, and no name says hips."""
-    names = ["Armature", "DEF-spine", "DEF-spine.001", "DEF-thigh.L", "DEF-shin.L", "DEF-foot.L",
+    base of Rigify's spine chain), the thighs hang from it, and no name says hips; ``above``
+    names the bone above the hips (``DEF-spine.001`` in Rigify's chain)."""
+    names = ["Armature", "DEF-spine", above, "DEF-thigh.L", "DEF-shin.L", "DEF-foot.L",
              "DEF-thigh.R", "DEF-shin.R", "DEF-foot.R"]
     parents = [-1, 0, 1, 1, 3, 4, 1, 6, 7]
     rest = [[0, 0, 0], [0, 1.0, 0], [0, 0.1, 0], [0.1, 0, 0], [0, -0.45, 0], [0, -0.45, 0],
@@ -781,9 +782,11 @@ def _rigify_deform_biped():
     return Skeleton.build(names, parents, rest)
 
 
-def test_a_rigify_deform_rig_takes_its_hips_from_the_legs_common_ancestor():
-    """No convention names Rigify's ``DEF-spine`` the hips; the feet resolve by name, and
-    their nearest common ancestor is the hips. The feet bob ±5 cm in antiphase, the left
+@pytest.mark.parametrize("above,source", [("DEF-spine.001", "rigify"), ("DEF-chest", "legs:name")])
+def test_a_rigify_deform_rig_takes_its_hips_from_the_legs_common_ancestor(above, source):
+    """Rigify's ``DEF-spine`` is the hips by the rigify convention when a ``DEF-spine.001``
+    chain goes up from it; without that chain no convention names it the hips, the feet
+    resolve by name, and their nearest common ancestor is the hips. The feet bob ±5 cm in antiphase, the left
     as 0.05·sin(2πt) under the hips: the stride anchor (the L−R trough) is at 0.75."""
     from animsmith.core.analysis import ClipAnalysis
     from animsmith.core.legs import resolve_rig
@@ -794,12 +797,12 @@ def test_a_rigify_deform_rig_takes_its_hips_from_the_legs_common_ancestor():
         Channel.make(5, "translation", t, np.stack([0 * t, -0.45 + h, 0 * t], axis=1)),
         Channel.make(8, "translation", t, np.stack([0 * t, -0.45 - h, 0 * t], axis=1)),
     ]
-    asset = Asset(skeleton=_rigify_deform_biped(), clips=[Clip(name="run", channels=chans, index=0)])
+    asset = Asset(skeleton=_rigify_deform_biped(above), clips=[Clip(name="run", channels=chans, index=0)])
     # the auto profile, and the rigify profile named outright (its own foot names give the legs)
     for profile in ("auto", "rigify", "blender"):
         roles = resolve_rig(asset, profile)
         assert roles.names["hips"] == "DEF-spine", profile
-        assert roles.conventions["hips"] == "legs:name"
+        assert roles.conventions["hips"] == source
         assert (roles.names["left_foot"], roles.names["right_foot"]) == ("DEF-foot.L", "DEF-foot.R")
         m = ClipAnalysis(asset, asset.clips[0], roles).measurements()
         assert m["gait_phase"] == pytest.approx(0.75, abs=0.01)

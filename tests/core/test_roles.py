@@ -105,6 +105,52 @@ def test_rigify_prefers_def_bones():
     assert_roles(rm, {"hips": "DEF-hips", "left_foot": "DEF-foot.L", "right_foot": "DEF-foot.R", "left_toe": "DEF-toe.L"}, "rigify")
 
 
+def rigify_spine_rig(prefix="DEF-", links=6, extra=()):
+    """Rigify's human spine as its metarig lays it out: ``spine`` (the pelvis) with the
+    thighs under it, ``spine.001`` .. ``spine.00<links>`` up the back (``spine.004`` on is
+    the neck, ``spine.006`` the head), feet and toes under the thighs; ``extra`` bones hang
+    from the scene root ``Armature``."""
+    names = ["Armature", f"{prefix}spine"] + [f"{prefix}spine.{i:03d}" for i in range(1, links + 1)]
+    parents = [-1, 0] + list(range(1, links + 1))
+    for side in ("L", "R"):
+        thigh = len(names)
+        names += [f"{prefix}thigh.{side}", f"{prefix}foot.{side}", f"{prefix}toe.{side}"]
+        parents += [1, thigh, thigh + 1]
+    for e in extra:
+        names.append(e)
+        parents.append(0)
+    return Skeleton.build(names, parents)
+
+
+def test_rigify_spine_chain_gives_hips_spine_and_head():
+    # deform-only export: DEF-spine is the hips, DEF-spine.001 the spine, DEF-spine.006 the head
+    rm = resolve_roles(rigify_spine_rig())
+    assert rm.profile == "rigify"
+    assert_roles(rm, {"hips": "DEF-spine", "spine": "DEF-spine.001", "head": "DEF-spine.006"}, "rigify")
+    assert rm.names["left_foot"] == "DEF-foot.L" and rm.names["right_toe"] == "DEF-toe.R"
+    # the metarig itself (plain names) reads the same, with the rigify profile named too
+    for profile in ("auto", "rigify"):
+        rm = resolve_roles(rigify_spine_rig(prefix=""), profile)
+        assert (rm.names["hips"], rm.names["spine"], rm.names["head"]) == ("spine", "spine.001", "spine.006")
+    # a chain that stops below spine.006 has no head to give; the hips and spine still read
+    rm = resolve_roles(rigify_spine_rig(links=3))
+    assert (rm.names["hips"], rm.names["spine"]) == ("DEF-spine", "DEF-spine.001") and "head" not in rm.names
+    # a head bone by name wins over the top of the chain
+    rm = resolve_roles(rigify_spine_rig(extra=["DEF-head"]))
+    assert rm.names["head"] == "DEF-head" and rm.names["spine"] == "DEF-spine.001"
+
+
+def test_a_rig_that_names_its_hips_keeps_spine_as_the_spine():
+    # hips > spine > spine.001: the name "hips" says which bone is the hips, and spine is the spine
+    names = ["hips", "spine", "spine.001", "foot.L", "foot.R"]
+    rm = resolve_roles(Skeleton.build(names, [-1, 0, 1, 0, 0]))
+    assert (rm.names["hips"], rm.names["spine"]) == ("hips", "spine")
+    # a generated Rigify rig exported whole (no skin): the controls "hips" and "head" and the
+    # deform chain; deform bones rank first, so the hips and head are DEF-spine and DEF-spine.006
+    rm = resolve_roles(rigify_spine_rig(extra=["hips", "head"]))
+    assert (rm.names["hips"], rm.names["spine"], rm.names["head"]) == ("DEF-spine", "DEF-spine.001", "DEF-spine.006")
+
+
 @pytest.mark.parametrize("suffix", [(".L", ".R"), ("_L", "_R"), (".l", ".r"), ("Left", "Right")])
 def test_rigify_side_variants(suffix):
     l, r = suffix

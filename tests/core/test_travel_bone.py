@@ -280,3 +280,37 @@ def test_slow_simulator_bakes_pass_the_loop_checks_with_no_owner_declared(tmp_pa
     doc = lint_json(tmp_path, capsys, glb, '[clips."*"]\nloop = true\n')
     assert 0.05 <= doc["measurements"]["clips"]["walk"]["speed_mps"] < 0.5
     assert loop_findings(doc) == []
+
+
+def test_an_unresolved_root_above_static_containers_needs_no_mapping(tmp_path, capsys):
+    """RootNode > Armature (neither a skin joint nor animated) > mixamorig:Hips: the root role
+    is unresolved, and its reason says a mapping is needed only without a hips role; mapping
+    RootNode as the root changes neither the travel bone nor the speed (1.2 m/s by hand)."""
+    from animsmith.model import Asset, Channel, Clip, Skeleton
+
+    base = fbx2gltf_asset(fbx2gltf_walk()).skeleton
+    names = ["RootNode", "Armature"] + FBX_NAMES[1:]
+    parents = [-1, 0] + [int(p) + 1 for p in base.parents[1:]]
+    rest = np.vstack([[0.0, 0.0, 0.0], np.asarray(base.rest_translation)])
+    sk = Skeleton.build(names, parents, rest, is_joint=[False, False] + [True] * (len(names) - 2))
+    walk = fbx2gltf_walk()
+    clip = Clip(name="Walk", channels=[Channel.make(c.bone + 1, c.path, c.times, c.values) for c in walk.channels])
+    path = str(tmp_path / "containers.glb")
+    write_glb(Asset(skeleton=sk, clips=[clip]), path)
+
+    code, out, _ = run_cli(["inspect", "--format", "json", path], capsys)
+    assert code == 0
+    root = next(r for r in json.loads(out)["rig"]["roles"] if r["role"] == "root")
+    assert root["bone"] is None
+    assert root["unresolved"].startswith("'RootNode' matches root in the generic convention but is not a skin joint")
+    assert "needed only without a hips role" in root["unresolved"]
+    speeds = []
+    for contract in ("", '[rig.roles]\nroot = "RootNode"\n'):
+        cfg = write_config(tmp_path / "animsmith.toml", contract)
+        code, out, err = run_cli(["--config", cfg, "measure", "speed", "--format", "json", path], capsys)
+        assert code == 0 and err == ""
+        c = json.loads(out)["files"][0]["clips"][0]
+        speeds.append((c["travel_bone"], c["travel_source_role"], c["speed_mps"], c["distance_m"]))
+    # the hips end 1.2 m (float32 keys) along +Z after 1 s
+    assert speeds[0] == ("mixamorig:Hips", "hips", pytest.approx(1.2, abs=1e-6), pytest.approx(1.2, abs=1e-6))
+    assert speeds[1] == speeds[0]
