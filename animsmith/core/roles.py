@@ -350,10 +350,7 @@ def resolve_roles(skeleton, profile: Optional[str] = "auto", overrides: Optional
 
 #: what an unresolved root role costs: the root is read only when there is no hips role
 #: (core.trajectory.travel_bone_of_clip), so a static container above the skeleton needs no mapping
-ROOT_ROLE_HINT = (
-    "needed only without a hips role (the travel bone is otherwise the highest node above "
-    "the hips a clip animates; a static container needs no mapping), then map it in [rig.roles]"
-)
+ROOT_ROLE_HINT = "needed only when no hips role resolves (a static container needs no mapping); then map it in [rig.roles]"
 
 
 def _why_unmatched(role: str, prof: str, label: str, outcomes: Dict[str, "_Outcome"], names) -> str:

@@ -165,6 +165,6 @@ def test_a_long_chain_prints_lines_of_bounded_width(tmp_path):
     assert "  " + "  " * 32 + "seg32 (node)" in lines
     assert "  " + "  " * 32 + "seg33 (node) (depth 33)" in lines
     assert "  " + "  " * 32 + "seg2999 (node) (depth 2999)" in lines
-    assert max(len(line) for line in lines) < 200
+    assert max(len(line) for line in lines if "seg" in line) < 100  # the tree's lines, whatever the depth
     doc = json.loads(CliRunner().invoke(cli, ["inspect", "--format", "json", str(path)]).output)
     assert [b["depth"] for b in doc["bones"]] == list(range(n))

@@ -284,7 +284,7 @@ def test_slow_simulator_bakes_pass_the_loop_checks_with_no_owner_declared(tmp_pa
 
 def test_an_unresolved_root_above_static_containers_needs_no_mapping(tmp_path, capsys):
     """RootNode > Armature (neither a skin joint nor animated) > mixamorig:Hips: the root role
-    is unresolved, and its reason says a mapping is needed only without a hips role; mapping
+    is unresolved, and its reason says a mapping is needed only when no hips role resolves; mapping
     RootNode as the root changes neither the travel bone nor the speed (1.2 m/s by hand)."""
     from animsmith.model import Asset, Channel, Clip, Skeleton
 
@@ -303,7 +303,7 @@ def test_an_unresolved_root_above_static_containers_needs_no_mapping(tmp_path, c
     root = next(r for r in json.loads(out)["rig"]["roles"] if r["role"] == "root")
     assert root["bone"] is None
     assert root["unresolved"].startswith("'RootNode' matches root in the generic convention but is not a skin joint")
-    assert "needed only without a hips role" in root["unresolved"]
+    assert "needed only when no hips role resolves" in root["unresolved"]
     speeds = []
     for contract in ("", '[rig.roles]\nroot = "RootNode"\n'):
         cfg = write_config(tmp_path / "animsmith.toml", contract)
