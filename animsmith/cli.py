@@ -117,6 +117,7 @@ def cli(ctx: click.Context, config_path):
     The contract (--config, else ./animsmith.toml):
       [rig]                 profile, units, and [rig.roles] for bones the names do not give
       [clips."<glob>"]      loop, fps, speed_mps, ... expected of matching clips
+      [clips."<file.glb>"]  the same for one file's clips (Mixamo: every clip is mixamo.com)
       [gait_groups.<name>]  clips = [...]: a blend ring judged by gait-group (travel_policy too)
       [sync_groups.<name>]  clips = [...]: clips that must share a duration and frame grid
       [engine]              profile = "threejs" | "bevy" | "godot": the runtime's handles
