@@ -18,8 +18,9 @@ the arc it walks, docs/measure.md). Tolerance = the clip's
   whatever float32 positions leave in the last bits of the measured speed.
   A clip whose keys start after 0 s (an export range from frame 1) holds its
   first pose until then, and that hold is part of the measured speed; the
-  message then also gives the speed over the keys alone, and says when that
-  one meets the pin (start the keys at 0 s).
+  message then also gives the speed over the keys alone (when it shows other
+  digits than the measured speed), and says when that one meets the pin (start
+  the keys at 0 s).
 
 Both: measured = speed, expected = the pin, bone = the travel bone.
 
@@ -76,7 +77,7 @@ def check(ctx):
     elif f32_exceeds(speed, pin + tol) or f32_exceeds(pin - tol, speed):
         yield ctx.finding(
             f"measured root-motion speed {speed:.2f} m/s disagrees with the declared {pin:.2f} ± {tol:.2f} m/s "
-            "— playback scaled by this pin will slide or moonwalk" + _late_start_note(ctx, pin, tol),
+            "— playback scaled by this pin will slide or moonwalk" + _late_start_note(ctx, speed, pin, tol),
             clip=clip,
             bone=bone,
             measured=speed,
@@ -84,15 +85,16 @@ def check(ctx):
         )
 
 
-def _late_start_note(ctx, pin: float, tol: float) -> str:
+def _late_start_note(ctx, speed: float, pin: float, tol: float) -> str:
     """When the keys start after 0 s: the hold before the first key is part of the measured
-    speed, so say so and give the speed over the keys alone (and whether it meets the pin)."""
+    speed, so say so and give the speed over the keys alone (and whether it meets the pin),
+    unless the two speeds show the same digits."""
     from animsmith.core.trajectory import speed_over_keys_mps
 
     start = float(ctx.analysis.start_s)
     keyed = speed_over_keys_mps(ctx.analysis.speed, start)
-    if keyed is None:
-        return ""
+    if keyed is None or f"{keyed:.2f}" == f"{speed:.2f}":
+        return ""  # a start within float noise of 0 changes no shown digit: nothing to say
     within = not (f32_exceeds(keyed, pin + tol) or f32_exceeds(pin - tol, keyed))
     return (f"; its keys start at {start:.3f}s and the first pose is held until then, so over its keys alone it "
             f"travels at {keyed:.2f} m/s" + (", within the pin: start the keys at 0 s" if within else ""))

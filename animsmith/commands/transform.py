@@ -85,7 +85,7 @@ def transform_cmd(ctx, file, output, gait_anchor, clip_names, fps, dry_run, in_p
     if output is not None and same_file(output, file) and not in_place:
         raise AnimsmithError(f"output {output!r} is the input file; pass --in-place to overwrite it")
     if in_place and not same_file(output, file):  # both flags name where to write: they must agree
-        raise click.UsageError(f"--in-place overwrites FILE.glb but -o names another file ({output}); give one of them")
+        raise click.UsageError(f"--in-place overwrites {file} but -o names another file ({output}); give one of them")
 
     from animsmith.core.legs import resolve_contract_rig
     from animsmith.io.gltf import load_asset_bytes, read_file_bytes

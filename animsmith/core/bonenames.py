@@ -6,8 +6,10 @@ How a bone name is read
    ``Hips``, ``mixamorig7:LeftFoot`` -> ``LeftFoot``) and after the last ``|``.
    three.js drops the ``:`` from node names (``PropertyBinding.sanitizeNodeName``),
    so a Mixamo rig re-exported by its ``GLTFExporter`` names its hips
-   ``mixamorigHips``: a ``mixamorig``/``mixamorigN`` prefix fused to a capitalised
-   name is read as that namespace (``mixamorigLeftFoot`` -> ``LeftFoot``).
+   ``mixamorigHips``, and Godot's glTF importer writes it as ``_``
+   (``mixamorig_Hips`` in what Godot exports): a ``mixamorig``/``mixamorigN`` prefix
+   fused to a capitalised name, or joined to it by ``_``, is read as that namespace
+   (``mixamorigLeftFoot``, ``mixamorig_LeftFoot`` -> ``LeftFoot``).
 2. A Blender/Rigify layer prefix ``DEF-`` / ``ORG-`` / ``MCH-`` is set aside
    and ranks the match (DEF- deform bones are preferred, then no prefix, then
    ORG-, then MCH-).
@@ -50,8 +52,9 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 # --------------------------------------------------------------------------
 
 
-#: a Mixamo namespace whose ``:`` three.js removed: ``mixamorigHips``, ``mixamorig2LeftFoot``
-_FUSED_MIXAMO_RE = re.compile(r"^(mixamorig\d*)([A-Z].*)$")
+#: a Mixamo namespace whose ``:`` three.js removed or Godot made ``_``: ``mixamorigHips``,
+#: ``mixamorig2LeftFoot``, ``mixamorig_Hips``
+_FUSED_MIXAMO_RE = re.compile(r"^(mixamorig\d*)_?([A-Z].*)$")
 
 
 def split_name(name: str) -> Tuple[str, str, str]:

@@ -96,3 +96,19 @@ def test_a_late_start_names_the_hold_and_the_speed_over_the_keys():
     # a pin the keys miss too: the speed over the keys, without the advice
     findings, _ = run_check("root-motion-speed", fbx2gltf_asset(late), expect={"speed_mps": 1.5, "speed_tolerance_mps": 0.02})
     assert findings[0].message.endswith("over its keys alone it travels at 1.20 m/s")
+
+
+def test_a_start_within_float_noise_of_0_adds_no_note():
+    """Keys from 1e-6 s (float noise, not an export range from frame 1): 1.2 m in 1.000001 s
+    and in 1.0 s both show 1.20 m/s, so the message says nothing about a held first pose."""
+    from builders import fbx2gltf_asset, fbx2gltf_walk
+
+    from animsmith.model import Channel
+
+    walk = fbx2gltf_walk("walk", frames=31, travel_mps=1.2)
+    noisy = Clip(name="walk", channels=[Channel.make(c.bone, c.path, c.times.astype(np.float64) + 1e-6, c.values)
+                                        for c in walk.channels])
+    findings, _ = run_check("root-motion-speed", fbx2gltf_asset(noisy), expect={"speed_mps": 1.5, "speed_tolerance_mps": 0.02})
+    assert len(findings) == 1 and findings[0].measured == pytest.approx(1.2 / (1 + 1e-6), abs=1e-5)
+    assert findings[0].message.endswith("disagrees with the declared 1.50 ± 0.02 m/s — playback scaled by this pin "
+                                        "will slide or moonwalk")

@@ -54,12 +54,17 @@ def test_split_name_and_words():
     # a fused prefix needs a capitalised name after it, and a colon namespace keeps its reading
     assert split_name("mixamorigs") == ("", "", "mixamorigs")
     assert split_name("Char:mixamorigHips") == ("Char", "", "mixamorigHips")
+    # Godot's glTF importer writes the colon as '_' (GLTFDocument::_sanitize_bone_name)
+    assert split_name("mixamorig_LeftFoot") == ("mixamorig", "", "LeftFoot")
+    assert split_name("mixamorig12_Hips") == ("mixamorig12", "", "Hips")
+    assert split_name("mixamorig_hips") == ("", "", "mixamorig_hips")
 
 
-@pytest.mark.parametrize("ns", ["mixamorig:", "mixamorig1:", "mixamorig12:", "", "mixamorig", "mixamorig2"])
+@pytest.mark.parametrize("ns", ["mixamorig:", "mixamorig1:", "mixamorig12:", "", "mixamorig", "mixamorig2", "mixamorig_", "mixamorig3_"])
 def test_mixamo_any_namespace(ns):
     """``mixamorig``/``mixamorig2`` without the colon: three.js's GLTFExporter writes the names
-    its loader sanitised (``PropertyBinding.sanitizeNodeName`` drops ``:``)."""
+    its loader sanitised (``PropertyBinding.sanitizeNodeName`` drops ``:``); ``mixamorig_``: Godot's
+    glTF importer writes ``:`` as ``_``."""
     sk = legs(
         f"{ns}Hips", f"{ns}LeftFoot", f"{ns}LeftToeBase", f"{ns}RightFoot", f"{ns}RightToeBase",
         extra=[f"{ns}LeftUpLeg", f"{ns}Spine", f"{ns}Head", f"{ns}LeftHand", f"{ns}RightHand"],
