@@ -78,3 +78,21 @@ def test_loop_seam_gaps():
     # the floor is configurable
     findings, gaps = run_check("loop-seam", walk(0.75, stride=0.001), expect=LOOP, options={"min_stride_step_m": 0.0})
     assert gaps == [] and len(findings) == 1
+
+
+def test_a_densely_keyed_walk_names_the_floor_to_lower():
+    """The simulator's biped walking in place at 1.2 m/s, keyed at 120 fps: its clip enters
+    the gait in double support, both feet sweeping back at 1.2 m/s relative to the hips, so
+    the neighbouring step at the seam is 1.2 / 120 = 0.01 m, under the 0.02 m floor (a gap
+    that says which key to lower). With the floor at 0.005 m the seam is judged: the last key
+    repeats the first pose, ratio 0, no finding and no gap."""
+    from animsmith.sim.bake import bake
+    from animsmith.sim.creature import catalog_creature
+
+    b = bake(catalog_creature("biped"), fps=120, root_motion=False)
+    expect = {"loop": True}
+    findings, gaps = run_check("loop-seam", b.asset, expect=expect)
+    assert findings == [] and len(gaps) == 1
+    assert "largest neighbouring foot step 0.01 m is below the 0.02 m floor" in gaps[0].message
+    assert "[checks.loop-seam] min_stride_step_m" in gaps[0].message
+    assert run_check("loop-seam", b.asset, expect=expect, options={"min_stride_step_m": 0.005}) == ([], [])
