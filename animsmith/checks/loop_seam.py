@@ -22,10 +22,10 @@ foot/toe role; ``measurement_unavailable`` when the clip is too short to sample
 (non-finite or not increasing: ``nan`` / ``time-monotonic`` report those), or
 when the larger neighbouring
 step is below ``min_stride_step_m`` (no usable stride step to normalise by —
-e.g. an idle). The step is per sample interval, so it shrinks with the key rate
-and the creature: the simulator's biped walking at 1.2 m/s steps 4 cm per key at
-30 fps but 1 cm at 120 fps, a beetle under 1 cm at 30 fps; such a loop needs a
-lower ``min_stride_step_m`` (the gap says so).
+e.g. an idle). The step is per sample interval, so it shrinks with the key rate,
+the speed and the creature: the simulator's biped walking at 1.2 m/s steps 4 cm
+per key at 30 fps but 1 cm at 120 fps (and at 0.3 m/s), a beetle under 1 cm at
+30 fps; such a loop needs a lower ``min_stride_step_m`` (the gap says so).
 """
 
 from __future__ import annotations
@@ -96,8 +96,8 @@ def check(ctx):
         yield ctx.gap(
             "measurement_unavailable",
             f"the clip has no usable stride step for normalising its loop seam ({why}); an idle has "
-            "none, but a step is one sample interval of motion, so a walk keyed densely or a small "
-            "creature's needs a lower [checks.loop-seam] min_stride_step_m",
+            "none, but a step is one sample interval of motion, so a walk keyed densely, a slow walk "
+            "or a small creature's needs a lower [checks.loop-seam] min_stride_step_m",
             scope="loop_seam",
             subjects=[clip],
         )
