@@ -131,16 +131,17 @@ def side_bones(roles):
 
 
 def other_leg_feet(roles, measured):
-    """[(label, gap scope, foot bone)] of the rig's legs (``core.legmap``) whose foot and toe are not
-    already among the ``measured`` bones: the fore and middle legs of a quadruped, insect or
-    spider, which plant and slide like the rear pair does."""
+    """[(label, gap scope, foot bone)] of the rig's legs (``core.legmap``) beyond pair 0 (the
+    pair whose feet are the sides' roles) whose foot and toe are not already among the
+    ``measured`` bones: the fore and middle legs of a quadruped, insect or spider, which plant
+    and slide like the rear pair does."""
     legs = getattr(roles, "legs", None)
     if legs is None or not legs.legs:
         return []
     taken = set(measured)
     out = []
     for leg in legs.legs:
-        if leg.foot in taken or (leg.toe is not None and leg.toe in taken):
+        if leg.pair == 0 or leg.foot in taken or (leg.toe is not None and leg.toe in taken):
             continue
         taken.add(leg.foot)
         out.append((f"{leg.side} leg {leg.name!r} (pair {leg.pair}) foot", f"{leg.side}_foot_stance", leg.foot))
