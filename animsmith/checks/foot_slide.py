@@ -3,7 +3,10 @@
 Armed by ``[clips.*] speed_mps`` (a clip without a speed pin is not judged).
 Per side (left, right), the measured bone is the side's foot role, else its
 toe role (on a rig whose names leave them unresolved, the feet of its rear pair
-of legs: docs/measure.md, "Legs"). Stance comes from authored contact markers when the clip carries
+of legs: docs/measure.md, "Legs"). On a rig with more legs than that pair (a
+quadruped, an insect, a spider: the legs ``measure`` lists), every other leg's
+foot is judged too, by the same rule: a fore foot that slips is as visible as a
+hind one. Stance comes from authored contact markers when the clip carries
 them, else from the contact-height rule:
 
 * **authored**: the animation's ``extras.animsmith_contacts`` (docs/sim.md;
@@ -50,8 +53,9 @@ The velocity a planted foot should have (model space, horizontal X/Z):
   not sweep at all, which then deviates by the full ``speed_mps``).
 
 Slide per pair = ``|Δp − v·Δt| / Δt`` (the core's ``contacts.foot_slide``, the
-same measurement as ``sim validate``). One warning per side whose worst
-pair exceeds ``max_slide_mps``: it names the foot bone, the time of the later
+same measurement as ``sim validate``). One warning per side (and per other
+leg) whose worst pair exceeds ``max_slide_mps``: it names the foot bone (and the
+leg, ``left leg 'leg_0' (pair 1) foot``, for a leg beyond the sides' feet), the time of the later
 sample of the worst pair, measured = the worst deviation (m/s), expected = the
 cap.
 
@@ -61,8 +65,8 @@ Coverage gaps: ``roles_unresolved`` (scope ``left_foot_stance`` /
 to sample (fewer than 3 grid samples) or its key times are malformed; without a declared owner,
 ``roles_unresolved`` / ``measurement_unavailable`` (scope ``foot_stance``)
 when the root speed that decides root motion vs in place cannot be measured;
-``measurement_unavailable`` (side scope) when a foot is never in stance on two
-consecutive samples.
+``measurement_unavailable`` (the scope of the foot's side) when a foot is never
+in stance on two consecutive samples.
 
 The finding's message says where stance came from (``stance from authored
 contact markers`` or ``stance from contact height <h> m``).
@@ -126,6 +130,24 @@ def side_bones(roles):
     return [(side, side_foot_bone(roles, side)) for side, _ in SIDE_FOOT_ROLES]
 
 
+def other_leg_feet(roles, measured):
+    """[(label, gap scope, foot bone)] of the rig's legs (``core.legmap``) beyond pair 0 (the
+    pair whose feet are the sides' roles) whose foot and toe are not already among the
+    ``measured`` bones: the fore and middle legs of a quadruped, insect or spider, which plant
+    and slide like the rear pair does."""
+    legs = getattr(roles, "legs", None)
+    if legs is None or not legs.legs:
+        return []
+    taken = set(measured)
+    out = []
+    for leg in legs.legs:
+        if leg.pair == 0 or leg.foot in taken or (leg.toe is not None and leg.toe in taken):
+            continue
+        taken.add(leg.foot)
+        out.append((f"{leg.side} leg {leg.name!r} (pair {leg.pair}) foot", f"{leg.side}_foot_stance", leg.foot))
+    return out
+
+
 def travel_mode(ctx):
     """("root_motion" | "in_place", how it was decided or None) or (None, gap): the declared
     ``movement_owner_xz``, else the measured root speed against ``travel_threshold_mps``."""
@@ -180,9 +202,10 @@ def check(ctx):
                 scope=f"{side}_foot_stance",
                 subjects=[clip],
             )
-    measured = [(side, bone) for side, bone in sides if bone is not None]
+    measured = [(f"{side} foot", f"{side}_foot_stance", bone) for side, bone in sides if bone is not None]
     if not measured:
         return
+    measured += other_leg_feet(ctx.roles, [bone for _, _, bone in measured])
     grid = usable_grid(ctx)
     if grid is None:
         why = malformed_key_times(ctx) or "clip is too short to sample foot stance"
@@ -193,7 +216,7 @@ def check(ctx):
         yield decided
         return
 
-    feet = [bone for _, bone in measured]
+    feet = [bone for _, _, bone in measured]
     grid = key_span(ctx, grid)
     positions = np.asarray(grid.model_position_m[:, feet, :], dtype=np.float64)
     times = np.asarray(grid.times_s, dtype=np.float64)
@@ -209,7 +232,7 @@ def check(ctx):
     if decided:  # no declared owner: say what decided, and how to declare it
         why += f" ({decided}; declare [clips.*] movement_owner_xz to decide)"
     fs = foot_slide(positions, times, stance=stance, ground_velocity_mps=ground)
-    for f, (side, bone) in enumerate(measured):
+    for f, (label, scope, bone) in enumerate(measured):
         worst_mps, _, time_s = fs.foot_worst(f)
         name = bone_name(ctx, bone)
         source = "authored contact markers" if authored[f] else f"contact height {contact:g} m"
@@ -218,15 +241,15 @@ def check(ctx):
         if worst_mps is None:
             yield ctx.gap(
                 "measurement_unavailable",
-                f"{side} foot '{name}' is never in stance on two consecutive samples ({source})",
-                scope=f"{side}_foot_stance",
+                f"{label} '{name}' is never in stance on two consecutive samples ({source})",
+                scope=scope,
                 subjects=[clip],
             )
             continue
         if worst_mps > cap:
             shown = digits_apart(worst_mps, cap)
             yield ctx.finding(
-                f"{side} foot skates during stance: its horizontal velocity is {worst_mps:.{shown}f} m/s off "
+                f"{label} skates during stance: its horizontal velocity is {worst_mps:.{shown}f} m/s off "
                 f"({why}; cap {cap:.{shown}f} m/s; stance from {source}) — foot plants will slip at runtime",
                 clip=clip,
                 bone=name,

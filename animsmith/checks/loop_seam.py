@@ -24,7 +24,10 @@ when the larger neighbouring
 step is below the stride floor (no usable stride step to normalise by — e.g. an
 idle). The floor is ``min_stride_step_m`` per 1/30 s, scaled by the grid's step
 (0.01 m per step at 60 fps, 0.025 m at 24 fps): a foot speed relative to the hips
-(0.6 m/s by default), so the same walk is judged at every frame rate.
+(0.6 m/s by default), so the same walk is judged at every frame rate. A slow
+walk or a small creature can step less than that (the simulator's biped walking
+at 0.3 m/s steps 1 cm per 1/30 s); the gap says so, and a lower
+``min_stride_step_m`` judges its seam.
 """
 
 from __future__ import annotations
@@ -94,7 +97,9 @@ def check(ctx):
     if ratio is None:
         yield ctx.gap(
             "measurement_unavailable",
-            f"the clip has no usable stride step for normalising its loop seam ({why})",
+            f"the clip has no usable stride step for normalising its loop seam ({why}); an idle has "
+            "none, but a slow walk's or a small creature's feet can move less: for them lower "
+            "[checks.loop-seam] min_stride_step_m",
             scope="loop_seam",
             subjects=[clip],
         )

@@ -114,6 +114,8 @@ def validate_cmd(creatures, fmt: str) -> int:
         click.echo(runner_safe_line(f"{status} {r.name}: walk_test.foot_slide_mm {r.walk_test['foot_slide_mm']:.6f}; terrain slide/ground mm: {terr}"))
         for f in r.failures:
             click.echo(runner_safe_line(f"  error: {f.message()}"))
+        if r.reach_note():
+            click.echo(runner_safe_line(f"  cause: {r.reach_note()}"))
     failed = sum(1 for r in reports if not r.passed)
     click.echo(f"{len(reports) - failed} passed, {failed} failed")
     return 0 if ok else 1

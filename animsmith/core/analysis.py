@@ -226,7 +226,7 @@ class ClipAnalysis:
         return feet_stance_once(self._stance_cache, self.clip, self.skeleton, feet, positions_m, times_s, contact_height_m)
 
     def _leg_gait(self, contact_height_m: float) -> Dict[str, Any]:
-        from animsmith.core.gait import duty_factors, gait_pattern, leg_offsets, leg_phases, pair_gait
+        from animsmith.core.gait import authored_duty_factors, duty_factors, gait_pattern, leg_offsets, leg_phases, pair_gait
 
         legs = self.legs
         out: Dict[str, Any] = {"pairs": {}, "legs": [], "pattern": (None, "no legs resolved")}
@@ -261,7 +261,9 @@ class ClipAnalysis:
             duties = [(None, f"clip has {n} grid sample(s); the duty factor needs at least 3")] * len(feet)
         else:  # the stance reads the feet's own heights, from the same gather as the phases
             at = pos[:, 1:] if pos is not None else np.asarray(grid.model_positions_m(feet), dtype=np.float64)
-            duties = [(d, None) for d in duty_factors(self.feet_stance(feet, at, grid.times_s, contact_height_m)[0], n)]
+            sampled = duty_factors(self.feet_stance(feet, at, grid.times_s, contact_height_m)[0], n)
+            exact = authored_duty_factors(self.clip, self.skeleton, feet, grid.times_s[0], grid.times_s[-1])
+            duties = [(d if e is None else e, None) for d, e in zip(sampled, exact)]
         out["legs"] = [(ph, pw, off, d, dw) for (ph, pw), off, (d, dw) in zip(phases, offsets, duties)]
         pattern, why = gait_pattern(offsets, len(pairs))
         if pattern is None and why == "a leg has no phase":

@@ -289,11 +289,29 @@ class GlbPatch:
 
     # ---------------------------------------------------------------- edits
 
+    def forget_contact_markers(self, animations) -> None:
+        """Drop the authored contact markers (``extras.animsmith_contacts``, docs/sim.md) of the
+        given animations, whose keys are being moved in time: the markers' plant and lift times
+        describe the poses before, and left behind they would put stance where a foot now swings
+        (``foot-slide`` then decides stance by the contact-height rule)."""
+        from animsmith.core.contacts import CONTACTS_KEY
+
+        anims = self._list("animations")
+        for a in sorted(set(int(a) for a in animations)):
+            extras = anims[a].get("extras") if 0 <= a < len(anims) and isinstance(anims[a], dict) else None
+            if isinstance(extras, dict) and CONTACTS_KEY in extras:
+                del extras[CONTACTS_KEY]
+                if not extras:
+                    del anims[a]["extras"]
+                self.json_changed = True
+
     def permute_sampler_outputs(self, edits: Sequence[SamplerEdit]) -> PatchReport:
-        """Apply every edit (all computed from the ORIGINAL bytes); see the module docstring."""
+        """Apply every edit (all computed from the ORIGINAL bytes); see the module docstring.
+        The edited animations lose their contact markers (:meth:`forget_contact_markers`)."""
         report = PatchReport()
         accs = self._list("accessors")
         anims = self._list("animations")
+        self.forget_contact_markers(e.animation for e in edits)
         users = self.accessor_users()
         # group edits by output accessor
         by_acc: Dict[int, List[SamplerEdit]] = {}
@@ -358,11 +376,13 @@ class GlbPatch:
         Written in place when the old output is a dense float32, unstrided
         accessor of the same shape in the BIN buffer used only by that sampler
         and overlapping nothing else; otherwise a new FLOAT accessor (no
-        min/max) is appended and the sampler repointed.
+        min/max) is appended and the sampler repointed. The edited animations lose their
+        contact markers (:meth:`forget_contact_markers`).
         """
         report = PatchReport()
         accs = self._list("accessors")
         anims = self._list("animations")
+        self.forget_contact_markers(a for a, _, _ in replacements)
         users = self.accessor_users()
         for a, si, values in replacements:
             v = np.ascontiguousarray(values, dtype="<f4")

@@ -145,6 +145,17 @@ class CreatureReport:
     def passed(self) -> bool:
         return not self.failures
 
+    def reach_note(self) -> Optional[str]:
+        """For a failed creature whose feet fell more than the slide limit short of their
+        targets in some test: which tests and how far, the cause of its failures."""
+        tests = [("walk_test", self.walk_test)] + [(f"terrain:{t['terrain']}", t) for t in self.terrain_tests]
+        short = [(name, t["shortfall_mm"]) for name, t in tests if t.get("shortfall_mm", 0.0) > SLIDE_LIMIT_MM]
+        if self.passed or not short:
+            return None
+        worst = ", ".join(f"{name} {mm:.3f} mm" for name, mm in short)
+        return (f"{self.name}: a foot falls short of its target (out of reach: {worst}), so planted feet "
+                "are dragged; lengthen the leg segments or lower body_height")
+
     def to_json(self) -> dict:
         return {
             "name": self.name,

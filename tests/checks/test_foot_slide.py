@@ -202,3 +202,42 @@ def test_a_late_starting_clip_is_judged_over_its_keys():
     findings, _ = run_check("foot-slide", asset, expect=expect)
     assert [f.measured for f in findings] == [pytest.approx(0.5, abs=1e-6)] * 2
     assert findings[0].time_s == pytest.approx(0.5 + 1 / 32)
+
+
+@pytest.mark.parametrize("creature", ["fox", "spider"])
+def test_every_leg_of_a_many_legged_walk_is_judged(creature):
+    """A quadruped's or a spider's fore and middle feet slip like its hind ones. The baked
+    walk (root motion, read back from its GLB bytes so its leg map names the legs) is clean
+    on every leg; after the root jumps 2 cm sideways at key k and stays there, every foot the
+    simulator had planted across k moves 0.02 m in one key step (about 0.6 m/s at 30 fps,
+    over the 0.3 cap): one warning per such leg, the rear pair's named by side and every
+    other leg by its name."""
+    from animsmith.core.legs import resolve_rig
+    from animsmith.io.gltf import load_asset_bytes
+    from animsmith.io.write import asset_to_glb
+    from animsmith.sim.bake import bake
+    from animsmith.sim.creature import catalog_creature
+
+    def lint(asset):
+        read = load_asset_bytes(asset_to_glb(asset), f"{creature}.glb")
+        return run_check("foot-slide", read, expect=expect, roles=resolve_rig(read))
+
+    crea = catalog_creature(creature)
+    b = bake(crea, cycles=2, fps=30, root_motion=True)
+    expect = {"speed_mps": b.speed_mps, "movement_owner_xz": "animation"}
+    assert lint(b.asset) == ([], [])
+    times = b.key_times_s
+    k = len(times) // 2
+    root = [ch for ch in b.clip.channels if ch.bone == 0 and ch.path == "translation"][0]
+    root.values[k:, 0] += np.float32(0.02)
+    step_mps = 0.02 / float(times[k] - times[k - 1])
+    findings, gaps = lint(b.asset)
+    planted = b.walk.stance[k - 1] & b.walk.stance[k]
+    expected = sorted(f"{leg.name}_foot" for leg, p in zip(crea.legs, planted) if p)
+    assert len(expected) > 2 and gaps == []  # more feet planted across k than one pair has
+    assert sorted(f.bone for f in findings) == expected
+    for f in findings:
+        assert f.measured == pytest.approx(step_mps, rel=0.02)
+        assert f.time_s == pytest.approx(times[k], abs=1e-6)
+    others = [f.message for f in findings if " leg '" in f.message]
+    assert others and all("(pair " in m and "foot skates during stance" in m for m in others)

@@ -107,3 +107,21 @@ def test_loop_seam_floor_is_the_same_foot_speed_at_every_frame_rate(fps):
     step, floor = 0.05 * math.sin(1.5 * math.pi / fps), 0.02 * 30 / fps
     assert f"foot step {step:.4g} m is below the {floor:g} m floor" in gaps[0].message
     assert ("per 1/30 s" in gaps[0].message) == (fps != 30)
+
+
+def test_a_slow_walk_names_the_floor_to_lower():
+    """The simulator's biped walking in place at 0.3 m/s, keyed at 30 fps: its clip enters
+    the gait in double support, both feet sweeping back at 0.3 m/s relative to the hips, so
+    the neighbouring step at the seam is 0.3 / 30 = 0.01 m, under the 0.02 m floor (a gap
+    that says which key to lower). With the floor at 0.005 m the seam is judged: the last key
+    repeats the first pose, ratio 0, no finding and no gap."""
+    from animsmith.sim.bake import bake
+    from animsmith.sim.creature import catalog_creature
+
+    b = bake(catalog_creature("biped"), fps=30, speed_mps=0.3, root_motion=False)
+    expect = {"loop": True}
+    findings, gaps = run_check("loop-seam", b.asset, expect=expect)
+    assert findings == [] and len(gaps) == 1
+    assert "largest neighbouring foot step 0.01 m is below the 0.02 m floor" in gaps[0].message
+    assert "[checks.loop-seam] min_stride_step_m" in gaps[0].message
+    assert run_check("loop-seam", b.asset, expect=expect, options={"min_stride_step_m": 0.005}) == ([], [])

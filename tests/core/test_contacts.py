@@ -156,6 +156,23 @@ def test_authored_contacts_intervals_by_hand():
     assert authored_contacts(_marked_clip(doc)).intervals_s == {"hind": [(0.5, 1.0)]}
 
 
+def test_authored_duty_factor_is_the_stance_time_by_hand():
+    """GOOD over its 2 s: the left foot stands 0-0.25 and 0.75-1.5 s (1.0 s: duty 0.5), the
+    right 0.5-1.25 and 1.75-2.0 s (1.0 s); over 0.5-1.5 s only 0.75-1.5 (0.75) and 0.5-1.25
+    (0.75). A toe takes its foot's contacts; a bone the markers do not name, an empty span or
+    a clip without markers: None."""
+    from animsmith.core.gait import authored_duty_factors
+    from animsmith.model import Skeleton
+
+    sk = Skeleton.build(["Hips", "LeftFoot", "LeftToe", "RightFoot"], [-1, 0, 1, 0])
+    clip = _marked_clip(GOOD)
+    assert authored_duty_factors(clip, sk, [1, 3], 0.0, 2.0) == [pytest.approx(0.5), pytest.approx(0.5)]
+    assert authored_duty_factors(clip, sk, [1, 3], 0.5, 1.5) == [pytest.approx(0.75), pytest.approx(0.75)]
+    assert authored_duty_factors(clip, sk, [2, 0], 0.0, 2.0) == [pytest.approx(0.5), None]
+    assert authored_duty_factors(clip, sk, [1], 1.0, 1.0) == [None]
+    assert authored_duty_factors(_marked_clip(...), sk, [1, 3], 0.0, 2.0) == [None, None]
+
+
 def test_authored_stance_mask_inclusive_at_plant_and_lift():
     from animsmith.core.contacts import authored_stance_mask
 

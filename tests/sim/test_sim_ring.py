@@ -136,6 +136,17 @@ home = [-0.05, 0.0, 0.0]
     assert doc["passed"] is False and doc["creatures"][0]["failures"][0]["leg"] == "short"
     assert "error: stilt: walk_test: leg short stance foot moved" in out
     assert "@" in out and "(limit 1 mm)" in out
+    # the cause: the short leg (reach 0.24 m) hangs from 0.3 m and its foot swings 0.15 m
+    # either side of the hip at the ends of a stance, sqrt(0.3² + 0.15²) = 0.3354 m away: it
+    # falls 0.3354 − (0.24 − 1e-4) = 95.5 mm short (the IK's reach margin is 1e-4 m)
+    (cause,) = [line for line in out.splitlines() if line.startswith("  cause: ")]
+    expect_mm = (np.hypot(0.3, 0.15) - (0.24 - 1e-4)) * 1e3
+    walk_mm = float(cause.split("walk_test ")[1].split(" mm")[0])
+    assert walk_mm == pytest.approx(expect_mm, abs=0.5)
+    assert doc["creatures"][0]["walk_test"]["shortfall_mm"] == pytest.approx(walk_mm, abs=1e-3)
+    assert "out of reach" in cause and "lengthen the leg segments or lower body_height" in cause
+    code, out, _ = run_cli(["sim", "validate", "fox"], capsys)
+    assert code == 0 and "cause:" not in out
 
 
 def test_sim_catalog_lists_foot_slide(capsys):

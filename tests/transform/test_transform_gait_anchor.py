@@ -1218,3 +1218,31 @@ def test_a_clip_exported_from_frame_1_is_refused_as_a_late_start(capsys, tmp_pat
         assert f"starts at {shift:.6f} s, not 0 s" in err
         assert "move the clip's keys to start at 0 s" in err
         assert "keys instead of exactly" not in err
+
+
+def test_an_anchored_bake_drops_its_stale_contact_markers(capsys, tmp_path):
+    """The simulator's biped walking in place (25 frames a cycle at 30 fps, stride anchor 0.25)
+    is rotated by 6 frames. Its contact markers give the plants and lifts of the poses before
+    the shift: kept, they would call a swinging foot planted. The output has none (its leg map
+    stays), every rotated key is the source key 6 frames on, and `foot-slide`, now deciding
+    stance by the contact-height rule, finds the planted feet sweeping back at the walk's
+    1.2 m/s: clean."""
+    from animsmith.io.gltf import load_asset
+
+    src = str(tmp_path / "walk.glb")
+    rc, _, err = run_cli(capsys, "sim", "bake", "biped", "-o", src)
+    assert rc == 0, err
+    before = load_asset(src)
+    assert "animsmith_contacts" in before.clips[0].extras
+    out = accept_cli(capsys, tmp_path, src)
+    after = load_asset(out)
+    assert "animsmith_contacts" not in (after.clips[0].extras or {})
+    assert after.gltf["asset"]["extras"] == before.gltf["asset"]["extras"]  # the leg map
+    for a, b in zip(before.clips[0].channels, after.clips[0].channels):
+        va, vb = np.asarray(a.values), np.asarray(b.values)
+        if np.ptp(va, axis=0).max() > 0:  # a moving channel: rotated by 6 of its 25 frames
+            assert np.array_equal(vb[:-1], np.roll(va[:-1], -6, axis=0)) and np.array_equal(vb[-1], vb[0])
+    cfg = tmp_path / "walk.animsmith.toml"
+    cfg.write_text('[clips.walk]\nspeed_mps = 1.2\nmovement_owner_xz = "gameplay"\n')
+    rc, stdout, err = run_cli(capsys, "--config", str(cfg), "lint", "--select", "foot-slide", out)
+    assert rc == 0 and "clean" in stdout, stdout + err

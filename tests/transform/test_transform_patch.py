@@ -444,3 +444,34 @@ def test_transform_never_writes_over_an_image_the_glb_names(tmp_path, capsys, mo
     rc, _, err = run_here(["transform", "in.glb", "--gait-anchor", "-o", "img.png"], capsys)
     assert rc == 2 and "is a file the GLB reads" in err, err
     assert (tmp_path / "img.png").read_bytes() == png
+
+
+def test_a_retimed_clip_loses_its_contact_markers_and_no_other_clip_does():
+    """Two baked walks in one file, each with the contact markers `sim bake` writes, and an
+    extra of the user's beside them. Rewriting the samplers of clip 0 (a key rotation, as gait
+    anchoring does, or new values, as foot-cycle retiming does) drops clip 0's markers, whose
+    times describe the poses before, and keeps its other extra; clip 1 keeps everything."""
+    from animsmith.io.patch import GlbPatch, SamplerEdit
+    from animsmith.io.write import asset_to_glb
+    from animsmith.model import Asset
+    from animsmith.sim.bake import bake
+    from animsmith.sim.creature import catalog_creature
+
+    a = bake(catalog_creature("biped")).asset
+    b = bake(catalog_creature("biped"), start_cycles=0.3).asset
+    clips = [a.clips[0], b.clips[0]]
+    clips[0].name, clips[1].name = "walk_a", "walk_b"
+    clips[0].extras["studio"] = {"take": 3}
+    data = asset_to_glb(Asset(skeleton=a.skeleton, clips=clips))
+    keys = len(clips[0].channels[0].times)
+    order = np.roll(np.arange(keys), -1)
+    for edit in ("permute", "replace"):
+        patch = GlbPatch(data)
+        if edit == "permute":
+            patch.permute_sampler_outputs([SamplerEdit(0, 0, order, np.asarray(clips[0].channels[0].values))])
+        else:
+            patch.replace_sampler_outputs([(0, 0, np.asarray(clips[0].channels[0].values)[order])])
+        anims = chunks(patch.to_bytes())[0]["animations"]
+        assert set(anims[0]["extras"]) == {"animsmith_sim", "studio"}, edit
+        assert anims[1]["extras"] == chunks(data)[0]["animations"][1]["extras"], edit
+        assert "animsmith_contacts" in anims[1]["extras"]
