@@ -31,7 +31,7 @@ Conventions (``RoleMap.conventions`` names the one that matched each role)
   deform-only export), ``spine.001`` the spine, the top of a chain reaching
   ``spine.006`` the head, unless the rig also names a ``hips``/``pelvis`` (or
   ``head``) bone. A ``spine`` under ``spine.001`` is the tail tip of an animal
-  metarig (wolf, horse, cat) and no role.
+  metarig (the wolf's) and no role.
 * ``biped`` (3ds Max): ``<base> Pelvis``, ``<base> Spine``, ``<base> Head``,
   ``<base> L Foot``, ``<base> L Toe0``, ``<base> L Hand``; root = the bone
   named ``<base>`` itself (``Bip01``).
@@ -188,7 +188,7 @@ def rigify_spine_chain(parsed: Sequence[Tuple[str, str, str]], parents: Sequence
     ``hips``/``pelvis`` (or ``head``) in the same namespace and layer keeps that name's
     reading: its ``spine`` stays the spine (and no chain bone is the head).
 
-    Rigify's animal metarigs (wolf, horse, cat) run the chain the other way: the pelvis is a
+    Rigify's animal metarigs (the wolf's among them) run the chain the other way: the pelvis is a
     link in the middle (``spine.004`` in the wolf's), the tail goes down to ``spine.001`` and
     ends in ``spine``, its tip. A ``spine`` whose parent is ``spine.001`` is that tip, and no
     role (the hips then come from the legs: the feet's nearest common ancestor).
