@@ -30,7 +30,8 @@ Conventions (``RoleMap.conventions`` names the one that matched each role)
   ``spine`` with a ``spine.001`` child is the hips (``DEF-spine`` in a
   deform-only export), ``spine.001`` the spine, the top of a chain reaching
   ``spine.006`` the head, unless the rig also names a ``hips``/``pelvis`` (or
-  ``head``) bone.
+  ``head``) bone. A ``spine`` under ``spine.001`` is the tail tip of an animal
+  metarig (the wolf's) and no role.
 * ``biped`` (3ds Max): ``<base> Pelvis``, ``<base> Spine``, ``<base> Head``,
   ``<base> L Foot``, ``<base> L Toe0``, ``<base> L Hand``; root = the bone
   named ``<base>`` itself (``Bip01``).
@@ -186,6 +187,11 @@ def rigify_spine_chain(parsed: Sequence[Tuple[str, str, str]], parents: Sequence
     ``spine.006`` (the human metarig's head) the head. A rig that also names a bone
     ``hips``/``pelvis`` (or ``head``) in the same namespace and layer keeps that name's
     reading: its ``spine`` stays the spine (and no chain bone is the head).
+
+    Rigify's animal metarigs (the wolf's among them) run the chain the other way: the pelvis is a
+    link in the middle (``spine.004`` in the wolf's), the tail goes down to ``spine.001`` and
+    ends in ``spine``, its tip. A ``spine`` whose parent is ``spine.001`` is that tip, and no
+    role (the hips then come from the legs: the feet's nearest common ancestor).
     """
     children: Dict[int, List[int]] = {}
     for b, p in enumerate(parents):
@@ -194,7 +200,13 @@ def rigify_spine_chain(parsed: Sequence[Tuple[str, str, str]], parents: Sequence
     named = {(ns, layer, stem.lower()) for ns, layer, stem in parsed}
     out: Dict[int, List[Tuple[str, bool]]] = {}
     for b, (ns, layer, stem) in enumerate(parsed):
-        if stem.lower() != "spine" or (ns, layer, "hips") in named or (ns, layer, "pelvis") in named:
+        if stem.lower() != "spine":
+            continue
+        up = int(parents[b])
+        if up >= 0 and parsed[up][:2] == (ns, layer) and _link(parsed[up][2]) == 1:
+            out[b] = []  # an animal metarig's tail tip: no role
+            continue
+        if (ns, layer, "hips") in named or (ns, layer, "pelvis") in named:
             continue
         chain = [b]
         while True:

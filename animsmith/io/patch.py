@@ -6,7 +6,11 @@ Only what an edit touches changes; everything else keeps its bytes:
   is dense (no ``sparse``), and whose element bytes overlap no other accessor
   and no raw buffer-view user (images, extensions) is rewritten in its own
   byte range — but only when every user of that accessor is a sampler the edit
-  rewrites with the same key order. JSON and every other byte stay identical.
+  rewrites with the same key order. JSON and every other byte stay identical,
+  except a rewritten clip's contact markers (``extras.animsmith_contacts``):
+  their times describe the poses before the edit, so an edit that moves a pose
+  in time drops them (:meth:`GlbPatch.forget_contact_markers`) and the JSON
+  chunk is re-serialised as below.
 * **Appended**: otherwise the sampler gets a new accessor (same componentType,
   ``normalized``, type, count, min/max) over a new bufferView appended to the
   end of the BIN chunk, and only that sampler's ``output`` is repointed. The
@@ -85,6 +89,18 @@ class PatchReport:
     rewritten_bin_ranges: List[Tuple[int, int]] = field(default_factory=list)
     appended_bin_range: Optional[Tuple[int, int]] = None
     json_changed: bool = False
+
+
+def moves_keys(order: Sequence[int]) -> bool:
+    """True when the key mapping ``order`` (new key k = old key ``order[k]``) puts some pose at
+    another time. Every key but the last in place moves nothing; the last may also take the
+    first key's pose, which a loop's closing key already shows (a rotation by 0 keys of a
+    duplicated-endpoint loop)."""
+    o = np.asarray(order, dtype=np.int64).reshape(-1)
+    n = o.shape[0]
+    if n == 0:
+        return False
+    return not (np.array_equal(o[:-1], np.arange(n - 1)) and int(o[-1]) in (0, n - 1))
 
 
 class GlbPatch:
@@ -307,11 +323,12 @@ class GlbPatch:
 
     def permute_sampler_outputs(self, edits: Sequence[SamplerEdit]) -> PatchReport:
         """Apply every edit (all computed from the ORIGINAL bytes); see the module docstring.
-        The edited animations lose their contact markers (:meth:`forget_contact_markers`)."""
+        The animations an edit moves keys of (:func:`moves_keys`) lose their contact markers
+        (:meth:`forget_contact_markers`); a rotation by 0 keys keeps them, and the JSON."""
         report = PatchReport()
         accs = self._list("accessors")
         anims = self._list("animations")
-        self.forget_contact_markers(e.animation for e in edits)
+        self.forget_contact_markers(e.animation for e in edits if moves_keys(e.order))
         users = self.accessor_users()
         # group edits by output accessor
         by_acc: Dict[int, List[SamplerEdit]] = {}

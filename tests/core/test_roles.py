@@ -145,6 +145,26 @@ def test_rigify_spine_chain_gives_hips_spine_and_head():
     assert rm.names["head"] == "DEF-head" and rm.names["spine"] == "DEF-spine.001"
 
 
+def test_an_animal_metarigs_spine_is_its_tail_tip_and_no_role():
+    """Rigify's wolf metarig: the pelvis spine.004 at the top of the tree, the tail running
+    down spine.003, .002, .001 to spine (the tip), the back up spine.005 .. spine.011 (the
+    head), the thighs under spine.005. Its bone named spine is the end of the tail: neither
+    the hips nor the spine."""
+    names = ["Armature", "DEF-spine.004", "DEF-spine.003", "DEF-spine.002", "DEF-spine.001", "DEF-spine"]
+    parents = [-1, 0, 1, 2, 3, 4]
+    for i in range(5, 12):
+        names.append(f"DEF-spine.{i:03d}")
+        parents.append(1 if i == 5 else len(names) - 2)
+    for side in ("L", "R"):
+        thigh = len(names)
+        names += [f"DEF-thigh.{side}", f"DEF-foot.{side}", f"DEF-toe.{side}"]
+        parents += [names.index("DEF-spine.005"), thigh, thigh + 1]
+    rm = resolve_roles(Skeleton.build(names, parents))
+    assert rm.profile == "rigify" and rm.names["left_foot"] == "DEF-foot.L"
+    assert "DEF-spine" not in rm.names.values()
+    assert "hips" not in rm.names and "spine" not in rm.names
+
+
 def test_a_rig_that_names_its_hips_keeps_spine_as_the_spine():
     # hips > spine > spine.001: the name "hips" says which bone is the hips, and spine is the spine
     names = ["hips", "spine", "spine.001", "foot.L", "foot.R"]

@@ -10,6 +10,7 @@ import json
 import math
 import re
 import os
+import struct
 
 import numpy as np
 import pytest
@@ -1246,3 +1247,25 @@ def test_an_anchored_bake_drops_its_stale_contact_markers(capsys, tmp_path):
     cfg.write_text('[clips.walk]\nspeed_mps = 1.2\nmovement_owner_xz = "gameplay"\n')
     rc, stdout, err = run_cli(capsys, "--config", str(cfg), "lint", "--select", "foot-slide", out)
     assert rc == 0 and "clean" in stdout, stdout + err
+
+
+def test_a_bake_already_anchored_keeps_its_contact_markers_and_its_json(capsys, tmp_path):
+    """The simulator's biped walk started 0.3 of a cycle on (its stride anchor is 0.3 cycles
+    into a walk started at 0) has its anchor at 0: gait anchoring rotates it by 0 frames, so no pose
+    moves in time and its contact markers still give its plants and lifts. The file written
+    has the input's JSON chunk byte for byte, markers and all (its closing keys, a copy of the
+    first pose up to float noise, become exact copies in the BIN chunk)."""
+    from animsmith.io.gltf import load_asset
+    from animsmith.io.write import asset_to_glb
+    from animsmith.sim.bake import bake
+    from animsmith.sim.creature import catalog_creature
+
+    src = tmp_path / "walk.glb"
+    src.write_bytes(asset_to_glb(bake(catalog_creature("biped"), start_cycles=0.3).asset))
+    assert "animsmith_contacts" in load_asset(str(src)).clips[0].extras
+    rc, stdout, err = run_cli(capsys, "transform", str(src), "-o", str(tmp_path / "out.glb"), "--gait-anchor")
+    assert rc == 0 and "(shift 0 frames" in stdout, stdout + err
+    out, data = (tmp_path / "out.glb").read_bytes(), src.read_bytes()
+    json_end = 20 + struct.unpack_from("<I", data, 12)[0]
+    assert out[:json_end] == data[:json_end] and len(out) == len(data)
+    assert "animsmith_contacts" in load_asset(str(tmp_path / "out.glb")).clips[0].extras
