@@ -350,7 +350,7 @@ def loop_seam_ratio(
         per = "" if f"{floor:g}" == f"{min_stride_step_m:g}" else f" of this grid's step ({min_stride_step_m:g} m per 1/30 s)"
         return None, (
             f"no usable stride step: largest neighbouring foot step {neighbour:.4g} m "
-            f"is below the {floor:g} m floor{per}"
+            f"is below the {floor:.4g} m floor{per}"
         )
     ratio = seam / neighbour
     if not math.isfinite(ratio):
