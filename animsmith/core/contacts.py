@@ -421,6 +421,14 @@ class AuthoredContacts:
         ok = i >= 0
         return ok & (t <= lifts[np.maximum(i, 0)] + CONTACT_TIME_TOL_S)
 
+    def stance_share(self, name: str, start_s: float, end_s: float) -> float:
+        """The share of ``[start_s, end_s]`` (a non-empty span) inside the foot's
+        [plant, lift] intervals: their overlaps with the span summed, over its length
+        (at most 1), exactly, not counted in samples. 0 for a foot the markers do not name."""
+        spans = np.asarray(self.intervals_s.get(name) or [], dtype=np.float64).reshape(-1, 2)
+        inside = np.minimum(spans[:, 1], float(end_s)) - np.maximum(spans[:, 0], float(start_s))
+        return float(min(1.0, np.add.reduce(np.maximum(inside, 0.0)) / (float(end_s) - float(start_s))))
+
     def stance_mask(self, foot_names: Sequence[Optional[str]], times_s) -> np.ndarray:
         """(N, F) bool: :meth:`foot_stance` per name (a None name: never in stance)."""
         t = np.asarray(times_s, dtype=np.float64).reshape(-1)

@@ -485,21 +485,18 @@ def duty_factors(stance, frame_count: int) -> List[float]:
 def authored_duty_factors(clip, skeleton, feet, start_s: float, end_s: float) -> List[Optional[float]]:
     """Per foot bone: the share of ``[start_s, end_s]`` (the grid's span: one cycle, its last
     sample the wrap) inside the foot's [plant, lift] intervals by the clip's authored contact
-    markers (a toe takes its nearest named ancestor's): exact, where :func:`duty_factors`
-    counts whole samples and is up to one sample off per contact. None for a foot the
-    markers do not name, an empty span, or a clip without usable markers."""
+    markers (a toe takes its nearest named ancestor's; ``AuthoredContacts.stance_share``):
+    exact, where :func:`duty_factors` counts whole samples and is up to one sample off per
+    contact. None for a foot the markers do not name, an empty span, or a clip without
+    usable markers."""
     from animsmith.core.contacts import parse_contact_markers
 
     contacts, _ = parse_contact_markers(clip)
     length = float(end_s) - float(start_s)
     if contacts is None or not length > 0.0:
         return [None] * len(feet)
-    out: List[Optional[float]] = []
-    for name in contacts.marker_names(skeleton, feet):
-        spans = np.asarray(contacts.intervals_s.get(name) or [], dtype=np.float64).reshape(-1, 2)
-        inside = np.minimum(spans[:, 1], float(end_s)) - np.maximum(spans[:, 0], float(start_s))
-        out.append(None if name is None else float(min(1.0, np.add.reduce(np.maximum(inside, 0.0)) / length)))
-    return out
+    return [None if name is None else contacts.stance_share(name, start_s, end_s)
+            for name in contacts.marker_names(skeleton, feet)]
 
 
 def leg_offsets(phases: Sequence[Optional[float]]) -> List[Optional[float]]:
