@@ -27,6 +27,10 @@ oversized is ignored with a one-line reason, never raised),
 :func:`authored_contacts` returns the usable ones, and
 :func:`authored_stance_mask` turns them into the (N, F) ``stance`` mask that
 :func:`foot_slide` takes instead of the height rule.
+
+Kept in one module: the stance decision, by height or by markers, is one rule
+that foot-slide, the duty factors, the foot-cycle retime and ``sim validate``
+read; split, its two halves would drift apart.
 """
 
 from __future__ import annotations
