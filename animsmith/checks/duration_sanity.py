@@ -39,7 +39,7 @@ import numpy as np
 from animsmith.checks import _clip
 from animsmith.checks._clip import bone_name, clip_facts, expect_value, flat_channels
 from animsmith.checks.base import Option
-from animsmith.core.tolerance import f32_exceeds
+from animsmith.core.tolerance import f32_exceeds, f32_outside
 
 ID = "duration-sanity"
 SEVERITY = "error"
@@ -75,11 +75,6 @@ def channel_ends(ctx):
     idx = flat.index[multi]
     finite = np.isfinite(ends)
     return ends[finite], idx[finite]
-
-
-def _outside_f32(duration: float, pin: float, tol: float) -> bool:
-    """``f32(duration)`` outside ``[f32(pin − tol), f32(pin + tol)]`` (module docstring)."""
-    return f32_exceeds(duration, pin + tol) or f32_exceeds(pin - tol, duration)
 
 
 def _ends_apart_f32(latest: float, earliest: float, cap: float) -> bool:
@@ -134,7 +129,7 @@ def check(ctx):
         )
         return
 
-    if pin is not None and _outside_f32(duration, float(pin), tol):
+    if pin is not None and f32_outside(duration, float(pin), tol):
         yield ctx.finding(
             f"measured duration {duration:.4f}s disagrees with the declared {float(pin):.4f} ± {tol:.4f}s "
             "— the clip may have been sliced or exported with a dropped frame",

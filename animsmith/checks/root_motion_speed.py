@@ -34,7 +34,7 @@ from __future__ import annotations
 from animsmith.checks._clip import TRAVEL_THRESHOLD_MPS, expect_value
 from animsmith.checks.base import Option
 from animsmith.checks.in_place import measured_speed_or_gap
-from animsmith.core.tolerance import f32_exceeds
+from animsmith.core.tolerance import f32_outside
 
 ID = "root-motion-speed"
 SEVERITY = "error"
@@ -74,7 +74,7 @@ def check(ctx):
             measured=speed,
             expected=pin,
         )
-    elif f32_exceeds(speed, pin + tol) or f32_exceeds(pin - tol, speed):
+    elif f32_outside(speed, pin, tol):
         yield ctx.finding(
             f"measured root-motion speed {speed:.2f} m/s disagrees with the declared {pin:.2f} ± {tol:.2f} m/s "
             "— playback scaled by this pin will slide or moonwalk" + _late_start_note(ctx, speed, pin, tol),
@@ -95,6 +95,6 @@ def _late_start_note(ctx, speed: float, pin: float, tol: float) -> str:
     keyed = speed_over_keys_mps(ctx.analysis.speed, start)
     if keyed is None or f"{keyed:.2f}" == f"{speed:.2f}":
         return ""  # a start within float noise of 0 changes no shown digit: nothing to say
-    within = not (f32_exceeds(keyed, pin + tol) or f32_exceeds(pin - tol, keyed))
+    within = not f32_outside(keyed, pin, tol)
     return (f"; its keys start at {start:.3f}s and the first pose is held until then, so over its keys alone it "
             f"travels at {keyed:.2f} m/s" + (", within the pin: start the keys at 0 s" if within else ""))

@@ -38,6 +38,13 @@ def f32_exceeds(measured: float, cap: float) -> bool:
         return bool(np.float32(measured) > np.float32(cap))
 
 
+def f32_outside(measured: float, pin: float, tol: float) -> bool:
+    """The f32 cap rule on both sides of a pin: ``f32(measured)`` outside
+    ``[f32(pin − tol), f32(pin + tol)]`` (:func:`f32_exceeds` each way), so a value
+    authored exactly at either bound passes."""
+    return f32_exceeds(measured, pin + tol) or f32_exceeds(pin - tol, measured)
+
+
 def f32_exceeds_each(measured: np.ndarray, cap: np.ndarray) -> np.ndarray:
     """:func:`f32_exceeds` element by element (bool array)."""
     with np.errstate(over="ignore", invalid="ignore"):

@@ -10,6 +10,7 @@ from animsmith.core.tolerance import (
     F32_EPS,
     f32_exceeds,
     f32_exceeds_each,
+    f32_outside,
     f32_successor,
     frame_times_f32,
     round_half_away,
@@ -82,3 +83,13 @@ def test_at_the_cap_passes_within_the_epsilon_or_four_float32_steps_at_the_value
     assert not exceeds(1.0 + 1.5e-5, 1.0, magnitude=40.0) and exceeds(1.0 + 1.6e-5, 1.0, magnitude=40.0)
     assert allowance(0.0) == allowance(float("nan")) == CAP_EPSILON
     assert not below(0.03 - 5e-7, 0.03) and below(0.0299, 0.03)
+
+
+def test_outside_a_pin_is_the_cap_rule_on_both_sides():
+    # 1.5 ± 0.1: the bounds' float32 values pass, one float32 step beyond either fails
+    lo, hi = np.float32(1.4), np.float32(1.6)
+    assert not f32_outside(float(lo), 1.5, 0.1) and not f32_outside(float(hi), 1.5, 0.1)
+    assert not f32_outside(1.5, 1.5, 0.1)
+    assert f32_outside(float(np.nextafter(hi, np.float32(2))), 1.5, 0.1)
+    assert f32_outside(float(np.nextafter(lo, np.float32(0))), 1.5, 0.1)
+    assert not f32_outside(float("nan"), 1.5, 0.1)  # a NaN exceeds neither bound
